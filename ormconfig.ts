@@ -1,0 +1,7 @@
+import { DataSource } from 'typeorm';
+import { validateEnv } from './src/config/env.validation.js';
+import { buildDataSourceOptions } from './src/database/data-source.js';
+
+/** The DataSource the TypeORM migration CLI uses (`npm run migration:run`); same options as the app. */
+const env = validateEnv(process.env);
+export default new DataSource({ ...buildDataSourceOptions(env.DATABASE_URL, env.DB_POOL_SIZE), migrationsRun: false });

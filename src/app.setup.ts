@@ -1,0 +1,33 @@
+import { ConfigService } from '@nestjs/config';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module.js';
+import { setupDocs } from './common/openapi/docs.js';
+import type { Env } from './config/env.validation.js';
+
+/**
+ * Applies what must be set on the application object rather than in a module: the pino logger,
+ * Express settings (no ETag, no `X-Powered-By`, simple query parser), shutdown hooks and the docs.
+ * Used by main.ts and by the e2e tests, so both run the same application.
+ */
+export async function configureApp(app: NestExpressApplication): Promise<void> {
+  app.useLogger(app.get(Logger));
+  app.set('etag', false);
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.enableShutdownHooks();
+  const config = app.get<ConfigService<Env, true>>(ConfigService);
+  await setupDocs(app, {
+    NODE_ENV: config.get('NODE_ENV', { infer: true }),
+    DOCS_USERNAME: config.get('DOCS_USERNAME', { infer: true }),
+    DOCS_PASSWORD: config.get('DOCS_PASSWORD', { infer: true }),
+  });
+}
+
+/** Creates the configured application (not yet listening). Body parsing is the WireMiddleware's. */
+export async function createApp(): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true });
+  await configureApp(app);
+  return app;
+}

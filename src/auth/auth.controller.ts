@@ -1,0 +1,46 @@
+import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
+import { Public } from './decorators/auth.decorators.js';
+import { LoginDto, RefreshDto } from './dto/login.dto.js';
+import { TokenResponse } from './dto/token.response.js';
+import { AuthService } from './auth.service.js';
+
+/** Token endpoints of SPEC §3: `POST /v1/login`, `POST /v1/refresh`. */
+@ApiTags('auth')
+@Controller('v1')
+export class AuthController {
+  constructor(private readonly auth: AuthService) {}
+
+  /**
+   * Log in with username and password
+   *
+   * Returns a short-lived access token and a refresh token. Wrong username and wrong password
+   * get the same 401.
+   */
+  @Public()
+  @Post('login')
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Log in with username and password' })
+  @ApiErrors(400, 401, 413, 415, 422)
+  login(@Body() body: LoginDto): Promise<TokenResponse> {
+    return this.auth.login(body.username, body.password);
+  }
+
+  /**
+   * Exchange a refresh token for a new pair
+   *
+   * The presented refresh token stops working (rotation); presenting it again revokes every token
+   * of that login.
+   */
+  @Public()
+  @Post('refresh')
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Exchange a refresh token for a new token pair' })
+  @ApiErrors(400, 401, 413, 415, 422)
+  refresh(@Body() body: RefreshDto): Promise<TokenResponse> {
+    return this.auth.refresh(body.refresh_token);
+  }
+}

@@ -1,0 +1,100 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { JwtService } from '@nestjs/jwt';
+import { InjectRepository } from '@nestjs/typeorm';
+import { IsNull, Repository } from 'typeorm';
+import { unauthorized } from '../common/errors/api-exception.js';
+import type { Env } from '../config/env.validation.js';
+import { UsersService } from '../users/users.service.js';
+import type { User } from '../users/user.entity.js';
+import type { TokenResponse } from './dto/token.response.js';
+import { verifyAgainstDummy, verifyPassword } from './passwords.js';
+import { RefreshToken } from './refresh-token.entity.js';
+
+/** SHA-256 hex of a token: the only form in which refresh tokens are stored (SPEC §3). */
+export function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/**
+ * Login and token issuance (SPEC §3): access tokens are HS256 JWTs with `user_id`, `role`, `typ`,
+ * `iat`, `exp` (now + ACCESS_TOKEN_TTL seconds), `jti`; refresh tokens are 32 random bytes
+ * (base64url), stored as SHA-256, valid REFRESH_TOKEN_TTL seconds, rotated on every use.
+ */
+@Injectable()
+export class AuthService {
+  private readonly accessTtl: number;
+  private readonly refreshTtl: number;
+
+  constructor(
+    private readonly users: UsersService,
+    private readonly jwt: JwtService,
+    @InjectRepository(RefreshToken) private readonly refreshTokens: Repository<RefreshToken>,
+    config: ConfigService<Env, true>,
+  ) {
+    this.accessTtl = config.get('ACCESS_TOKEN_TTL', { infer: true });
+    this.refreshTtl = config.get('REFRESH_TOKEN_TTL', { infer: true });
+  }
+
+  /**
+   * Checks a username and password and returns a new token pair of a new token family.
+   * @throws 401 `unauthorized` with the same message for an unknown username and a wrong password.
+   */
+  async login(username: string, password: string): Promise<TokenResponse> {
+    const user = await this.users.findCredentials(username);
+    if (!user) {
+      await verifyAgainstDummy(password);
+      throw unauthorized('invalid username or password');
+    }
+    if (!(await verifyPassword(user.password_hash, password))) throw unauthorized('invalid username or password');
+    return this.issue(user, randomUUID());
+  }
+
+  /**
+   * Refresh-token rotation (SPEC §3, RFC 9700 §4.14.2): exchanges a live refresh token for a new
+   * pair and retires it. Presenting a retired token revokes its whole family (reuse detection).
+   * @throws 401 `unauthorized` for an unknown, expired, retired or revoked token.
+   */
+  async refresh(refreshToken: string): Promise<TokenResponse> {
+    const now = new Date();
+    const row = await this.refreshTokens.findOne({ where: { token_hash: sha256(refreshToken) } });
+    if (!row) throw unauthorized('invalid refresh token');
+    if (row.revoked_at !== null) {
+      await this.revokeFamily(row.family_id);
+      throw unauthorized('refresh token was already used; every token of this login is revoked');
+    }
+    if (row.expires_at.getTime() <= now.getTime()) throw unauthorized('refresh token expired');
+    const claimed = await this.refreshTokens.update({ id: row.id, revoked_at: IsNull() }, { revoked_at: now });
+    if (claimed.affected !== 1) {
+      await this.revokeFamily(row.family_id);
+      throw unauthorized('refresh token was already used; every token of this login is revoked');
+    }
+    const user = await this.users.findCredentialsById(row.user_id);
+    if (!user) throw unauthorized('invalid refresh token');
+    return this.issue(user, row.family_id);
+  }
+
+  /** Revokes every live refresh token of a login's family. */
+  async revokeFamily(familyId: string): Promise<void> {
+    await this.refreshTokens.update({ family_id: familyId, revoked_at: IsNull() }, { revoked_at: new Date() });
+  }
+
+  private async issue(user: Pick<User, 'id' | 'role'>, familyId: string): Promise<TokenResponse> {
+    const token = await this.jwt.signAsync(
+      { user_id: user.id, role: user.role, typ: 'access' },
+      { algorithm: 'HS256', expiresIn: this.accessTtl, jwtid: randomUUID() },
+    );
+    const refresh = randomBytes(32).toString('base64url');
+    const now = new Date();
+    await this.refreshTokens.insert({
+      token_hash: sha256(refresh),
+      family_id: familyId,
+      user_id: user.id,
+      expires_at: new Date(now.getTime() + this.refreshTtl * 1000),
+      revoked_at: null,
+      created_at: now,
+    });
+    return { token, token_type: 'Bearer', expires_in: this.accessTtl, refresh_token: refresh };
+  }
+}

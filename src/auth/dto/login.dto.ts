@@ -1,0 +1,28 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
+
+/** Body of `POST /v1/login`. */
+export class LoginDto {
+  /** The account's username. */
+  @IsNotEmpty()
+  @IsString()
+  @MaxLength(64)
+  username: string;
+
+  /** The account's password. */
+  @ApiProperty({ writeOnly: true, format: 'password', example: 'correct horse battery' })
+  @IsNotEmpty()
+  @IsString()
+  @MaxLength(128)
+  password: string;
+}
+
+/** Body of `POST /v1/refresh`. */
+export class RefreshDto {
+  /** A refresh token from `POST /v1/login` or an earlier refresh; each works once. */
+  @ApiProperty({ writeOnly: true, example: 'Zq3c7…' })
+  @IsNotEmpty()
+  @IsString()
+  @MaxLength(256)
+  refresh_token: string;
+}

@@ -1,0 +1,31 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { forbidden } from '../../common/errors/api-exception.js';
+import type { Role } from '../../users/user.entity.js';
+import type { AuthUser } from '../auth-user.js';
+import { REQUIRED_ROLES } from '../decorators/auth.decorators.js';
+
+/**
+ * Global role guard (SPEC §3): an operation marked `@Roles(...)` needs the caller to have one of
+ * those roles. Runs after authentication.
+ * @throws 403 `forbidden` naming the roles needed.
+ */
+@Injectable()
+export class RolesGuard implements CanActivate {
+  private readonly cache = new Map<Function, Role[] | null>();
+
+  constructor(private readonly reflector: Reflector) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const handler = context.getHandler();
+    let roles = this.cache.get(handler);
+    if (roles === undefined) {
+      roles = this.reflector.getAllAndOverride<Role[]>(REQUIRED_ROLES, [handler, context.getClass()]) ?? null;
+      this.cache.set(handler, roles);
+    }
+    if (!roles) return true;
+    const user = context.switchToHttp().getRequest<{ user?: AuthUser }>().user;
+    if (user && roles.includes(user.role)) return true;
+    throw forbidden(`this operation needs the ${roles.join(' or ')} role`);
+  }
+}

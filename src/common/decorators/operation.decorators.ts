@@ -1,0 +1,74 @@
+import { applyDecorators, createParamDecorator, type ExecutionContext, HttpCode, SetMetadata } from '@nestjs/common';
+import { ApiQuery } from '@nestjs/swagger';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type ListQuery, type ListSpec } from '../list/list-query.js';
+
+/** Metadata key of the query grammar an operation accepts (read by ResourceInterceptor). */
+export const OPERATION_QUERY = 'resource-api:operation-query';
+
+/** What an operation takes in its query string and how its result is shaped. */
+export type OperationQuery =
+  | { kind: 'list'; spec: ListSpec }
+  | { kind: 'read'; fields: readonly string[] }
+  | { kind: 'create' };
+
+/** Where the interceptor leaves the parsed list query for {@link ListParams}. */
+export const PARSED_LIST_QUERY = Symbol('parsedListQuery');
+
+/**
+ * Marks a collection GET (SPEC §4): the interceptor parses the list grammar of `spec` (400 on a
+ * bad parameter) and wraps the returned `Page` in the envelope. Documents every query parameter.
+ */
+export function ListOperation(spec: ListSpec) {
+  const sortValues = Object.keys(spec.sortable).flatMap((f) => [f, `-${f}`]);
+  return applyDecorators(
+    SetMetadata(OPERATION_QUERY, { kind: 'list', spec } satisfies OperationQuery),
+    ApiQuery({ name: 'page', required: false, description: `Page number, from 1 (default 1). Not with offset/limit.`, schema: { type: 'integer', minimum: 1, default: 1 }, example: 1 }),
+    ApiQuery({ name: 'size', required: false, description: `Page size, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }, example: 20 }),
+    ApiQuery({ name: 'offset', required: false, description: 'Items to skip, from 0. Not with page/size.', schema: { type: 'integer', minimum: 0 }, example: 0 }),
+    ApiQuery({ name: 'limit', required: false, description: `Items to return, 1-${MAX_PAGE_SIZE}. Not with page/size.`, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE }, example: 20 }),
+    ApiQuery({
+      name: 'sort',
+      required: false,
+      description: `Comma-separated sort keys, \`-\` for descending; \`id\` ascending is always the last tie-breaker. Allowed: ${sortValues.join(', ')}.`,
+      schema: { type: 'string', pattern: `^-?(${Object.keys(spec.sortable).join('|')})(,-?(${Object.keys(spec.sortable).join('|')}))*$` },
+      example: sortValues[sortValues.length - 1] ?? 'id',
+    }),
+    ...Object.entries(spec.filters).map(([name, filter]) =>
+      ApiQuery({
+        name,
+        required: false,
+        description: `${filter.description} Equality; repeat the parameter for "any of".`,
+        schema: { type: 'array', items: filter.type === 'enum' ? { type: 'string', enum: [...(filter.values ?? [])] } : { type: filter.type === 'int' ? 'integer' : 'string' } },
+        style: 'form',
+        explode: true,
+        example: [filter.example],
+      }),
+    ),
+    fieldsQuery(spec.fields),
+  );
+}
+
+function fieldsQuery(fields: readonly string[]) {
+  return ApiQuery({
+    name: 'fields',
+    required: false,
+    description: `Comma-separated fields to return (plus \`id\` and \`links\`). Allowed: id, ${fields.join(', ')}.`,
+    schema: { type: 'string' },
+    example: fields.slice(0, 2).join(','),
+  });
+}
+
+/** Marks a single-resource GET: accepts only `fields` (SPEC §4) and applies it to the result. */
+export function ReadOperation(fields: readonly string[]) {
+  return applyDecorators(SetMetadata(OPERATION_QUERY, { kind: 'read', fields } satisfies OperationQuery), fieldsQuery(fields));
+}
+
+/** Marks a POST that creates a member (SPEC §5): 201 and `Location` from the result's `self` link. */
+export function CreateOperation() {
+  return applyDecorators(SetMetadata(OPERATION_QUERY, { kind: 'create' } satisfies OperationQuery), HttpCode(201));
+}
+
+/** Injects the {@link ListQuery} parsed by the interceptor for a {@link ListOperation}. */
+export const ListParams = createParamDecorator((_: unknown, ctx: ExecutionContext): ListQuery => {
+  return ctx.switchToHttp().getRequest()[PARSED_LIST_QUERY];
+});

@@ -1,0 +1,64 @@
+import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import { map, type Observable } from 'rxjs';
+import { OPERATION_QUERY, PARSED_LIST_QUERY, type OperationQuery } from '../decorators/operation.decorators.js';
+import { parseListQuery, parseReadQuery, rejectQuery } from '../list/list-query.js';
+import { type Link, Page, pickFields, toEnvelope } from '../list/page.js';
+
+/**
+ * Shapes every controller response by the operation's declared query grammar (SPEC §4, §5):
+ * - list: parses the list query before the handler (400 on a bad parameter) and turns the
+ *   returned {@link Page} into `{data, page, size, total, links}`, applying `fields` to each item;
+ * - read: accepts only `fields` and applies it;
+ * - create: sets `Location` to the created object's `self` link;
+ * - any other operation: a query parameter is an unknown one → 400.
+ * The declaration is looked up once per handler and cached.
+ */
+@Injectable()
+export class ResourceInterceptor implements NestInterceptor {
+  private readonly operations = new Map<Function, OperationQuery | null>();
+
+  constructor(private readonly reflector: Reflector) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() !== 'http') return next.handle();
+    const handler = context.getHandler();
+    let operation = this.operations.get(handler);
+    if (operation === undefined) {
+      operation = this.reflector.get<OperationQuery>(OPERATION_QUERY, handler) ?? null;
+      this.operations.set(handler, operation);
+    }
+    const req = context.switchToHttp().getRequest<Request & { [PARSED_LIST_QUERY]?: unknown }>();
+    const query = req.query as Record<string, unknown>;
+    if (operation?.kind === 'list') {
+      const parsed = parseListQuery(query, operation.spec);
+      req[PARSED_LIST_QUERY] = parsed;
+      const path = req.baseUrl + req.path;
+      return next.handle().pipe(
+        map((result: unknown) => {
+          if (!(result instanceof Page)) return result;
+          const envelope = toEnvelope(result, path);
+          if (parsed.fields) envelope.data = envelope.data.map((item) => pickFields(item as object, parsed.fields!));
+          return envelope;
+        }),
+      );
+    }
+    if (operation?.kind === 'read') {
+      const fields = parseReadQuery(query, operation.fields);
+      return fields ? next.handle().pipe(map((result: unknown) => (result && typeof result === 'object' ? pickFields(result, fields) : result))) : next.handle();
+    }
+    rejectQuery(query);
+    if (operation?.kind === 'create') {
+      const res = context.switchToHttp().getResponse<Response>();
+      return next.handle().pipe(
+        map((result: unknown) => {
+          const self = (result as { links?: Link[] } | null)?.links?.find((link) => link.rel === 'self');
+          if (self) res.setHeader('Location', self.href);
+          return result;
+        }),
+      );
+    }
+    return next.handle();
+  }
+}

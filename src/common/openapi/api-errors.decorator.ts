@@ -1,0 +1,44 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiResponse } from '@nestjs/swagger';
+import { ErrorResp } from '../errors/error-resp.js';
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Bad request: malformed JSON, a required field missing/null/empty, a wrong JSON type, an unaccepted property, or a bad query parameter or path id.',
+  401: 'Credential missing, malformed, invalid or expired.',
+  403: 'Credential valid, but role or ownership missing.',
+  404: 'No such resource.',
+  405: 'Known path, unsupported method (see the Allow header).',
+  409: 'Conflict: a unique value is taken, or the current state does not allow the change.',
+  413: 'Request body larger than 100 KiB.',
+  415: 'Request body is not application/json.',
+  422: 'Well-formed, but a value breaks a rule (range, length, format, enumeration).',
+  429: 'Too many requests.',
+};
+
+const EXAMPLES: Record<number, object> = {
+  400: { error: 'name is required', code: 'bad_request', details: [{ field: 'name', message: 'name is required' }], request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
+  401: { error: 'authentication required', code: 'unauthorized', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
+  403: { error: 'you are not allowed to do this', code: 'forbidden', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
+  404: { error: 'todo 7 not found', code: 'not_found', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
+  409: { error: 'username is already taken', code: 'conflict', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
+  413: { error: 'request body is larger than 100 KiB', code: 'payload_too_large', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
+  415: { error: 'content type text/plain is not supported; send application/json', code: 'unsupported_media_type', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
+  422: { error: 'age must not be less than 0', code: 'validation_failed', details: [{ field: 'age', message: 'age must not be less than 0' }], request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
+};
+
+/**
+ * Documents the error statuses an operation can return, each with the `ErrorResp` schema and an
+ * example (SPEC §8: "every error status it can return").
+ */
+export function ApiErrors(...statuses: number[]) {
+  return applyDecorators(
+    ...statuses.map((status) =>
+      ApiResponse({
+        status,
+        description: DESCRIPTIONS[status] ?? 'Error',
+        type: ErrorResp,
+        ...(EXAMPLES[status] ? { example: EXAMPLES[status] } : {}),
+      }),
+    ),
+  );
+}

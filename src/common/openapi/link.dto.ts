@@ -1,0 +1,11 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+
+/** A hypermedia link (SPEC §4): relation name and path. Schema `Link`. */
+@ApiSchema({ name: 'Link' })
+export class LinkDto {
+  @ApiProperty({ example: 'self' })
+  rel: string;
+
+  @ApiProperty({ example: '/v1/todos/1' })
+  href: string;
+}

@@ -1,0 +1,105 @@
+import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validate, type ValidationError } from 'class-validator';
+import { badRequest, validationFailed, type ErrorDetail } from '../errors/api-exception.js';
+
+/**
+ * Constraints whose failure means the request is not well-formed (SPEC §2 → 400): presence
+ * (missing, `null`, empty string), JSON type, and properties the operation does not accept.
+ * Every other constraint is a value rule (→ 422).
+ */
+export const PRESENCE_AND_TYPE_CONSTRAINTS = new Set([
+  'isDefined',
+  'isNotEmpty',
+  'whitelistValidation',
+  'isString',
+  'isInt',
+  'isNumber',
+  'isBoolean',
+  'isArray',
+  'isObject',
+  'nestedValidation',
+  'notNull',
+]);
+
+const PRESENCE_CONSTRAINTS = new Set(['isDefined', 'isNotEmpty', 'notNull']);
+
+/** Read-only properties a client got from a GET; accepted and ignored in every write body (SPEC §2). */
+export const READ_ONLY_PROPERTIES = ['id', 'created_at', 'updated_at', 'links'];
+
+/** A DTO class may list further read-only properties (owner fields) to ignore. */
+export interface ReadOnlyAware {
+  readOnlyProperties?: readonly string[];
+}
+
+interface Classified {
+  badRequest: ErrorDetail[];
+  invalid: ErrorDetail[];
+}
+
+/** Flattens class-validator errors into details with paths like `items[0].sku`, split 400 / 422. */
+export function classifyValidationErrors(errors: ValidationError[], parent = '', out: Classified = { badRequest: [], invalid: [] }): Classified {
+  for (const error of errors) {
+    const field = parent === '' ? error.property : /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : `${parent}.${error.property}`;
+    const constraints = Object.entries(error.constraints ?? {});
+    if (constraints.length > 0) {
+      const structural =
+        constraints.find(([name]) => PRESENCE_CONSTRAINTS.has(name)) ?? constraints.find(([name]) => PRESENCE_AND_TYPE_CONSTRAINTS.has(name));
+      if (structural) {
+        out.badRequest.push({ field, message: messageFor(field, structural[0], structural[1]) });
+      } else {
+        out.invalid.push({ field, message: constraints[0][1] });
+      }
+    }
+    if (error.children?.length) classifyValidationErrors(error.children, field, out);
+  }
+  return out;
+}
+
+function messageFor(field: string, constraint: string, message: string): string {
+  if (constraint === 'isDefined' || constraint === 'isNotEmpty' || constraint === 'notNull') return `${field} is required`;
+  if (constraint === 'whitelistValidation') return `${field} is not an accepted property`;
+  return message.replace(/^\S+/, field);
+}
+
+/**
+ * The global validation pipe for request bodies (SPEC §2). Takes the parsed JSON body and the
+ * handler's DTO class; returns a DTO instance holding only declared properties. Read-only
+ * properties (`id`, `created_at`, `updated_at`, `links`, the DTO's owner fields) are dropped first.
+ * @throws 400 `bad_request` when the body is absent, a field is missing/`null`/empty, of the wrong
+ *   JSON type, or not accepted; 422 `validation_failed` when values break rules. `details` lists
+ *   every failing field; when both kinds occur the status is 400 and all are listed.
+ */
+@Injectable()
+export class ApiValidationPipe implements PipeTransform {
+  async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const metatype = metadata.metatype;
+    if (metadata.type !== 'body' || !metatype || !isDtoClass(metatype)) return value;
+    if (value === undefined || value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw badRequest('request body must be a JSON object');
+    }
+    const body = { ...(value as Record<string, unknown>) };
+    for (const key of READ_ONLY_PROPERTIES) delete body[key];
+    for (const key of (metatype as ReadOnlyAware).readOnlyProperties ?? []) delete body[key];
+    const instance = plainToInstance(metatype, body, { enableImplicitConversion: false, exposeDefaultValues: false }) as object;
+    const errors = await validate(instance, {
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      validationError: { target: false, value: false },
+    });
+    if (errors.length === 0) return instance;
+    const { badRequest: structural, invalid } = classifyValidationErrors(errors);
+    if (structural.length > 0) {
+      const details = [...structural, ...invalid];
+      throw badRequest(details.length === 1 ? details[0].message : `${details.length} fields are invalid`, details);
+    }
+    throw validationFailed(invalid);
+  }
+}
+
+const PRIMITIVES = new Set<unknown>([String, Boolean, Number, Array, Object]);
+
+function isDtoClass(metatype: unknown): metatype is new () => object {
+  return typeof metatype === 'function' && !PRIMITIVES.has(metatype);
+}

@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+
+/** Runtime environment names accepted in `NODE_ENV` (SPEC §10). */
+export type NodeEnv = 'development' | 'test' | 'production';
+
+/** The validated, typed configuration. Keys are the environment variable names. */
+export interface Env {
+  NODE_ENV: NodeEnv;
+  /** TCP port the HTTP server listens on. */
+  PORT: number;
+  /** Unset or `sqlite:<path>` → SQLite; `postgres://…` → PostgreSQL. Normalised to one of both. */
+  DATABASE_URL: string;
+  /** HS256 secret for access tokens. Generated per process when unset outside production. */
+  JWT_SECRET: string;
+  /** Access-token lifetime in seconds (default 300). */
+  ACCESS_TOKEN_TTL: number;
+  /** Refresh-token lifetime in seconds (default 30 days). */
+  REFRESH_TOKEN_TTL: number;
+  ADMIN_USERNAME?: string;
+  ADMIN_PASSWORD?: string;
+  /** pino level: fatal, error, warn, info, debug, trace, silent. */
+  LOG_LEVEL: string;
+  /** Credentials for the docs page in production (HTTP Basic); docs are off in production without them. */
+  DOCS_USERNAME?: string;
+  DOCS_PASSWORD?: string;
+  /** Maximum PostgreSQL pool size. */
+  DB_POOL_SIZE: number;
+}
+
+/** Thrown for a bad environment value; its message is one line naming the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function int(raw: Record<string, unknown>, key: string, def: number, min: number, max: number): number {
+  const value = raw[key];
+  if (value === undefined || value === '') return def;
+  const text = String(value).trim();
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new ConfigError(`Invalid configuration: ${key} must be an integer from ${min} to ${max} (got "${text}")`);
+  }
+  return Number(text);
+}
+
+function optional(raw: Record<string, unknown>, key: string): string | undefined {
+  const value = raw[key];
+  return value === undefined || value === '' ? undefined : String(value);
+}
+
+/**
+ * Validates and normalises the environment (SPEC §10: "validated at start-up; a bad value stops
+ * start-up with a clear message"). Takes `process.env`-shaped input, returns {@link Env}.
+ * @throws ConfigError with a one-line message naming the variable.
+ */
+export function validateEnv(raw: Record<string, unknown>): Env {
+  const nodeEnv = optional(raw, 'NODE_ENV') ?? 'development';
+  if (!['development', 'test', 'production'].includes(nodeEnv)) {
+    throw new ConfigError(`Invalid configuration: NODE_ENV must be development, test or production (got "${nodeEnv}")`);
+  }
+  const url = optional(raw, 'DATABASE_URL') ?? 'sqlite:data/app.sqlite';
+  if (!/^sqlite:.+/.test(url) && !/^postgres(ql)?:\/\/.+/.test(url)) {
+    throw new ConfigError('Invalid configuration: DATABASE_URL must be sqlite:<path> or postgres://user@host:port/db');
+  }
+  let secret = optional(raw, 'JWT_SECRET');
+  if (secret === undefined) {
+    if (nodeEnv === 'production') throw new ConfigError('Invalid configuration: JWT_SECRET is required in production');
+    secret = randomBytes(32).toString('base64url');
+  } else if (nodeEnv === 'production' && Buffer.byteLength(secret) < 32) {
+    throw new ConfigError('Invalid configuration: JWT_SECRET must be at least 32 bytes in production');
+  }
+  const logLevel = optional(raw, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info');
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`Invalid configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  }
+  const adminUsername = optional(raw, 'ADMIN_USERNAME');
+  const adminPassword = optional(raw, 'ADMIN_PASSWORD');
+  if ((adminUsername === undefined) !== (adminPassword === undefined)) {
+    throw new ConfigError('Invalid configuration: ADMIN_USERNAME and ADMIN_PASSWORD must be set together');
+  }
+  if (adminUsername !== undefined && !/^[a-z0-9_]{3,32}$/.test(adminUsername)) {
+    throw new ConfigError('Invalid configuration: ADMIN_USERNAME must be 3-32 characters of a-z, 0-9 and _');
+  }
+  if (adminPassword !== undefined && (adminPassword.length < 8 || adminPassword.length > 128)) {
+    throw new ConfigError('Invalid configuration: ADMIN_PASSWORD must be 8-128 characters');
+  }
+  const docsUsername = optional(raw, 'DOCS_USERNAME');
+  const docsPassword = optional(raw, 'DOCS_PASSWORD');
+  if ((docsUsername === undefined) !== (docsPassword === undefined)) {
+    throw new ConfigError('Invalid configuration: DOCS_USERNAME and DOCS_PASSWORD must be set together');
+  }
+  return {
+    NODE_ENV: nodeEnv as NodeEnv,
+    PORT: int(raw, 'PORT', 3000, 0, 65535),
+    DATABASE_URL: url,
+    JWT_SECRET: secret,
+    ACCESS_TOKEN_TTL: int(raw, 'ACCESS_TOKEN_TTL', 300, 1, 86_400),
+    REFRESH_TOKEN_TTL: int(raw, 'REFRESH_TOKEN_TTL', 30 * 86_400, 60, 365 * 86_400),
+    ADMIN_USERNAME: adminUsername,
+    ADMIN_PASSWORD: adminPassword,
+    LOG_LEVEL: logLevel,
+    DOCS_USERNAME: docsUsername,
+    DOCS_PASSWORD: docsPassword,
+    DB_POOL_SIZE: int(raw, 'DB_POOL_SIZE', 10, 1, 200),
+  };
+}

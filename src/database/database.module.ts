@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { Env } from '../config/env.validation.js';
+import { buildDataSourceOptions } from './data-source.js';
+
+/** The TypeORM connection from DATABASE_URL; migrations are applied on start-up (SPEC §10). */
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<Env, true>) =>
+        ({
+        ...buildDataSourceOptions(config.get('DATABASE_URL', { infer: true }), config.get('DB_POOL_SIZE', { infer: true })),
+        retryAttempts: 3,
+        retryDelay: 1000,
+      }),
+    }),
+  ],
+})
+export class DatabaseModule {}

@@ -1,0 +1,38 @@
+import { ApiProperty, PartialType } from '@nestjs/swagger';
+import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { TODO_STATUSES, type TodoStatus } from '../todo.entity.js';
+
+/** Body of `POST /v1/todos` and `PUT /v1/todos/{id}` (SPEC §6 todos). */
+export class CreateTodoDto {
+  /** The owner is the caller; an `owner` sent (as read from a GET) is ignored. */
+  static readonly readOnlyProperties = ['owner'];
+
+  /** 1-200 characters. */
+  @ApiProperty({ example: 'Buy milk', minLength: 1, maxLength: 200 })
+  @IsNotEmpty()
+  @IsString()
+  @MaxLength(200)
+  title: string;
+
+  /** Up to 10,000 characters; null when absent. */
+  @ApiProperty({ required: false, nullable: true, maxLength: 10_000, example: 'Two litres, semi-skimmed.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(10_000)
+  content?: string | null;
+
+  /** Defaults to `pending`; any transition is allowed. */
+  @ApiProperty({ required: false, enum: TODO_STATUSES, default: 'pending', example: 'pending' })
+  @IsOptional()
+  @IsString()
+  @IsIn(TODO_STATUSES)
+  status?: TodoStatus;
+}
+
+/** Body of `PUT /v1/todos/{id}`: the whole todo; omitted `content` → null, `status` → `pending`. */
+export class ReplaceTodoDto extends CreateTodoDto {}
+
+/** Body of `PATCH /v1/todos/{id}`: any subset; `null` clears `content`. */
+export class UpdateTodoDto extends PartialType(CreateTodoDto, { skipNullProperties: false }) {
+  static readonly readOnlyProperties = ['owner'];
+}

@@ -1,0 +1,41 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from 'typeorm';
+import { TIMESTAMP_TYPE } from '../config/database-kind.js';
+import { User } from '../users/user.entity.js';
+
+/** Todo statuses of SPEC §6; any transition is allowed. */
+export const TODO_STATUSES = ['pending', 'in_progress', 'done'] as const;
+export type TodoStatus = (typeof TODO_STATUSES)[number];
+
+/** A private todo item owned by one user (SPEC §6 todos). Deleted with its owner. */
+@Entity('todos')
+@Index(['owner_id', 'id'])
+export class Todo {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Index()
+  @Column({ type: 'varchar', length: 200 })
+  title: string;
+
+  @Column({ type: 'text', nullable: true })
+  content: string | null;
+
+  @Index()
+  @Column({ type: 'varchar', length: 16, default: 'pending' })
+  status: TodoStatus;
+
+  @Column({ type: 'integer' })
+  owner_id: number;
+
+  @ManyToOne(() => User, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'owner_id' })
+  owner?: Relation<User>;
+
+  @Index()
+  @Column({ type: TIMESTAMP_TYPE })
+  created_at: Date;
+
+  @Index()
+  @Column({ type: TIMESTAMP_TYPE })
+  updated_at: Date;
+}

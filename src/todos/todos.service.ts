@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { requireOwned } from '../auth/access.js';
+import type { AuthUser } from '../auth/auth-user.js';
+import { findPage } from '../common/list/find-page.js';
+import type { ListQuery } from '../common/list/list-query.js';
+import type { Page } from '../common/list/page.js';
+import type { CreateTodoDto, UpdateTodoDto } from './dto/create-todo.dto.js';
+import { Todo } from './todo.entity.js';
+import { toTodoResponse, type TodoResponse } from './todo.response.js';
+import { TODOS_LIST } from './todos.list.js';
+
+/** Todos (SPEC §6 todos): private to their owner; admins see and change all. */
+@Injectable()
+export class TodosService {
+  constructor(@InjectRepository(Todo) private readonly todos: Repository<Todo>) {}
+
+  /** Creates a todo owned by the caller; `status` defaults to `pending`, `content` to null. */
+  async create(dto: CreateTodoDto, caller: AuthUser): Promise<TodoResponse> {
+    const now = new Date();
+    const result = await this.todos.insert({
+      title: dto.title,
+      content: dto.content ?? null,
+      status: dto.status ?? 'pending',
+      owner_id: caller.id,
+      created_at: now,
+      updated_at: now,
+    });
+    return this.findOne(Number(result.identifiers[0].id), caller);
+  }
+
+  /** One page of the caller's todos (all todos for an admin); filters apply within that. */
+  list(query: ListQuery, caller: AuthUser): Promise<Page<TodoResponse>> {
+    const qb = this.todos.createQueryBuilder('t');
+    if (caller.role !== 'admin') qb.where('t.owner_id = :me', { me: caller.id });
+    return findPage(qb, query, TODOS_LIST, toTodoResponse);
+  }
+
+  /**
+   * Reads one todo.
+   * @throws 404 when missing; 403 when another user's (and the caller is no admin).
+   */
+  async findOne(id: number, caller: AuthUser): Promise<TodoResponse> {
+    return toTodoResponse(await this.load(id, caller));
+  }
+
+  /** PUT: replaces the todo; omitted `content` → null, `status` → `pending` (SPEC §5). @throws 403, 404 */
+  replace(id: number, dto: CreateTodoDto, caller: AuthUser): Promise<TodoResponse> {
+    return this.apply(id, { title: dto.title, content: dto.content ?? null, status: dto.status ?? 'pending' }, caller);
+  }
+
+  /** PATCH: changes only the fields sent; `null` clears `content`. @throws 403, 404 */
+  update(id: number, dto: UpdateTodoDto, caller: AuthUser): Promise<TodoResponse> {
+    const patch: Partial<Todo> = {};
+    if (dto.title !== undefined) patch.title = dto.title;
+    if (dto.content !== undefined) patch.content = dto.content;
+    if (dto.status !== undefined) patch.status = dto.status;
+    return this.apply(id, patch, caller);
+  }
+
+  /** Deletes a todo. @throws 403, 404 */
+  async remove(id: number, caller: AuthUser): Promise<void> {
+    await this.load(id, caller);
+    await this.todos.delete({ id });
+  }
+
+  private async apply(id: number, patch: Partial<Todo>, caller: AuthUser): Promise<TodoResponse> {
+    const current = await this.load(id, caller);
+    const next = { ...current, ...patch, updated_at: new Date() };
+    await this.todos.update({ id }, { ...patch, updated_at: next.updated_at });
+    return toTodoResponse(next as unknown as Record<string, unknown>);
+  }
+
+  private async load(id: number, caller: AuthUser): Promise<Todo> {
+    const row = await this.todos.findOne({ where: { id } });
+    return requireOwned(row, caller, (todo) => todo.owner_id, 'todo', id);
+  }
+}

@@ -1,0 +1,50 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsEmail, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
+import { ROLES, type Role } from '../user.entity.js';
+
+/** Body of `POST /v1/users`: public registration (SPEC §6 users). */
+export class CreateUserDto {
+  /** 3-32 characters of a-z, 0-9 and _; unique; cannot change later. */
+  @ApiProperty({ example: 'ada_l', pattern: '^[a-z0-9_]{3,32}$' })
+  @IsNotEmpty()
+  @IsString()
+  @Matches(/^[a-z0-9_]{3,32}$/, { message: 'username must be 3-32 characters of a-z, 0-9 and _' })
+  username: string;
+
+  /** 8-128 characters. Never returned. */
+  @ApiProperty({ writeOnly: true, format: 'password', minLength: 8, maxLength: 128, example: 'correct horse battery' })
+  @IsNotEmpty()
+  @IsString()
+  @Length(8, 128)
+  password: string;
+
+  /** Display name, 1-100 characters. */
+  @ApiProperty({ example: 'Ada Lovelace', minLength: 1, maxLength: 100 })
+  @IsNotEmpty()
+  @IsString()
+  @MaxLength(100)
+  name: string;
+
+  /** Age in years, 0-150. */
+  @ApiProperty({ required: false, nullable: true, minimum: 0, maximum: 150, example: 36, type: 'integer' })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(150)
+  age?: number | null;
+
+  /** Unique e-mail address (compared case-insensitively). */
+  @ApiProperty({ required: false, nullable: true, format: 'email', maxLength: 254, example: 'ada@example.com' })
+  @IsOptional()
+  @IsString()
+  @IsEmail()
+  @MaxLength(254)
+  email?: string | null;
+
+  /** `user` or `admin`; only admins may set it to anything but the current role (else 403). */
+  @ApiProperty({ required: false, enum: ROLES, example: 'user' })
+  @IsOptional()
+  @IsString()
+  @IsIn(ROLES)
+  role?: Role;
+}

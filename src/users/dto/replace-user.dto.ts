@@ -1,0 +1,25 @@
+import { ApiProperty, OmitType, PartialType } from '@nestjs/swagger';
+import { IsOptional, IsString, Length } from 'class-validator';
+import { CreateUserDto } from './create-user.dto.js';
+
+/**
+ * Body of `PUT /v1/users/{id}`: the whole user. `name` is required; omitted `age` and `email`
+ * become null. `username` may be sent (as read) but not changed; `password` only when changing it.
+ */
+export class ReplaceUserDto extends OmitType(CreateUserDto, ['username', 'password'] as const) {
+  /** Must equal the current username (it is immutable); may be omitted. */
+  @ApiProperty({ required: false, example: 'ada_l' })
+  @IsOptional()
+  @IsString()
+  username?: string;
+
+  /** A new password, 8-128 characters; omitted keeps the current one. */
+  @ApiProperty({ required: false, writeOnly: true, format: 'password', minLength: 8, maxLength: 128, example: 'an even better passphrase' })
+  @IsOptional()
+  @IsString()
+  @Length(8, 128)
+  password?: string;
+}
+
+/** Body of `PATCH /v1/users/{id}`: any subset of the replace body; `null` clears `age` or `email`. */
+export class UpdateUserDto extends PartialType(ReplaceUserDto, { skipNullProperties: false }) {}

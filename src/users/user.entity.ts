@@ -1,0 +1,43 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { TIMESTAMP_TYPE } from '../config/database-kind.js';
+
+/** Roles of SPEC §3: `user` (default) and `admin`. */
+export const ROLES = ['user', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** A user account (SPEC §6 users). Table `users`; property names are the column names. */
+@Entity('users')
+export class User {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ type: 'varchar', length: 32, unique: true })
+  username: string;
+
+  /** argon2id hash of the password; never leaves the service. */
+  @Column({ type: 'varchar', length: 255, select: false })
+  password_hash: string;
+
+  @Index()
+  @Column({ type: 'varchar', length: 100 })
+  name: string;
+
+  @Index()
+  @Column({ type: 'integer', nullable: true })
+  age: number | null;
+
+  /** Stored lower-cased, unique. */
+  @Column({ type: 'varchar', length: 254, nullable: true, unique: true })
+  email: string | null;
+
+  @Index()
+  @Column({ type: 'varchar', length: 16, default: 'user' })
+  role: Role;
+
+  @Index()
+  @Column({ type: TIMESTAMP_TYPE })
+  created_at: Date;
+
+  @Column({ type: TIMESTAMP_TYPE })
+  updated_at: Date;
+}

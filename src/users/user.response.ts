@@ -1,0 +1,56 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { toIso } from '../common/list/timestamps.js';
+import type { Link } from '../common/list/page.js';
+import { LinkDto } from '../common/openapi/link.dto.js';
+import { ROLES, type Role } from './user.entity.js';
+
+/** A user as the API returns it (SPEC §6 users); the password is never included. */
+export class UserResponse {
+  @ApiProperty({ readOnly: true, example: 1, type: 'integer' })
+  id: number;
+
+  @ApiProperty({ readOnly: true, example: 'ada_l' })
+  username: string;
+
+  @ApiProperty({ example: 'Ada Lovelace' })
+  name: string;
+
+  @ApiProperty({ nullable: true, example: 36, type: 'integer' })
+  age: number | null;
+
+  @ApiProperty({ nullable: true, format: 'email', example: 'ada@example.com' })
+  email: string | null;
+
+  @ApiProperty({ enum: ROLES, example: 'user' })
+  role: Role;
+
+  @ApiProperty({ readOnly: true, format: 'date-time', example: '2026-11-21T10:15:00.000Z' })
+  created_at: string;
+
+  @ApiProperty({ readOnly: true, format: 'date-time', example: '2026-11-21T10:15:00.000Z' })
+  updated_at: string;
+
+  /** `self` and `todos` (the user's todos). */
+  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v1/users/1' }, { rel: 'todos', href: '/v1/todos?owner=1' }] })
+  links: Link[];
+}
+
+/** Maps a users row (entity or raw select) to {@link UserResponse}. */
+export function toUserResponse(source: object): UserResponse {
+  const row = source as Record<string, unknown>;
+  const id = Number(row.id);
+  return {
+    id,
+    username: row.username as string,
+    name: row.name as string,
+    age: row.age === undefined ? (undefined as never) : row.age === null ? null : Number(row.age),
+    email: row.email as string | null,
+    role: row.role as Role,
+    created_at: toIso(row.created_at) as string,
+    updated_at: toIso(row.updated_at) as string,
+    links: [
+      { rel: 'self', href: `/v1/users/${id}` },
+      { rel: 'todos', href: `/v1/todos?owner=${id}` },
+    ],
+  };
+}

@@ -1,0 +1,145 @@
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import type { AuthUser } from '../auth/auth-user.js';
+import { hashPassword } from '../auth/passwords.js';
+import { conflict, forbidden, notFound, validationFailed } from '../common/errors/api-exception.js';
+import { findPage } from '../common/list/find-page.js';
+import type { ListQuery } from '../common/list/list-query.js';
+import type { Page } from '../common/list/page.js';
+import type { Env } from '../config/env.validation.js';
+import type { CreateUserDto } from './dto/create-user.dto.js';
+import type { ReplaceUserDto, UpdateUserDto } from './dto/replace-user.dto.js';
+import { User } from './user.entity.js';
+import { toUserResponse, type UserResponse } from './user.response.js';
+import { USERS_LIST } from './users.list.js';
+
+/**
+ * Users (SPEC §6 users): registration, reads, replace/update, delete, admin bootstrap. The only
+ * holder of the users repository; other modules call it.
+ */
+@Injectable()
+export class UsersService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(UsersService.name);
+
+  constructor(
+    @InjectRepository(User) private readonly users: Repository<User>,
+    private readonly config: ConfigService<Env, true>,
+  ) {}
+
+  /** Creates the first admin from ADMIN_USERNAME/ADMIN_PASSWORD when no admin exists (SPEC §3). */
+  async onApplicationBootstrap(): Promise<void> {
+    const username = this.config.get('ADMIN_USERNAME', { infer: true });
+    const password = this.config.get('ADMIN_PASSWORD', { infer: true });
+    if (!username || !password) return;
+    if (await this.users.exists({ where: { role: 'admin' } })) return;
+    if (await this.users.exists({ where: { username } })) {
+      this.logger.warn(`ADMIN_USERNAME ${username} belongs to an existing non-admin user; no admin was created`);
+      return;
+    }
+    const now = new Date();
+    try {
+      await this.users.insert({ username, password_hash: await hashPassword(password), name: username, role: 'admin', created_at: now, updated_at: now });
+      this.logger.log(`created admin user ${username}`);
+    } catch (error) {
+      if (!(await this.users.exists({ where: { role: 'admin' } }))) throw error; // another instance won the race otherwise
+    }
+  }
+
+  /**
+   * Public registration: returns the new user with role `user`.
+   * @throws 403 when `role` asks for anything but `user`; 409 when the username or email is taken.
+   */
+  async create(dto: CreateUserDto): Promise<UserResponse> {
+    if (dto.role !== undefined && dto.role !== 'user') throw forbidden('only admins can set role; registration creates a user');
+    const email = dto.email?.toLowerCase() ?? null;
+    await this.assertUnique(dto.username, email);
+    const now = new Date();
+    const result = await this.users.insert({
+      username: dto.username,
+      password_hash: await hashPassword(dto.password),
+      name: dto.name,
+      age: dto.age ?? null,
+      email,
+      role: 'user',
+      created_at: now,
+      updated_at: now,
+    });
+    return this.findOne(Number(result.identifiers[0].id));
+  }
+
+  /** One page of users, admins only (the controller's role check). */
+  list(query: ListQuery): Promise<Page<UserResponse>> {
+    return findPage(this.users.createQueryBuilder('u'), query, USERS_LIST, toUserResponse);
+  }
+
+  /**
+   * Reads one user.
+   * @throws 404 when it does not exist.
+   */
+  async findOne(id: number): Promise<UserResponse> {
+    const row = await this.users.findOne({ where: { id } });
+    if (!row) throw notFound('user', id);
+    return toUserResponse(row as unknown as Record<string, unknown>);
+  }
+
+  /** The user with its password hash, for login; null when unknown. */
+  findCredentials(username: string): Promise<Pick<User, 'id' | 'role' | 'password_hash'> | null> {
+    return this.users.findOne({ where: { username }, select: { id: true, role: true, password_hash: true } });
+  }
+
+  /** The user's id and role, for token refresh; null when deleted. */
+  findCredentialsById(id: number): Promise<Pick<User, 'id' | 'role'> | null> {
+    return this.users.findOne({ where: { id }, select: { id: true, role: true } });
+  }
+
+  /**
+   * PUT: replaces the user's editable fields; omitted `age`/`email` become null (SPEC §5).
+   * @throws 403 (role change by non-admin), 404, 409 (email taken), 422 (username change).
+   */
+  replace(id: number, dto: ReplaceUserDto, caller: AuthUser): Promise<UserResponse> {
+    return this.applyChanges(id, { name: dto.name, age: dto.age ?? null, email: dto.email ?? null, role: dto.role, username: dto.username, password: dto.password }, caller);
+  }
+
+  /**
+   * PATCH: changes only the fields sent; `null` clears `age`/`email` (SPEC §5).
+   * @throws 403 (role change by non-admin), 404, 409 (email taken), 422 (username change).
+   */
+  update(id: number, dto: UpdateUserDto, caller: AuthUser): Promise<UserResponse> {
+    return this.applyChanges(id, dto, caller);
+  }
+
+  /** Deletes a user; todos, refresh tokens (and later resources) go with it by foreign-key cascade. */
+  async remove(id: number): Promise<void> {
+    const result = await this.users.delete({ id });
+    if (!result.affected) throw notFound('user', id);
+  }
+
+  private async applyChanges(id: number, changes: UpdateUserDto, caller: AuthUser): Promise<UserResponse> {
+    const current = await this.users.findOne({ where: { id } });
+    if (!current) throw notFound('user', id);
+    if (changes.username !== undefined && changes.username !== current.username) {
+      throw validationFailed([{ field: 'username', message: 'username cannot be changed' }]);
+    }
+    if (changes.role !== undefined && changes.role !== current.role && caller.role !== 'admin') {
+      throw forbidden('only admins can change role');
+    }
+    const patch: Partial<User> = { updated_at: new Date() };
+    if (changes.name !== undefined) patch.name = changes.name;
+    if (changes.age !== undefined) patch.age = changes.age;
+    if (changes.email !== undefined) {
+      patch.email = changes.email === null ? null : changes.email.toLowerCase();
+      if (patch.email !== null && patch.email !== current.email) await this.assertUnique(undefined, patch.email);
+    }
+    if (changes.role !== undefined) patch.role = changes.role;
+    if (changes.password !== undefined) patch.password_hash = await hashPassword(changes.password);
+    await this.users.update({ id }, patch);
+    return this.findOne(id);
+  }
+
+  private async assertUnique(username: string | undefined, email: string | null): Promise<void> {
+    if (username !== undefined && (await this.users.exists({ where: { username } }))) throw conflict(`username ${username} is already taken`);
+    if (email !== null && (await this.users.exists({ where: { email } }))) throw conflict(`email ${email} is already taken`);
+  }
+}

@@ -1,0 +1,16 @@
+/**
+ * e2e tests: test/*.e2e-spec.ts boot the real AppModule on a real database — SQLite in a fresh
+ * temporary file by default, PostgreSQL when DATABASE_URL=postgres://… (use a fresh database).
+ */
+export default {
+  rootDir: '..',
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.e2e-spec.ts'],
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
+  globalSetup: '<rootDir>/test/setup/global-setup.ts',
+  setupFiles: ['<rootDir>/test/setup/env.ts'],
+  testTimeout: 60000,
+};
