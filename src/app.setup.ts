@@ -27,7 +27,7 @@ export async function configureApp(app: NestExpressApplication): Promise<void> {
 
 /** Creates the configured application (not yet listening). Body parsing is the WireMiddleware's. */
 export async function createApp(): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true, abortOnError: false });
   await configureApp(app);
   return app;
 }

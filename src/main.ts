@@ -7,6 +7,10 @@ import 'reflect-metadata';
  */
 async function main(): Promise<void> {
   try {
+    // Validate first: ConfigModule.forRoot validates inside a promise Nest awaits later, which
+    // would surface a bad value as an unhandled rejection with a stack trace.
+    const { validateEnv } = await import('./config/env.validation.js');
+    validateEnv(process.env);
     const { createApp } = await import('./app.setup.js');
     const { ConfigService } = await import('@nestjs/config');
     const app = await createApp();
