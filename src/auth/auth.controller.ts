@@ -1,5 +1,5 @@
 import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { Public } from './decorators/auth.decorators.js';
 import { LoginDto, RefreshDto } from './dto/login.dto.js';
@@ -23,6 +23,7 @@ export class AuthController {
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Log in with username and password' })
+  @ApiOkResponse({ type: TokenResponse, description: 'A new token pair.' })
   @ApiErrors(400, 401, 413, 415, 422)
   login(@Body() body: LoginDto): Promise<TokenResponse> {
     return this.auth.login(body.username, body.password);
@@ -39,6 +40,7 @@ export class AuthController {
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Exchange a refresh token for a new token pair' })
+  @ApiOkResponse({ type: TokenResponse, description: 'A new token pair; the presented refresh token is retired.' })
   @ApiErrors(400, 401, 413, 415, 422)
   refresh(@Body() body: RefreshDto): Promise<TokenResponse> {
     return this.auth.refresh(body.refresh_token);

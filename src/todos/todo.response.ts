@@ -1,10 +1,11 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { TODO_STATUSES, type TodoStatus } from './todo.entity.js';
 
 /** A todo as the API returns it (SPEC §6 todos). */
+@ApiSchema({ name: 'Todo' })
 export class TodoResponse {
   @ApiProperty({ readOnly: true, example: 1, type: 'integer' })
   id: number;
@@ -12,7 +13,7 @@ export class TodoResponse {
   @ApiProperty({ example: 'Buy milk' })
   title: string;
 
-  @ApiProperty({ nullable: true, example: 'Two litres, semi-skimmed.' })
+  @ApiProperty({ type: 'string', nullable: true, example: 'Two litres, semi-skimmed.' })
   content: string | null;
 
   @ApiProperty({ enum: TODO_STATUSES, example: 'pending' })

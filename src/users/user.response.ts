@@ -1,10 +1,11 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { toIso } from '../common/list/timestamps.js';
 import type { Link } from '../common/list/page.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { ROLES, type Role } from './user.entity.js';
 
 /** A user as the API returns it (SPEC §6 users); the password is never included. */
+@ApiSchema({ name: 'User' })
 export class UserResponse {
   @ApiProperty({ readOnly: true, example: 1, type: 'integer' })
   id: number;
@@ -18,7 +19,7 @@ export class UserResponse {
   @ApiProperty({ nullable: true, example: 36, type: 'integer' })
   age: number | null;
 
-  @ApiProperty({ nullable: true, format: 'email', example: 'ada@example.com' })
+  @ApiProperty({ type: 'string', nullable: true, format: 'email', example: 'ada@example.com' })
   email: string | null;
 
   @ApiProperty({ enum: ROLES, example: 'user' })

@@ -1,7 +1,8 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 
 /** Body of `POST /v1/login`. */
+@ApiSchema({ name: 'LoginBody' })
 export class LoginDto {
   /** The account's username. */
   @IsNotEmpty()
@@ -18,6 +19,7 @@ export class LoginDto {
 }
 
 /** Body of `POST /v1/refresh`. */
+@ApiSchema({ name: 'RefreshBody' })
 export class RefreshDto {
   /** A refresh token from `POST /v1/login` or an earlier refresh; each works once. */
   @ApiProperty({ writeOnly: true, example: 'Zq3c7…' })

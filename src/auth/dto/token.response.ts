@@ -1,6 +1,7 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
 /** A token pair (SPEC §3 login and refresh responses). */
+@ApiSchema({ name: 'TokenPair' })
 export class TokenResponse {
   /** Short-lived access token (JWT, HS256) for `Authorization: Bearer`. */
   @ApiProperty({ example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ1c2VyX2lkIjoxfQ.sig' })

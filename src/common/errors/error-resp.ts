@@ -1,7 +1,8 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { ERROR_CODES, type ErrorCode } from './api-exception.js';
 
 /** One failing field of a request. */
+@ApiSchema({ name: 'ErrorDetail' })
 export class ErrorDetailDto {
   /** snake_case path of the field, e.g. `name` or `items[0].sku`. */
   @ApiProperty({ example: 'name' })

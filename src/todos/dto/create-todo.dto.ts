@@ -1,8 +1,9 @@
-import { ApiProperty, PartialType } from '@nestjs/swagger';
+import { ApiProperty, PartialType, ApiSchema } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { TODO_STATUSES, type TodoStatus } from '../todo.entity.js';
 
 /** Body of `POST /v1/todos` and `PUT /v1/todos/{id}` (SPEC §6 todos). */
+@ApiSchema({ name: 'CreateTodoBody' })
 export class CreateTodoDto {
   /** The owner is the caller; an `owner` sent (as read from a GET) is ignored. */
   static readonly readOnlyProperties = ['owner'];
@@ -15,7 +16,7 @@ export class CreateTodoDto {
   title: string;
 
   /** Up to 10,000 characters; null when absent. */
-  @ApiProperty({ required: false, nullable: true, maxLength: 10_000, example: 'Two litres, semi-skimmed.' })
+  @ApiProperty({ type: 'string', required: false, nullable: true, maxLength: 10_000, example: 'Two litres, semi-skimmed.' })
   @IsOptional()
   @IsString()
   @MaxLength(10_000)
@@ -30,9 +31,11 @@ export class CreateTodoDto {
 }
 
 /** Body of `PUT /v1/todos/{id}`: the whole todo; omitted `content` → null, `status` → `pending`. */
+@ApiSchema({ name: 'ReplaceTodoBody' })
 export class ReplaceTodoDto extends CreateTodoDto {}
 
 /** Body of `PATCH /v1/todos/{id}`: any subset; `null` clears `content`. */
+@ApiSchema({ name: 'UpdateTodoBody' })
 export class UpdateTodoDto extends PartialType(CreateTodoDto, { skipNullProperties: false }) {
   static readonly readOnlyProperties = ['owner'];
 }

@@ -1,8 +1,9 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import { ROLES, type Role } from '../user.entity.js';
 
 /** Body of `POST /v1/users`: public registration (SPEC §6 users). */
+@ApiSchema({ name: 'CreateUserBody' })
 export class CreateUserDto {
   /** 3-32 characters of a-z, 0-9 and _; unique; cannot change later. */
   @ApiProperty({ example: 'ada_l', pattern: '^[a-z0-9_]{3,32}$' })
@@ -34,7 +35,7 @@ export class CreateUserDto {
   age?: number | null;
 
   /** Unique e-mail address (compared case-insensitively). */
-  @ApiProperty({ required: false, nullable: true, format: 'email', maxLength: 254, example: 'ada@example.com' })
+  @ApiProperty({ type: 'string', required: false, nullable: true, format: 'email', maxLength: 254, example: 'ada@example.com' })
   @IsOptional()
   @IsString()
   @IsEmail()

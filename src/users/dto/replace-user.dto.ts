@@ -1,4 +1,4 @@
-import { ApiProperty, OmitType, PartialType } from '@nestjs/swagger';
+import { ApiProperty, OmitType, PartialType, ApiSchema } from '@nestjs/swagger';
 import { IsOptional, IsString, Length } from 'class-validator';
 import { CreateUserDto } from './create-user.dto.js';
 
@@ -6,6 +6,7 @@ import { CreateUserDto } from './create-user.dto.js';
  * Body of `PUT /v1/users/{id}`: the whole user. `name` is required; omitted `age` and `email`
  * become null. `username` may be sent (as read) but not changed; `password` only when changing it.
  */
+@ApiSchema({ name: 'ReplaceUserBody' })
 export class ReplaceUserDto extends OmitType(CreateUserDto, ['username', 'password'] as const) {
   /** Must equal the current username (it is immutable); may be omitted. */
   @ApiProperty({ required: false, example: 'ada_l' })
@@ -22,4 +23,5 @@ export class ReplaceUserDto extends OmitType(CreateUserDto, ['username', 'passwo
 }
 
 /** Body of `PATCH /v1/users/{id}`: any subset of the replace body; `null` clears `age` or `email`. */
+@ApiSchema({ name: 'UpdateUserBody' })
 export class UpdateUserDto extends PartialType(ReplaceUserDto, { skipNullProperties: false }) {}
