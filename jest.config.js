@@ -1,4 +1,4 @@
-/** Unit tests: src/**/*.spec.ts, no Nest boot, no database. ESM via ts-jest (see STYLE.md). */
+// Unit tests: every src/ file ending in .spec.ts, without booting Nest or a database. ESM via ts-jest (see STYLE.md).
 export default {
   testEnvironment: 'node',
   roots: ['<rootDir>/src'],
