@@ -1,8 +1,10 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
+import { ensureRequestId } from './common/middleware/request-id.js';
 import { setupDocs } from './common/openapi/docs.js';
 import type { Env } from './config/env.validation.js';
 
@@ -13,6 +15,11 @@ import type { Env } from './config/env.validation.js';
  */
 export async function configureApp(app: NestExpressApplication): Promise<void> {
   app.useLogger(app.get(Logger));
+  // first of all, so that every response — docs pages included — carries X-Request-Id (SPEC §1)
+  app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
+    ensureRequestId(req, res);
+    next();
+  });
   app.set('etag', false);
   app.disable('x-powered-by');
   app.set('query parser', 'simple');

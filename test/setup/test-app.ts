@@ -4,23 +4,47 @@ import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
+import { validateEnv } from '../../src/config/env.validation.js';
+import { buildDataSourceOptions } from '../../src/database/data-source.js';
+
+export interface TestAppOptions {
+  /**
+   * When the tables are emptied. `after-init` (default): right after the application started.
+   * `before-init`: through a plain DataSource (which applies pending migrations first) before the
+   * application starts, so rows written at start-up — the ADMIN_USERNAME admin — are kept.
+   */
+  truncate?: 'after-init' | 'before-init';
+}
 
 /**
  * Boots the real AppModule exactly as main.ts does (same pipeline, same configuration function)
- * on the e2e database, after emptying every table. Returns the initialised application.
+ * on the e2e database, with every table emptied (see {@link TestAppOptions}). Returns the
+ * initialised application.
  */
-export async function createTestApp(): Promise<NestExpressApplication> {
+export async function createTestApp(options: TestAppOptions = {}): Promise<NestExpressApplication> {
+  if (options.truncate === 'before-init') {
+    const dataSource = new DataSource(buildDataSourceOptions(validateEnv(process.env).DATABASE_URL, 1));
+    await dataSource.initialize();
+    try {
+      await truncateDataSource(dataSource);
+    } finally {
+      await dataSource.destroy();
+    }
+  }
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
   await configureApp(app);
   await app.init();
-  await truncateAll(app);
+  if (options.truncate !== 'before-init') await truncateAll(app);
   return app;
 }
 
 /** Empties every table and resets id sequences (SQLite and PostgreSQL). */
 export async function truncateAll(app: INestApplication): Promise<void> {
-  const dataSource = app.get(DataSource);
+  await truncateDataSource(app.get(DataSource));
+}
+
+async function truncateDataSource(dataSource: DataSource): Promise<void> {
   const tables = dataSource.entityMetadatas.map((m) => m.tableName);
   if (dataSource.options.type === 'postgres') {
     await dataSource.query(`TRUNCATE ${tables.map((t) => `"${t}"`).join(', ')} RESTART IDENTITY CASCADE`);

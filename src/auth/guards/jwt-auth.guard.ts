@@ -9,7 +9,7 @@ import { IS_PUBLIC } from '../decorators/auth.decorators.js';
  * The global authentication guard (SPEC §3): every operation needs a valid bearer token unless it
  * is marked `@Public()`. Public-ness is looked up once per handler.
  * @throws 401 `unauthorized` with `WWW-Authenticate: Bearer realm="api"` (plus
- *   `error="invalid_token"` when a token was sent but is malformed, invalid or expired).
+ *   `error="invalid_token"` when a bearer token was sent but is malformed, invalid or expired).
  */
 @Injectable()
 export class JwtAuthGuard extends AuthGuard('jwt') {
@@ -32,8 +32,9 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
 
   override handleRequest<TUser>(err: unknown, user: TUser | false, _info: unknown, context: ExecutionContext): TUser {
     if (user && !err) return user;
-    const authorization = context.switchToHttp().getRequest<Request>().headers.authorization;
-    if (authorization === undefined || authorization.trim() === '') throw unauthorized('authentication required');
+    const authorization = context.switchToHttp().getRequest<Request>().headers.authorization ?? '';
+    // RFC 6750 §3.1: no error code when no bearer token was sent (no header, or another scheme such as Basic)
+    if (!/^bearer\s+\S/i.test(authorization.trim())) throw unauthorized('authentication required');
     throw unauthorized('invalid or expired token', true);
   }
 }

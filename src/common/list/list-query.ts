@@ -127,7 +127,7 @@ function parseFilterValue(name: string, spec: FilterSpec, raw: string, problems:
 export function parseListQuery(query: RawQuery, spec: ListSpec): ListQuery {
   const problems: ErrorDetail[] = [];
   for (const name of Object.keys(query)) {
-    if (!PAGING.includes(name) && name !== 'sort' && name !== 'fields' && !(name in spec.filters)) {
+    if (!PAGING.includes(name) && name !== 'sort' && name !== 'fields' && !Object.hasOwn(spec.filters, name)) {
       problems.push({ field: name, message: `unknown query parameter ${name}` });
     }
   }
@@ -149,7 +149,7 @@ export function parseListQuery(query: RawQuery, spec: ListSpec): ListQuery {
       const term = part.trim();
       const descending = term.startsWith('-');
       const field = descending ? term.slice(1) : term;
-      if (!(field in spec.sortable)) {
+      if (!Object.hasOwn(spec.sortable, field)) {
         const allowed = Object.keys(spec.sortable).join(', ');
         problems.push({ field: 'sort', message: field === '' ? 'sort must not contain empty terms' : `cannot sort by ${field}; sortable: ${allowed}` });
       } else if (seen.has(field)) {
