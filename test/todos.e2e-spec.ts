@@ -275,6 +275,19 @@ describe('todos (SPEC §5, §6 todos)', () => {
       expect(read.body).toEqual(todo);
     });
 
+    it('answers {"status": null} with 400 (status is not nullable) on PATCH, POST and PUT', async () => {
+      const todo = await postTodo(alice.token, { title: 'Keep my status', status: 'in_progress' });
+      const patch = await http().patch(`/v1/todos/${todo.id}`).set('Authorization', bearer(alice.token)).send({ status: null });
+      expect(patch.status).toBe(400);
+      expect(patch.body).toMatchObject({ code: 'bad_request', details: [{ field: 'status', message: expect.any(String) }] });
+      const post = await http().post('/v1/todos').set('Authorization', bearer(alice.token)).send({ title: 'x', status: null });
+      expect(post.status).toBe(400);
+      const put = await http().put(`/v1/todos/${todo.id}`).set('Authorization', bearer(alice.token)).send({ title: 'x', status: null });
+      expect(put.status).toBe(400);
+      const read = await http().get(`/v1/todos/${todo.id}`).set('Authorization', bearer(alice.token));
+      expect(read.body).toEqual(todo);
+    });
+
     it('answers a bad status with 422 and an unknown property with 400', async () => {
       const todo = await postTodo(alice.token, { title: 'Patch rules' });
       const bad = await http().patch(`/v1/todos/${todo.id}`).set('Authorization', bearer(alice.token)).send({ status: 'finished' });

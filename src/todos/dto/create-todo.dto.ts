@@ -1,5 +1,6 @@
 import { ApiProperty, PartialType, ApiSchema } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOmittable } from '../../common/decorators/validation.decorators.js';
 import { TODO_STATUSES, type TodoStatus } from '../todo.entity.js';
 
 /** Body of `POST /v1/todos` and `PUT /v1/todos/{id}` (SPEC §6 todos). */
@@ -24,7 +25,7 @@ export class CreateTodoDto {
 
   /** Defaults to `pending`; any transition is allowed. */
   @ApiProperty({ required: false, enum: TODO_STATUSES, default: 'pending', example: 'pending' })
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @IsIn(TODO_STATUSES)
   status?: TodoStatus;

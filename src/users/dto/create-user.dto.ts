@@ -1,5 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { IsEmail, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { IsEmail, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsOmittable } from '../../common/decorators/validation.decorators.js';
 import { ROLES, type Role } from '../user.entity.js';
 
 /** Body of `POST /v1/users`: public registration (SPEC §6 users). */
@@ -44,7 +45,7 @@ export class CreateUserDto {
 
   /** `user` or `admin`; only admins may set it to anything but the current role (else 403). */
   @ApiProperty({ required: false, enum: ROLES, example: 'user' })
-  @ValidateIf((_, value) => value !== undefined) // may be omitted, but null is a 400 (not nullable)
+  @IsOmittable()
   @IsString()
   @IsIn(ROLES)
   role?: Role;

@@ -1,5 +1,6 @@
 import { ApiProperty, OmitType, PartialType, ApiSchema } from '@nestjs/swagger';
-import { IsString, Length, ValidateIf } from 'class-validator';
+import { IsString, Length } from 'class-validator';
+import { IsOmittable } from '../../common/decorators/validation.decorators.js';
 import { CreateUserDto } from './create-user.dto.js';
 
 /**
@@ -10,13 +11,13 @@ import { CreateUserDto } from './create-user.dto.js';
 export class ReplaceUserDto extends OmitType(CreateUserDto, ['username', 'password'] as const) {
   /** Must equal the current username (it is immutable); may be omitted. */
   @ApiProperty({ required: false, example: 'ada_l' })
-  @ValidateIf((_, value) => value !== undefined) // may be omitted, but null is a 400 (not nullable)
+  @IsOmittable()
   @IsString()
   username?: string;
 
   /** A new password, 8-128 characters; omitted keeps the current one. */
   @ApiProperty({ required: false, writeOnly: true, format: 'password', minLength: 8, maxLength: 128, example: 'an even better passphrase' })
-  @ValidateIf((_, value) => value !== undefined) // may be omitted, but null is a 400 (not nullable)
+  @IsOmittable()
   @IsString()
   @Length(8, 128)
   password?: string;
