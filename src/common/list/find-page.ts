@@ -21,9 +21,11 @@ export async function findPage<T, E extends ObjectLiteral>(
   qb.select(`${spec.alias}.id`, 'id');
   for (const column of columns) if (column !== 'id') qb.addSelect(`${spec.alias}.${column}`, column);
   for (const [name, values] of Object.entries(query.filters)) {
-    const column = spec.filters[name].column;
-    if (values.length === 1) qb.andWhere(`${column} = :f_${name}`, { [`f_${name}`]: values[0] });
-    else qb.andWhere(`${column} IN (:...f_${name})`, { [`f_${name}`]: values });
+    const filter = spec.filters[name];
+    const param = `f_${name}`;
+    if (filter.condition) qb.andWhere(filter.condition(param), { [param]: values });
+    else if (values.length === 1) qb.andWhere(`${filter.column} = :${param}`, { [param]: values[0] });
+    else qb.andWhere(`${filter.column} IN (:...${param})`, { [param]: values });
   }
   const countQb = qb.clone().select('COUNT(*)', 'count').orderBy();
   qb.orderBy();

@@ -8,6 +8,12 @@ export interface FilterSpec {
   values?: readonly string[];
   /** Database column (or expression) compared for equality. */
   column: string;
+  /**
+   * A custom SQL condition instead of equality on `column`, for filters across a relation (e.g.
+   * articles carrying a tag): takes the parameter name, to be used as `(:...name)`, the list of
+   * accepted values.
+   */
+  condition?: (param: string) => string;
   /** Shown in the OpenAPI document. */
   description: string;
   example: string | number;

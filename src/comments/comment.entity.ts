@@ -1,0 +1,37 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from 'typeorm';
+import { Article } from '../articles/article.entity.js';
+import { TIMESTAMP_TYPE } from '../config/database-kind.js';
+import { User } from '../users/user.entity.js';
+
+/** A comment on an article (SPEC §6 comments). Deleted with its article or its author. */
+@Entity('comments')
+@Index(['article_id', 'id'])
+export class Comment {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ type: 'text' })
+  body: string;
+
+  @Column({ type: 'integer' })
+  article_id: number;
+
+  @ManyToOne(() => Article, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'article_id' })
+  article?: Relation<Article>;
+
+  @Index()
+  @Column({ type: 'integer' })
+  author_id: number;
+
+  @ManyToOne(() => User, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'author_id' })
+  author?: Relation<User>;
+
+  @Index()
+  @Column({ type: TIMESTAMP_TYPE })
+  created_at: Date;
+
+  @Column({ type: TIMESTAMP_TYPE })
+  updated_at: Date;
+}

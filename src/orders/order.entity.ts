@@ -1,0 +1,76 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from 'typeorm';
+import { TIMESTAMP_TYPE } from '../config/database-kind.js';
+import { User } from '../users/user.entity.js';
+
+/** Order statuses of SPEC §6; who may make which move is in the orders service. */
+export const ORDER_STATUSES = ['pending', 'paid', 'shipped', 'delivered', 'cancelled'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/** ISO 4217 currencies the API accepts (SPEC §6 orders). */
+export const CURRENCIES = ['EUR', 'USD', 'GBP'] as const;
+export type Currency = (typeof CURRENCIES)[number];
+
+/**
+ * An order (SPEC §6 orders), private to its user. Money is in integer minor units (cents);
+ * `total_cents` = Σ quantity × unit_price_cents, computed by the service and stored for sorting.
+ * 64-bit columns: PostgreSQL returns them as strings, so mappers convert with Number().
+ */
+@Entity('orders')
+@Index(['user_id', 'id'])
+export class Order {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ type: 'integer' })
+  user_id: number;
+
+  @ManyToOne(() => User, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'user_id' })
+  user?: Relation<User>;
+
+  @Index()
+  @Column({ type: 'varchar', length: 3 })
+  currency: Currency;
+
+  @Index()
+  @Column({ type: 'varchar', length: 16, default: 'pending' })
+  status: OrderStatus;
+
+  @Index()
+  @Column({ type: 'bigint' })
+  total_cents: string | number;
+
+  @Index()
+  @Column({ type: TIMESTAMP_TYPE })
+  created_at: Date;
+
+  @Column({ type: TIMESTAMP_TYPE })
+  updated_at: Date;
+}
+
+/** One line of an order; `position` keeps the order the client sent the items in. */
+@Entity('order_items')
+@Index(['order_id', 'position'])
+export class OrderItem {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ type: 'integer' })
+  order_id: number;
+
+  @ManyToOne(() => Order, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'order_id' })
+  order?: Relation<Order>;
+
+  @Column({ type: 'integer' })
+  position: number;
+
+  @Column({ type: 'varchar', length: 64 })
+  sku: string;
+
+  @Column({ type: 'integer' })
+  quantity: number;
+
+  @Column({ type: 'bigint' })
+  unit_price_cents: string | number;
+}

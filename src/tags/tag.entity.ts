@@ -1,0 +1,19 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { TIMESTAMP_TYPE } from '../config/database-kind.js';
+
+/** A tag (SPEC §6 tags): `name` is 1-50 of `[a-z0-9-]`, stored lower-case, unique. */
+@Entity('tags')
+export class Tag {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ type: 'varchar', length: 50, unique: true })
+  name: string;
+
+  @Index()
+  @Column({ type: TIMESTAMP_TYPE })
+  created_at: Date;
+
+  @Column({ type: TIMESTAMP_TYPE })
+  updated_at: Date;
+}
