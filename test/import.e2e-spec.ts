@@ -93,12 +93,14 @@ describe('npm run import (JSONPlaceholder)', () => {
     const result = await importFile([FILE, '--password', PASSWORD]);
     expect(result.status).toBe(1);
     expect(result.err).toHaveLength(1);
-    expect(result.err[0]).toMatch(/^import failed: user id 1 already belongs to someone_else/);
+    expect(result.err[0]).toBe('import failed: user id 1 already holds a different user (username "someone_else", not "bret")');
     const dataSource = app.get(DataSource);
     const [{ users }] = await dataSource.query('SELECT COUNT(*) AS users FROM users');
     const [{ todos }] = await dataSource.query('SELECT COUNT(*) AS todos FROM todos');
     expect(Number(users)).toBe(1);
     expect(Number(todos)).toBe(0);
+    const [{ articles }] = await dataSource.query('SELECT COUNT(*) AS articles FROM articles');
+    expect(Number(articles)).toBe(0);
   });
 
   it('reports bad input as one line with a non-zero status', async () => {

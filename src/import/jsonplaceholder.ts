@@ -14,12 +14,28 @@ export interface SourceTodo {
   completed: boolean;
 }
 
-/** The parts of a JSONPlaceholder file the import reads; `posts`/`comments` are counted only. */
+/** A post of a JSONPlaceholder file (→ a published article). */
+export interface SourcePost {
+  id: number;
+  userId: number;
+  title: string;
+  body: string;
+}
+
+/** A comment of a JSONPlaceholder file (→ a comment; `name` has no counterpart and is dropped). */
+export interface SourceComment {
+  id: number;
+  postId: number;
+  email: string;
+  body: string;
+}
+
+/** The parts of a JSONPlaceholder file the import reads. */
 export interface SourceData {
   users: SourceUser[];
   todos: SourceTodo[];
-  posts: unknown[];
-  comments: unknown[];
+  posts: SourcePost[];
+  comments: SourceComment[];
 }
 
 /** Bad input file: the message is one line naming the offending path, e.g. `users[3].email`. */
@@ -96,5 +112,30 @@ export function parseSourceData(raw: unknown): SourceData {
     if (typeof t.completed !== 'boolean') fail(`${path}.completed`, 'must be true or false');
     return { id, userId, title: text(t.title, `${path}.title`, 200), completed: t.completed };
   });
-  return { users, todos, posts: list(data, 'posts', false), comments: list(data, 'comments', false) };
+  const postIds = new Set<number>();
+  const posts = list(data, 'posts', false).map((item, i): SourcePost => {
+    const path = `posts[${i}]`;
+    if (item === null || typeof item !== 'object') fail(path, 'must be an object');
+    const p = item as Record<string, unknown>;
+    const id = positiveInt(p.id, `${path}.id`);
+    if (postIds.has(id)) fail(`${path}.id`, `repeats id ${id}`);
+    postIds.add(id);
+    const userId = positiveInt(p.userId, `${path}.userId`);
+    if (!userIds.has(userId)) fail(`${path}.userId`, `names user ${userId}, who is not in the file`);
+    if (typeof p.body !== 'string' || p.body.length > 100_000) fail(`${path}.body`, 'must be a string of at most 100000 characters');
+    return { id, userId, title: text(p.title, `${path}.title`, 200), body: p.body };
+  });
+  const commentIds = new Set<number>();
+  const comments = list(data, 'comments', false).map((item, i): SourceComment => {
+    const path = `comments[${i}]`;
+    if (item === null || typeof item !== 'object') fail(path, 'must be an object');
+    const c = item as Record<string, unknown>;
+    const id = positiveInt(c.id, `${path}.id`);
+    if (commentIds.has(id)) fail(`${path}.id`, `repeats id ${id}`);
+    commentIds.add(id);
+    const postId = positiveInt(c.postId, `${path}.postId`);
+    if (!postIds.has(postId)) fail(`${path}.postId`, `names post ${postId}, which is not in the file`);
+    return { id, postId, email: text(c.email, `${path}.email`, 254), body: text(c.body, `${path}.body`, 5000) };
+  });
+  return { users, todos, posts, comments };
 }
