@@ -39,7 +39,7 @@ function int(raw: Record<string, unknown>, key: string, def: number, min: number
   if (value === undefined || value === '') return def;
   const text = String(value).trim();
   if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
-    throw new ConfigError(`Invalid configuration: ${key} must be an integer from ${min} to ${max} (got "${text}")`);
+    throw new ConfigError(`Invalid configuration: ${key} must be an integer from ${min} to ${max} (got ${JSON.stringify(text)})`);
   }
   return Number(text);
 }
@@ -57,7 +57,7 @@ function optional(raw: Record<string, unknown>, key: string): string | undefined
 export function validateEnv(raw: Record<string, unknown>): Env {
   const nodeEnv = optional(raw, 'NODE_ENV') ?? 'development';
   if (!['development', 'test', 'production'].includes(nodeEnv)) {
-    throw new ConfigError(`Invalid configuration: NODE_ENV must be development, test or production (got "${nodeEnv}")`);
+    throw new ConfigError(`Invalid configuration: NODE_ENV must be development, test or production (got ${JSON.stringify(nodeEnv)})`);
   }
   const url = optional(raw, 'DATABASE_URL') ?? 'sqlite:data/app.sqlite';
   if (!/^sqlite:.+/.test(url) && !/^postgres(ql)?:\/\/.+/.test(url)) {
@@ -72,7 +72,7 @@ export function validateEnv(raw: Record<string, unknown>): Env {
   }
   const logLevel = optional(raw, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info');
   if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError(`Invalid configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+    throw new ConfigError(`Invalid configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)})`);
   }
   const adminUsername = optional(raw, 'ADMIN_USERNAME');
   const adminPassword = optional(raw, 'ADMIN_PASSWORD');

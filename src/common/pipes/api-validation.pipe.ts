@@ -82,14 +82,20 @@ export class ApiValidationPipe implements PipeTransform {
     for (const key of READ_ONLY_PROPERTIES) delete body[key];
     for (const key of (metatype as ReadOnlyAware).readOnlyProperties ?? []) delete body[key];
     const instance = plainToInstance(metatype, body, { enableImplicitConversion: false, exposeDefaultValues: false }) as object;
+    // class-transformer silently skips `__proto__`, `constructor` and names of prototype methods
+    // (`toString`, …), so the whitelist never sees them; they are not accepted either (SPEC §2).
+    const skipped = Object.keys(body)
+      .filter((key) => !Object.hasOwn(instance, key))
+      .map((field) => ({ field, message: `${field} is not an accepted property` }));
     const errors = await validate(instance, {
       whitelist: true,
       forbidNonWhitelisted: true,
       forbidUnknownValues: true,
       validationError: { target: false, value: false },
     });
-    if (errors.length === 0) return instance;
+    if (errors.length === 0 && skipped.length === 0) return instance;
     const { badRequest: structural, invalid } = classifyValidationErrors(errors);
+    structural.push(...skipped);
     if (structural.length > 0) {
       const details = [...structural, ...invalid];
       throw badRequest(details.length === 1 ? details[0].message : `${details.length} fields are invalid`, details);

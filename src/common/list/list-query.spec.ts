@@ -1,0 +1,538 @@
+import { describe, expect, it } from '@jest/globals';
+import { ApiException } from '../errors/api-exception.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, parseListQuery, parseReadQuery, rejectQuery, type ListSpec } from './list-query.js';
+
+/** A small list grammar in the shape of `todos.list.ts`: one filter of each type. */
+const SPEC: ListSpec = {
+  resource: 'widget',
+  sortable: { id: 'w.id', title: 'w.title', created_at: 'w.created_at' },
+  filters: {
+    status: { type: 'enum', values: ['open', 'closed'], column: 'w.status', description: 'Widgets in this status.', example: 'open' },
+    owner: { type: 'int', column: 'w.owner_id', description: 'Widgets of this user id.', example: 1 },
+    name: { type: 'string', column: 'w.name', description: 'Widgets with this name.', example: 'gear' },
+  },
+  fields: ['title', 'status', 'owner', 'created_at'],
+  alias: 'w',
+  columns: { title: ['title'], status: ['status'], owner: ['owner_id'], created_at: ['created_at'] },
+  always: ['owner_id'],
+};
+
+const ID_ASC = { field: 'id', column: 'w.id', direction: 'ASC' };
+
+/** Runs `fn` and returns the ApiException it throws; fails the test when it throws nothing else. */
+function thrown(fn: () => unknown): ApiException {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ApiException) return error;
+    throw error;
+  }
+  throw new Error('expected an ApiException, nothing was thrown');
+}
+
+/** Asserts a 400 `bad_request` with exactly one detail and that detail as the message. */
+function expectSingleProblem(error: ApiException, field: string, message: string): void {
+  expect(error.getStatus()).toBe(400);
+  expect(error.code).toBe('bad_request');
+  expect(error.message).toBe(message);
+  expect(error.details).toEqual([{ field, message }]);
+}
+
+describe('parseListQuery', () => {
+  describe('defaults', () => {
+    it('pages with page 1, size 20, sorted by id ascending, no filters, all fields', () => {
+      const query = parseListQuery({}, SPEC);
+      expect(query).toEqual({ style: 'page', page: 1, size: 20, offset: 0, limit: 20, sort: [ID_ASC], filters: {}, fields: undefined });
+      expect(query.fields).toBeUndefined();
+    });
+
+    it('uses the SPEC §7 limits: default 20, maximum 100', () => {
+      expect(DEFAULT_PAGE_SIZE).toBe(20);
+      expect(MAX_PAGE_SIZE).toBe(100);
+    });
+
+    it('falls back to the column `id` for the tie-breaker when the spec does not map id', () => {
+      const spec: ListSpec = { ...SPEC, sortable: { title: 'w.title' } };
+      expect(parseListQuery({ sort: 'title' }, spec).sort).toEqual([
+        { field: 'title', column: 'w.title', direction: 'ASC' },
+        { field: 'id', column: 'id', direction: 'ASC' },
+      ]);
+    });
+  });
+
+  describe('page and size', () => {
+    it('turns page/size into offset/limit', () => {
+      expect(parseListQuery({ page: '3', size: '10' }, SPEC)).toMatchObject({ style: 'page', page: 3, size: 10, offset: 20, limit: 10 });
+    });
+
+    it('keeps the default size when only page is given, and page 1 when only size is given', () => {
+      expect(parseListQuery({ page: '2' }, SPEC)).toMatchObject({ style: 'page', page: 2, size: 20, offset: 20, limit: 20 });
+      expect(parseListQuery({ size: '5' }, SPEC)).toMatchObject({ style: 'page', page: 1, size: 5, offset: 0, limit: 5 });
+    });
+
+    it.each(['1', '100'])('accepts size=%s (the bounds)', (size) => {
+      expect(parseListQuery({ size }, SPEC).size).toBe(Number(size));
+    });
+
+    it('accepts a large page (a page past the end is not an error)', () => {
+      expect(parseListQuery({ page: '1000000000', size: '1' }, SPEC)).toMatchObject({ page: 1_000_000_000, offset: 999_999_999 });
+    });
+
+    it.each([
+      ['page', '0', 'page must be an integer from 1 to 1000000000'],
+      ['page', '-1', 'page must be an integer from 1 to 1000000000'],
+      ['page', 'abc', 'page must be an integer from 1 to 1000000000'],
+      ['page', '1.5', 'page must be an integer from 1 to 1000000000'],
+      ['page', '', 'page must be an integer from 1 to 1000000000'],
+      ['page', '01', 'page must be an integer from 1 to 1000000000'],
+      ['page', ' 1', 'page must be an integer from 1 to 1000000000'],
+      ['page', '1e2', 'page must be an integer from 1 to 1000000000'],
+      ['page', '0x10', 'page must be an integer from 1 to 1000000000'],
+      ['page', '1000000001', 'page must be an integer from 1 to 1000000000'],
+      ['size', '0', 'size must be an integer from 1 to 100'],
+      ['size', '101', 'size must be an integer from 1 to 100'],
+      ['size', 'abc', 'size must be an integer from 1 to 100'],
+      ['size', '1.5', 'size must be an integer from 1 to 100'],
+      ['size', '-5', 'size must be an integer from 1 to 100'],
+      ['offset', '-1', 'offset must be an integer from 0 to 2000000000'],
+      ['offset', 'abc', 'offset must be an integer from 0 to 2000000000'],
+      ['offset', '1.5', 'offset must be an integer from 0 to 2000000000'],
+      ['limit', '0', 'limit must be an integer from 1 to 100'],
+      ['limit', '101', 'limit must be an integer from 1 to 100'],
+      ['limit', 'ten', 'limit must be an integer from 1 to 100'],
+    ])('rejects %s=%j with 400 naming the field', (field, value, message) => {
+      expectSingleProblem(
+        thrown(() => parseListQuery({ [field]: value }, SPEC)),
+        field,
+        message,
+      );
+    });
+
+    it.each(['page', 'size', 'offset', 'limit'])('rejects a repeated %s with 400', (field) => {
+      expectSingleProblem(
+        thrown(() => parseListQuery({ [field]: ['1', '2'] }, SPEC)),
+        field,
+        `${field} must be given once`,
+      );
+    });
+  });
+
+  describe('offset and limit', () => {
+    it('normalises to page = floor(offset / limit) + 1 and size = limit', () => {
+      expect(parseListQuery({ offset: '40', limit: '20' }, SPEC)).toEqual({
+        style: 'offset',
+        offset: 40,
+        limit: 20,
+        page: 3,
+        size: 20,
+        sort: [ID_ASC],
+        filters: {},
+        fields: undefined,
+      });
+      expect(parseListQuery({ offset: '45', limit: '20' }, SPEC)).toMatchObject({ style: 'offset', offset: 45, limit: 20, page: 3, size: 20 });
+      expect(parseListQuery({ offset: '19', limit: '20' }, SPEC)).toMatchObject({ page: 1 });
+      expect(parseListQuery({ offset: '7', limit: '1' }, SPEC)).toMatchObject({ page: 8, size: 1 });
+    });
+
+    it('defaults limit to 20 when only offset is given, offset to 0 when only limit is given', () => {
+      expect(parseListQuery({ offset: '0' }, SPEC)).toMatchObject({ style: 'offset', offset: 0, limit: 20, page: 1, size: 20 });
+      expect(parseListQuery({ offset: '60' }, SPEC)).toMatchObject({ style: 'offset', offset: 60, limit: 20, page: 4, size: 20 });
+      expect(parseListQuery({ limit: '100' }, SPEC)).toMatchObject({ style: 'offset', offset: 0, limit: 100, page: 1, size: 100 });
+    });
+
+    it.each([
+      [{ page: '1', offset: '0' }],
+      [{ page: '1', limit: '10' }],
+      [{ size: '10', offset: '0' }],
+      [{ size: '10', limit: '10' }],
+      [{ page: '2', size: '10', offset: '10', limit: '10' }],
+    ])('rejects mixing paging styles (%j) with 400', (raw) => {
+      expectSingleProblem(
+        thrown(() => parseListQuery(raw, SPEC)),
+        'offset',
+        'use either page/size or offset/limit, not both',
+      );
+    });
+  });
+
+  describe('sort', () => {
+    it('parses `-created_at,title` and appends id ascending as the last tie-breaker', () => {
+      expect(parseListQuery({ sort: '-created_at,title' }, SPEC).sort).toEqual([
+        { field: 'created_at', column: 'w.created_at', direction: 'DESC' },
+        { field: 'title', column: 'w.title', direction: 'ASC' },
+        ID_ASC,
+      ]);
+    });
+
+    it('trims blanks around terms', () => {
+      expect(parseListQuery({ sort: ' title , -created_at ' }, SPEC).sort).toEqual([
+        { field: 'title', column: 'w.title', direction: 'ASC' },
+        { field: 'created_at', column: 'w.created_at', direction: 'DESC' },
+        ID_ASC,
+      ]);
+    });
+
+    it.each([
+      ['id', [ID_ASC]],
+      ['-id', [{ field: 'id', column: 'w.id', direction: 'DESC' }]],
+      ['title,-id', [{ field: 'title', column: 'w.title', direction: 'ASC' }, { field: 'id', column: 'w.id', direction: 'DESC' }]],
+      ['-id,title', [{ field: 'id', column: 'w.id', direction: 'DESC' }, { field: 'title', column: 'w.title', direction: 'ASC' }]],
+    ])('does not append a second id when the caller names it (sort=%s)', (sort, expected) => {
+      const keys = parseListQuery({ sort }, SPEC).sort;
+      expect(keys).toEqual(expected);
+      expect(keys.filter((key) => key.field === 'id')).toHaveLength(1);
+    });
+
+    it.each(['color', '-color', 'title,color'])('rejects an unknown field (sort=%s) with 400 listing the sortable fields', (sort) => {
+      expectSingleProblem(
+        thrown(() => parseListQuery({ sort }, SPEC)),
+        'sort',
+        'cannot sort by color; sortable: id, title, created_at',
+      );
+    });
+
+    it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty', '-valueOf'])(
+      'rejects a name inherited from Object.prototype (sort=%s) as unknown',
+      (sort) => {
+        const error = thrown(() => parseListQuery({ sort }, SPEC));
+        expect(error.getStatus()).toBe(400);
+        expect(error.details).toEqual([{ field: 'sort', message: `cannot sort by ${sort.replace(/^-/, '')}; sortable: id, title, created_at` }]);
+      },
+    );
+
+    it('does not sort by a filter or a field that is not sortable', () => {
+      expectSingleProblem(
+        thrown(() => parseListQuery({ sort: 'owner' }, SPEC)),
+        'sort',
+        'cannot sort by owner; sortable: id, title, created_at',
+      );
+    });
+
+    it.each([
+      ['title,-title'],
+      ['title,title'],
+      ['-created_at,created_at'],
+    ])('rejects a field named twice (sort=%s) with 400', (sort) => {
+      const field = sort.split(',')[1].replace(/^-/, '');
+      expectSingleProblem(
+        thrown(() => parseListQuery({ sort }, SPEC)),
+        'sort',
+        `${field} is named twice in sort`,
+      );
+    });
+
+    it('rejects id named twice', () => {
+      expectSingleProblem(
+        thrown(() => parseListQuery({ sort: 'id,-id' }, SPEC)),
+        'sort',
+        'id is named twice in sort',
+      );
+    });
+
+    it.each(['', 'title,', ',title', 'title,,created_at', '-', ' , '])('rejects an empty term (sort=%j) with 400', (sort) => {
+      const error = thrown(() => parseListQuery({ sort }, SPEC));
+      expect(error.getStatus()).toBe(400);
+      expect(error.details?.length).toBeGreaterThan(0);
+      for (const detail of error.details ?? []) expect(detail).toEqual({ field: 'sort', message: 'sort must not contain empty terms' });
+    });
+
+    it('rejects a repeated sort parameter with 400', () => {
+      expectSingleProblem(
+        thrown(() => parseListQuery({ sort: ['title', '-created_at'] }, SPEC)),
+        'sort',
+        'sort must be given once',
+      );
+    });
+  });
+
+  describe('filters', () => {
+    it('accepts an enumeration value', () => {
+      expect(parseListQuery({ status: 'open' }, SPEC).filters).toEqual({ status: ['open'] });
+    });
+
+    it('parses an int filter to a number', () => {
+      const { filters } = parseListQuery({ owner: '7' }, SPEC);
+      expect(filters).toEqual({ owner: [7] });
+      expect(typeof filters.owner[0]).toBe('number');
+    });
+
+    it.each([
+      ['0', 0],
+      ['2147483647', 2_147_483_647],
+    ])('accepts owner=%s (int bounds)', (raw, value) => {
+      expect(parseListQuery({ owner: raw }, SPEC).filters).toEqual({ owner: [value] });
+    });
+
+    it('keeps a string filter as text', () => {
+      expect(parseListQuery({ name: 'Ada Lovelace' }, SPEC).filters).toEqual({ name: ['Ada Lovelace'] });
+    });
+
+    it('treats a repeated filter as "any of"', () => {
+      expect(parseListQuery({ status: ['open', 'closed'], owner: ['1', '2'] }, SPEC).filters).toEqual({ status: ['open', 'closed'], owner: [1, 2] });
+    });
+
+    it('collapses duplicate values', () => {
+      expect(parseListQuery({ status: ['open', 'open', 'closed'], owner: ['3', '3'] }, SPEC).filters).toEqual({ status: ['open', 'closed'], owner: [3] });
+    });
+
+    it('combines filters with paging and sort', () => {
+      expect(parseListQuery({ status: 'closed', page: '2', size: '5', sort: '-title' }, SPEC)).toEqual({
+        style: 'page',
+        page: 2,
+        size: 5,
+        offset: 5,
+        limit: 5,
+        sort: [{ field: 'title', column: 'w.title', direction: 'DESC' }, ID_ASC],
+        filters: { status: ['closed'] },
+        fields: undefined,
+      });
+    });
+
+    it.each(['finished', '', 'OPEN', ' open'])('rejects status=%j (not in the enumeration) with 400', (status) => {
+      expectSingleProblem(
+        thrown(() => parseListQuery({ status }, SPEC)),
+        'status',
+        'status must be one of open, closed',
+      );
+    });
+
+    it.each(['abc', '-1', '1.5', '', '07', '2147483648', '1e3', ' 1'])('rejects owner=%j (not a non-negative integer) with 400', (owner) => {
+      expectSingleProblem(
+        thrown(() => parseListQuery({ owner }, SPEC)),
+        'owner',
+        'owner must be a non-negative integer',
+      );
+    });
+
+    it('rejects an empty string filter with 400', () => {
+      expectSingleProblem(
+        thrown(() => parseListQuery({ name: '' }, SPEC)),
+        'name',
+        'name must not be empty',
+      );
+    });
+
+    it('rejects a repeated filter when one of its values is bad', () => {
+      expectSingleProblem(
+        thrown(() => parseListQuery({ status: ['open', 'bogus'] }, SPEC)),
+        'status',
+        'status must be one of open, closed',
+      );
+    });
+
+    it('rejects a structured (non-string) filter value with 400', () => {
+      expectSingleProblem(
+        thrown(() => parseListQuery({ name: [{ a: '1' }] }, SPEC)),
+        'name',
+        'name must be a plain value',
+      );
+    });
+  });
+
+  describe('unknown parameters', () => {
+    it.each(['color', 'access_token', 'Page', 'sort_by', 'fields[]'])('rejects %s with 400 naming it', (name) => {
+      expectSingleProblem(
+        thrown(() => parseListQuery({ [name]: '1' }, SPEC)),
+        name,
+        `unknown query parameter ${name}`,
+      );
+    });
+
+    it.each(['constructor', 'toString', 'hasOwnProperty', '__proto__'])('rejects %s (a name inherited from Object.prototype) with 400', (name) => {
+      // JSON.parse makes even `__proto__` an own property, as Node's query-string parser does.
+      const raw = JSON.parse(`{${JSON.stringify(name)}: "1"}`) as Record<string, unknown>;
+      expect(Object.keys(raw)).toEqual([name]);
+      expectSingleProblem(
+        thrown(() => parseListQuery(raw, SPEC)),
+        name,
+        `unknown query parameter ${name}`,
+      );
+    });
+
+    it('names every unknown parameter', () => {
+      const error = thrown(() => parseListQuery({ a: '1', b: '2', page: '1' }, SPEC));
+      expect(error.getStatus()).toBe(400);
+      expect(error.message).toBe('the query string has invalid parameters');
+      expect(error.details).toEqual([
+        { field: 'a', message: 'unknown query parameter a' },
+        { field: 'b', message: 'unknown query parameter b' },
+      ]);
+    });
+  });
+
+  describe('fields', () => {
+    it('returns the requested fields in order', () => {
+      expect(parseListQuery({ fields: 'title,status' }, SPEC).fields).toEqual(['title', 'status']);
+    });
+
+    it('accepts id, alone or with others', () => {
+      expect(parseListQuery({ fields: 'id' }, SPEC).fields).toEqual(['id']);
+      expect(parseListQuery({ fields: 'title,id' }, SPEC).fields).toEqual(['title', 'id']);
+    });
+
+    it('trims blanks and collapses duplicates', () => {
+      expect(parseListQuery({ fields: ' title , status,title' }, SPEC).fields).toEqual(['title', 'status']);
+    });
+
+    it('rejects an unknown field with 400 listing the allowed ones', () => {
+      expectSingleProblem(
+        thrown(() => parseListQuery({ fields: 'title,secret,password' }, SPEC)),
+        'fields',
+        'unknown field secret, password; allowed: id, title, status, owner, created_at',
+      );
+    });
+
+    it.each(['', 'title,', ',title', 'title,,status'])('rejects an empty name (fields=%j) with 400', (fields) => {
+      expectSingleProblem(
+        thrown(() => parseListQuery({ fields }, SPEC)),
+        'fields',
+        'fields must be a comma-separated list of field names',
+      );
+    });
+
+    it('rejects a repeated fields parameter with 400', () => {
+      expectSingleProblem(
+        thrown(() => parseListQuery({ fields: ['title', 'status'] }, SPEC)),
+        'fields',
+        'fields must be given once',
+      );
+    });
+  });
+
+  describe('several problems', () => {
+    it('collects every problem in one 400 error', () => {
+      const error = thrown(() =>
+        parseListQuery({ color: 'red', page: '0', size: '500', sort: 'colour', status: 'bogus', owner: 'x', fields: 'secret' }, SPEC),
+      );
+      expect(error.getStatus()).toBe(400);
+      expect(error.code).toBe('bad_request');
+      expect(error.message).toBe('the query string has invalid parameters');
+      expect(error.details).toHaveLength(7);
+      expect(error.details).toEqual(
+        expect.arrayContaining([
+          { field: 'color', message: 'unknown query parameter color' },
+          { field: 'page', message: 'page must be an integer from 1 to 1000000000' },
+          { field: 'size', message: 'size must be an integer from 1 to 100' },
+          { field: 'sort', message: 'cannot sort by colour; sortable: id, title, created_at' },
+          { field: 'status', message: 'status must be one of open, closed' },
+          { field: 'owner', message: 'owner must be a non-negative integer' },
+          { field: 'fields', message: 'unknown field secret; allowed: id, title, status, owner, created_at' },
+        ]),
+      );
+    });
+
+    it('reports mixed paging together with the bad values', () => {
+      const error = thrown(() => parseListQuery({ page: 'x', limit: '0' }, SPEC));
+      expect(error.getStatus()).toBe(400);
+      expect(error.details).toHaveLength(3);
+      expect(error.details).toEqual(
+        expect.arrayContaining([
+          { field: 'offset', message: 'use either page/size or offset/limit, not both' },
+          { field: 'page', message: 'page must be an integer from 1 to 1000000000' },
+          { field: 'limit', message: 'limit must be an integer from 1 to 100' },
+        ]),
+      );
+    });
+
+    it('reports each bad sort term', () => {
+      const error = thrown(() => parseListQuery({ sort: 'a,title,-title,,b' }, SPEC));
+      expect(error.details).toEqual([
+        { field: 'sort', message: 'cannot sort by a; sortable: id, title, created_at' },
+        { field: 'sort', message: 'title is named twice in sort' },
+        { field: 'sort', message: 'sort must not contain empty terms' },
+        { field: 'sort', message: 'cannot sort by b; sortable: id, title, created_at' },
+      ]);
+    });
+  });
+});
+
+describe('parseReadQuery', () => {
+  const FIELDS = ['title', 'status'];
+
+  it('returns undefined without fields', () => {
+    expect(parseReadQuery({}, FIELDS)).toBeUndefined();
+  });
+
+  it('returns the requested fields, id allowed, duplicates collapsed', () => {
+    expect(parseReadQuery({ fields: 'status' }, FIELDS)).toEqual(['status']);
+    expect(parseReadQuery({ fields: 'id' }, FIELDS)).toEqual(['id']);
+    expect(parseReadQuery({ fields: 'title,id,title' }, FIELDS)).toEqual(['title', 'id']);
+  });
+
+  it('rejects an unknown field with 400', () => {
+    expectSingleProblem(
+      thrown(() => parseReadQuery({ fields: 'title,owner' }, FIELDS)),
+      'fields',
+      'unknown field owner; allowed: id, title, status',
+    );
+  });
+
+  it.each(['', 'title,'])('rejects an empty name (fields=%j) with 400', (fields) => {
+    expectSingleProblem(
+      thrown(() => parseReadQuery({ fields }, FIELDS)),
+      'fields',
+      'fields must be a comma-separated list of field names',
+    );
+  });
+
+  it('rejects a repeated fields parameter', () => {
+    expectSingleProblem(
+      thrown(() => parseReadQuery({ fields: ['title', 'status'] }, FIELDS)),
+      'fields',
+      'fields must be given once',
+    );
+  });
+
+  it.each(['page', 'sort', 'status', 'constructor'])('rejects any other parameter (%s) with 400 naming it', (name) => {
+    const raw = JSON.parse(`{${JSON.stringify(name)}: "1"}`) as Record<string, unknown>;
+    expectSingleProblem(
+      thrown(() => parseReadQuery(raw, FIELDS)),
+      name,
+      `unknown query parameter ${name}`,
+    );
+  });
+
+  it('collects every problem', () => {
+    const error = thrown(() => parseReadQuery({ page: '1', fields: 'nope' }, FIELDS));
+    expect(error.getStatus()).toBe(400);
+    expect(error.message).toBe('the query string has invalid parameters');
+    expect(error.details).toEqual([
+      { field: 'page', message: 'unknown query parameter page' },
+      { field: 'fields', message: 'unknown field nope; allowed: id, title, status' },
+    ]);
+  });
+});
+
+describe('rejectQuery', () => {
+  it('accepts an empty query', () => {
+    expect(() => rejectQuery({})).not.toThrow();
+    expect(rejectQuery({})).toBeUndefined();
+  });
+
+  it('rejects one parameter with 400 naming it', () => {
+    expectSingleProblem(
+      thrown(() => rejectQuery({ fields: 'title' })),
+      'fields',
+      'unknown query parameter fields',
+    );
+  });
+
+  it('rejects an empty-valued parameter too', () => {
+    expectSingleProblem(
+      thrown(() => rejectQuery({ debug: '' })),
+      'debug',
+      'unknown query parameter debug',
+    );
+  });
+
+  it('names every parameter', () => {
+    const error = thrown(() => rejectQuery({ a: '1', b: ['2', '3'] }));
+    expect(error.getStatus()).toBe(400);
+    expect(error.code).toBe('bad_request');
+    expect(error.message).toBe('the query string has invalid parameters');
+    expect(error.details).toEqual([
+      { field: 'a', message: 'unknown query parameter a' },
+      { field: 'b', message: 'unknown query parameter b' },
+    ]);
+  });
+});

@@ -1,0 +1,269 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, validateEnv } from './env.validation.js';
+
+const SECRET_32 = 'x'.repeat(32);
+
+/** Runs validateEnv and returns the ConfigError it throws; fails the test when it throws nothing or something else. */
+function configError(raw: Record<string, unknown>): ConfigError {
+  try {
+    validateEnv(raw);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error(`expected a ConfigError for ${JSON.stringify(raw)}`);
+}
+
+/** Asserts the SPEC §10 "clear message": one line, naming the variable. */
+function expectOneLineNaming(error: ConfigError, variable: string): void {
+  expect(error).toBeInstanceOf(Error);
+  expect(error.name).toBe('ConfigError');
+  expect(error.message).not.toMatch(/[\r\n]/);
+  expect(error.message).toMatch(/^Invalid configuration: /);
+  expect(error.message).toContain(variable);
+}
+
+describe('validateEnv', () => {
+  describe('defaults', () => {
+    it('fills every default for an empty environment', () => {
+      const env = validateEnv({});
+      expect(env).toEqual({
+        NODE_ENV: 'development',
+        PORT: 3000,
+        DATABASE_URL: 'sqlite:data/app.sqlite',
+        JWT_SECRET: expect.any(String),
+        ACCESS_TOKEN_TTL: 300,
+        REFRESH_TOKEN_TTL: 30 * 86_400,
+        ADMIN_USERNAME: undefined,
+        ADMIN_PASSWORD: undefined,
+        LOG_LEVEL: 'info',
+        DOCS_USERNAME: undefined,
+        DOCS_PASSWORD: undefined,
+        DB_POOL_SIZE: 10,
+      });
+    });
+
+    it('generates a random JWT secret of at least 32 bytes outside production', () => {
+      const first = validateEnv({}).JWT_SECRET;
+      const second = validateEnv({ NODE_ENV: 'test' }).JWT_SECRET;
+      expect(Buffer.byteLength(first)).toBeGreaterThanOrEqual(32);
+      expect(first).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(second).not.toBe(first);
+    });
+
+    it('treats empty strings as unset', () => {
+      const env = validateEnv({ NODE_ENV: '', PORT: '', DATABASE_URL: '', LOG_LEVEL: '', JWT_SECRET: '', ADMIN_USERNAME: '', ADMIN_PASSWORD: '' });
+      expect(env).toMatchObject({ NODE_ENV: 'development', PORT: 3000, DATABASE_URL: 'sqlite:data/app.sqlite', LOG_LEVEL: 'info' });
+      expect(env.ADMIN_USERNAME).toBeUndefined();
+      expect(env.ADMIN_PASSWORD).toBeUndefined();
+      expect(Buffer.byteLength(env.JWT_SECRET)).toBeGreaterThanOrEqual(32);
+    });
+
+    it('is silent by default in test, info otherwise', () => {
+      expect(validateEnv({ NODE_ENV: 'test' }).LOG_LEVEL).toBe('silent');
+      expect(validateEnv({ NODE_ENV: 'development' }).LOG_LEVEL).toBe('info');
+      expect(validateEnv({ NODE_ENV: 'production', JWT_SECRET: SECRET_32 }).LOG_LEVEL).toBe('info');
+    });
+
+    it('takes the given values', () => {
+      const env = validateEnv({
+        NODE_ENV: 'production',
+        PORT: '8080',
+        DATABASE_URL: 'postgres://app:pw@db:5432/app',
+        JWT_SECRET: SECRET_32,
+        ACCESS_TOKEN_TTL: '600',
+        REFRESH_TOKEN_TTL: '3600',
+        ADMIN_USERNAME: 'root_admin',
+        ADMIN_PASSWORD: 'a long admin password',
+        LOG_LEVEL: 'debug',
+        DOCS_USERNAME: 'docs',
+        DOCS_PASSWORD: 'docs-password',
+        DB_POOL_SIZE: '25',
+      });
+      expect(env).toEqual({
+        NODE_ENV: 'production',
+        PORT: 8080,
+        DATABASE_URL: 'postgres://app:pw@db:5432/app',
+        JWT_SECRET: SECRET_32,
+        ACCESS_TOKEN_TTL: 600,
+        REFRESH_TOKEN_TTL: 3600,
+        ADMIN_USERNAME: 'root_admin',
+        ADMIN_PASSWORD: 'a long admin password',
+        LOG_LEVEL: 'debug',
+        DOCS_USERNAME: 'docs',
+        DOCS_PASSWORD: 'docs-password',
+        DB_POOL_SIZE: 25,
+      });
+    });
+
+    it('ignores variables it does not know', () => {
+      expect(validateEnv({ HOME: '/root', PATH: '/bin' })).not.toHaveProperty('HOME');
+    });
+  });
+
+  describe('PORT', () => {
+    it.each([
+      ['0', 0],
+      ['65535', 65_535],
+      [' 8080 ', 8080],
+      [3001, 3001],
+    ])('accepts %j', (value, port) => {
+      expect(validateEnv({ PORT: value }).PORT).toBe(port);
+    });
+
+    it.each(['abc', '-1', '65536', '80.5', '0x50', '1e3', '+80', '80 81', 'NaN'])('rejects %j with one line naming PORT', (value) => {
+      const error = configError({ PORT: value });
+      expectOneLineNaming(error, 'PORT');
+      expect(error.message).toBe(`Invalid configuration: PORT must be an integer from 0 to 65535 (got "${value.trim()}")`);
+    });
+
+    it('keeps the message on one line when the value holds a line break', () => {
+      const error = configError({ PORT: '80\n81' });
+      expectOneLineNaming(error, 'PORT');
+    });
+  });
+
+  describe('other integers', () => {
+    it.each([
+      ['ACCESS_TOKEN_TTL', '0', 'ACCESS_TOKEN_TTL must be an integer from 1 to 86400'],
+      ['ACCESS_TOKEN_TTL', '86401', 'ACCESS_TOKEN_TTL must be an integer from 1 to 86400'],
+      ['REFRESH_TOKEN_TTL', '59', 'REFRESH_TOKEN_TTL must be an integer from 60 to 31536000'],
+      ['DB_POOL_SIZE', '0', 'DB_POOL_SIZE must be an integer from 1 to 200'],
+      ['DB_POOL_SIZE', 'ten', 'DB_POOL_SIZE must be an integer from 1 to 200'],
+    ])('rejects %s=%j', (variable, value, message) => {
+      const error = configError({ [variable]: value });
+      expectOneLineNaming(error, variable);
+      expect(error.message).toBe(`Invalid configuration: ${message} (got "${value}")`);
+    });
+  });
+
+  describe('NODE_ENV', () => {
+    it.each(['development', 'test'])('accepts %s', (value) => {
+      expect(validateEnv({ NODE_ENV: value }).NODE_ENV).toBe(value);
+    });
+
+    it.each(['prod', 'Production', 'staging', 'dev'])('rejects %j with one line naming NODE_ENV', (value) => {
+      const error = configError({ NODE_ENV: value });
+      expectOneLineNaming(error, 'NODE_ENV');
+      expect(error.message).toBe(`Invalid configuration: NODE_ENV must be development, test or production (got "${value}")`);
+    });
+
+    it('keeps the message on one line when the value holds a line break', () => {
+      expectOneLineNaming(configError({ NODE_ENV: 'test\nproduction' }), 'NODE_ENV');
+    });
+  });
+
+  describe('LOG_LEVEL', () => {
+    it.each(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])('accepts %s', (value) => {
+      expect(validateEnv({ LOG_LEVEL: value }).LOG_LEVEL).toBe(value);
+    });
+
+    it.each(['verbose', 'INFO', 'warning'])('rejects %j with one line naming LOG_LEVEL', (value) => {
+      const error = configError({ LOG_LEVEL: value });
+      expectOneLineNaming(error, 'LOG_LEVEL');
+      expect(error.message).toBe(`Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "${value}")`);
+    });
+
+    it('keeps the message on one line when the value holds a line break', () => {
+      expectOneLineNaming(configError({ LOG_LEVEL: 'info\r\ndebug' }), 'LOG_LEVEL');
+    });
+  });
+
+  describe('DATABASE_URL', () => {
+    it.each(['sqlite:data/app.sqlite', 'sqlite:/tmp/x.sqlite', 'sqlite::memory:', 'postgres://app@localhost:5432/app', 'postgresql://app:pw@db/app'])(
+      'accepts %s unchanged',
+      (url) => {
+        expect(validateEnv({ DATABASE_URL: url }).DATABASE_URL).toBe(url);
+      },
+    );
+
+    it.each(['mysql://app@localhost/app', 'sqlite:', 'postgres://', 'data/app.sqlite', 'http://db'])(
+      'rejects %j with one line naming DATABASE_URL',
+      (url) => {
+        const error = configError({ DATABASE_URL: url });
+        expectOneLineNaming(error, 'DATABASE_URL');
+        expect(error.message).toBe('Invalid configuration: DATABASE_URL must be sqlite:<path> or postgres://user@host:port/db');
+      },
+    );
+
+    it('does not echo the URL (it may hold a password)', () => {
+      const error = configError({ DATABASE_URL: 'mysql://app:s3cret@db/app' });
+      expect(error.message).not.toContain('s3cret');
+    });
+  });
+
+  describe('JWT_SECRET', () => {
+    it('is required in production', () => {
+      const error = configError({ NODE_ENV: 'production' });
+      expectOneLineNaming(error, 'JWT_SECRET');
+      expect(error.message).toBe('Invalid configuration: JWT_SECRET is required in production');
+    });
+
+    it('must be at least 32 bytes in production', () => {
+      const error = configError({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(31) });
+      expectOneLineNaming(error, 'JWT_SECRET');
+      expect(error.message).toBe('Invalid configuration: JWT_SECRET must be at least 32 bytes in production');
+      expect(error.message).not.toContain('x'.repeat(31));
+    });
+
+    it('accepts exactly 32 bytes in production', () => {
+      expect(validateEnv({ NODE_ENV: 'production', JWT_SECRET: SECRET_32 }).JWT_SECRET).toBe(SECRET_32);
+    });
+
+    it('counts bytes, not characters', () => {
+      const sixteenTwoByteChars = 'é'.repeat(16);
+      expect(validateEnv({ NODE_ENV: 'production', JWT_SECRET: sixteenTwoByteChars }).JWT_SECRET).toBe(sixteenTwoByteChars);
+      expectOneLineNaming(configError({ NODE_ENV: 'production', JWT_SECRET: 'é'.repeat(15) + 'x' }), 'JWT_SECRET');
+    });
+
+    it('accepts a short secret outside production', () => {
+      expect(validateEnv({ NODE_ENV: 'development', JWT_SECRET: 'short' }).JWT_SECRET).toBe('short');
+      expect(validateEnv({ NODE_ENV: 'test', JWT_SECRET: 'short' }).JWT_SECRET).toBe('short');
+    });
+  });
+
+  describe('ADMIN_USERNAME and ADMIN_PASSWORD', () => {
+    it('rejects ADMIN_USERNAME without ADMIN_PASSWORD', () => {
+      const error = configError({ ADMIN_USERNAME: 'root_admin' });
+      expectOneLineNaming(error, 'ADMIN_PASSWORD');
+      expect(error.message).toBe('Invalid configuration: ADMIN_USERNAME and ADMIN_PASSWORD must be set together');
+    });
+
+    it('rejects ADMIN_PASSWORD without ADMIN_USERNAME', () => {
+      const error = configError({ ADMIN_PASSWORD: 'a long admin password' });
+      expectOneLineNaming(error, 'ADMIN_USERNAME');
+      expect(error.message).toBe('Invalid configuration: ADMIN_USERNAME and ADMIN_PASSWORD must be set together');
+    });
+
+    it('rejects ADMIN_USERNAME with an empty ADMIN_PASSWORD', () => {
+      expect(configError({ ADMIN_USERNAME: 'root_admin', ADMIN_PASSWORD: '' }).message).toBe(
+        'Invalid configuration: ADMIN_USERNAME and ADMIN_PASSWORD must be set together',
+      );
+    });
+
+    it.each(['ab', 'Root', 'root-admin', 'a'.repeat(33)])('rejects ADMIN_USERNAME=%j (the username rule)', (username) => {
+      const error = configError({ ADMIN_USERNAME: username, ADMIN_PASSWORD: 'a long admin password' });
+      expectOneLineNaming(error, 'ADMIN_USERNAME');
+      expect(error.message).toBe('Invalid configuration: ADMIN_USERNAME must be 3-32 characters of a-z, 0-9 and _');
+    });
+
+    it.each(['1234567', 'p'.repeat(129)])('rejects an ADMIN_PASSWORD outside 8-128 characters (case %#) without echoing it', (password) => {
+      const error = configError({ ADMIN_USERNAME: 'root_admin', ADMIN_PASSWORD: password });
+      expectOneLineNaming(error, 'ADMIN_PASSWORD');
+      expect(error.message).toBe('Invalid configuration: ADMIN_PASSWORD must be 8-128 characters');
+      expect(error.message).not.toContain(password);
+    });
+
+    it('accepts a valid pair', () => {
+      expect(validateEnv({ ADMIN_USERNAME: 'abc', ADMIN_PASSWORD: '12345678' })).toMatchObject({ ADMIN_USERNAME: 'abc', ADMIN_PASSWORD: '12345678' });
+    });
+  });
+
+  describe('DOCS_USERNAME and DOCS_PASSWORD', () => {
+    it.each([{ DOCS_USERNAME: 'docs' }, { DOCS_PASSWORD: 'pw' }])('must be set together (%j)', (raw) => {
+      const error = configError(raw);
+      expectOneLineNaming(error, 'DOCS_PASSWORD');
+      expect(error.message).toBe('Invalid configuration: DOCS_USERNAME and DOCS_PASSWORD must be set together');
+    });
+  });
+});
