@@ -26,7 +26,7 @@ function forge(payload: Json, { secret = SECRET, header = { alg: 'HS256', typ: '
 /** The claims of a valid access token of `user` (SPEC §3), with `overrides` applied (undefined removes a claim). */
 function claims(user: { id: number; role: string }, overrides: Json = {}): Json {
   const now = Math.floor(Date.now() / 1000);
-  const out: Json = { user_id: user.id, role: user.role, typ: 'access', iat: now, exp: now + 300, jti: randomUUID(), ...overrides };
+  const out: Json = { user_id: user.id, role: user.role, typ: 'access', fid: randomUUID(), iat: now, exp: now + 300, jti: randomUUID(), ...overrides };
   for (const key of Object.keys(out)) if (out[key] === undefined) delete out[key];
   return out;
 }
@@ -46,6 +46,12 @@ describe('authentication (SPEC §3)', () => {
   });
   afterAll(async () => {
     await app.close();
+  });
+
+  it('publishes an empty key set under HS256 (the shared secret is never published)', async () => {
+    const res = await api().get('/.well-known/jwks.json');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ keys: [] });
   });
 
   describe('POST /v1/login', () => {
@@ -69,7 +75,15 @@ describe('authentication (SPEC §3)', () => {
       expect(parts).toHaveLength(3);
       expect(decode(parts[0])).toEqual({ alg: 'HS256', typ: 'JWT' });
       const payload = decode(parts[1]);
-      expect(payload).toEqual({ user_id: alice.user.id, role: 'user', typ: 'access', iat: expect.any(Number), exp: expect.any(Number), jti: expect.any(String) });
+      expect(payload).toEqual({
+        user_id: alice.user.id,
+        role: 'user',
+        typ: 'access',
+        fid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        iat: expect.any(Number),
+        exp: expect.any(Number),
+        jti: expect.any(String),
+      });
       expect(payload.exp).toBe((payload.iat as number) + 300);
       expect(Math.abs((payload.iat as number) - Date.now() / 1000)).toBeLessThan(60);
       const other = await api().post('/v1/login').send({ username: alice.user.username, password: DEFAULT_PASSWORD });

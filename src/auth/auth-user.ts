@@ -4,8 +4,11 @@ import type { Role } from '../users/user.entity.js';
 export interface AuthUser {
   id: number;
   role: Role;
-  /** The access token's `jti`, when the caller used a JWT. */
+  /** The access token's `jti` and `exp` (Unix seconds), when the caller used a JWT. */
   jti?: string;
+  exp?: number;
+  /** The login (refresh-token family) the access token belongs to. */
+  fid?: string;
 }
 
 /** The access-token payload of SPEC §3 (`iat`, `exp`, `jti` are added when signing). */
@@ -14,6 +17,8 @@ export interface AccessTokenPayload {
   role: Role;
   /** Token type: always `access`; a token of another type is never an access token. */
   typ: 'access';
+  /** The login it was issued for (its refresh-token family), revoked together at logout. */
+  fid: string;
   iat: number;
   exp: number;
   jti: string;

@@ -1,12 +1,13 @@
 import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { AuthUser } from './auth-user.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
-import { Public } from './decorators/auth.decorators.js';
+import { Authenticated, CurrentUser, Public } from './decorators/auth.decorators.js';
 import { LoginDto, RefreshDto } from './dto/login.dto.js';
 import { TokenResponse } from './dto/token.response.js';
 import { AuthService } from './auth.service.js';
 
-/** Token endpoints of SPEC §3: `POST /v1/login`, `POST /v1/refresh`. */
+/** Token endpoints of SPEC §3: `POST /v1/login`, `POST /v1/refresh`, `POST /v1/logout`. */
 @ApiTags('auth')
 @Controller('v1')
 export class AuthController {
@@ -44,5 +45,21 @@ export class AuthController {
   @ApiErrors(400, 401, 413, 415, 422)
   refresh(@Body() body: RefreshDto): Promise<TokenResponse> {
     return this.auth.refresh(body.refresh_token);
+  }
+
+  /**
+   * Log out
+   *
+   * Revokes every refresh token of this login and the access token itself (its `jti` is denied
+   * until it expires).
+   */
+  @Authenticated()
+  @Post('logout')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Log out: revoke this login and its access token' })
+  @ApiNoContentResponse({ description: 'Logged out.' })
+  @ApiErrors(400, 401)
+  async logout(@CurrentUser() caller: AuthUser): Promise<void> {
+    await this.auth.logout(caller);
   }
 }

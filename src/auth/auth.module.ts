@@ -8,13 +8,17 @@ import type { Env } from '../config/env.validation.js';
 import { UsersModule } from '../users/users.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
+import { TokenDenyList } from './deny-list.js';
+import { JwtKeys } from './jwt-keys.js';
+import { WellKnownController } from './well-known.controller.js';
 import { JwtAuthGuard } from './guards/jwt-auth.guard.js';
 import { RolesGuard } from './guards/roles.guard.js';
 import { RefreshToken } from './refresh-token.entity.js';
 import { JwtStrategy } from './strategies/jwt.strategy.js';
 
 /**
- * Authentication and authorization (SPEC §3): login and refresh, the JWT strategy, and the two
+ * Authentication and authorization (SPEC §3): login, refresh, logout, the JWKS, the JWT strategy
+ * with its deny list, and the two
  * global guards — authentication first (401), then roles (403).
  */
 @Module({
@@ -22,17 +26,21 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
     PassportModule,
     UsersModule,
     TypeOrmModule.forFeature([RefreshToken]),
-    JwtModule.registerAsync({
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<Env, true>) => ({
-        secret: config.get('JWT_SECRET', { infer: true }),
-        signOptions: { algorithm: 'HS256' },
-        verifyOptions: { algorithms: ['HS256'] },
-      }),
-    }),
+    JwtModule.register({}),
   ],
-  controllers: [AuthController],
+  controllers: [AuthController, WellKnownController],
   providers: [
+    {
+      provide: JwtKeys,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<Env, true>) =>
+        new JwtKeys({
+          JWT_SECRET: config.get('JWT_SECRET', { infer: true }),
+          JWT_PRIVATE_KEY: config.get('JWT_PRIVATE_KEY', { infer: true }),
+          JWT_PUBLIC_KEY: config.get('JWT_PUBLIC_KEY', { infer: true }),
+        }),
+    },
+    TokenDenyList,
     AuthService,
     JwtStrategy,
     { provide: APP_GUARD, useClass: JwtAuthGuard },

@@ -8,7 +8,10 @@ import { unauthorized } from '../common/errors/api-exception.js';
 import type { Env } from '../config/env.validation.js';
 import { UsersService } from '../users/users.service.js';
 import type { User } from '../users/user.entity.js';
+import type { AuthUser } from './auth-user.js';
+import { TokenDenyList } from './deny-list.js';
 import type { TokenResponse } from './dto/token.response.js';
+import { JwtKeys } from './jwt-keys.js';
 import { verifyAgainstDummy, verifyPassword } from './passwords.js';
 import { RefreshToken } from './refresh-token.entity.js';
 
@@ -18,8 +21,9 @@ export function sha256(value: string): string {
 }
 
 /**
- * Login and token issuance (SPEC §3): access tokens are HS256 JWTs with `user_id`, `role`, `typ`,
- * `iat`, `exp` (now + ACCESS_TOKEN_TTL seconds), `jti`; refresh tokens are 32 random bytes
+ * Login, refresh, logout (SPEC §3): access tokens are JWTs (HS256, or RS256 with `kid`) with
+ * `user_id`, `role`, `typ`, `fid` (the login), `iat`, `exp` (now + ACCESS_TOKEN_TTL seconds),
+ * `jti`; refresh tokens are 32 random bytes
  * (base64url), stored as SHA-256, valid REFRESH_TOKEN_TTL seconds, rotated on every use.
  */
 @Injectable()
@@ -31,6 +35,8 @@ export class AuthService {
     private readonly users: UsersService,
     private readonly jwt: JwtService,
     @InjectRepository(RefreshToken) private readonly refreshTokens: Repository<RefreshToken>,
+    private readonly keys: JwtKeys,
+    private readonly denyList: TokenDenyList,
     config: ConfigService<Env, true>,
   ) {
     this.accessTtl = config.get('ACCESS_TOKEN_TTL', { infer: true });
@@ -75,6 +81,15 @@ export class AuthService {
     return this.issue(user, row.family_id);
   }
 
+  /**
+   * Logout (SPEC §3): revokes every refresh token of the caller's login and denies the access
+   * token's `jti` until its `exp`, so the token is refused (401) from now on.
+   */
+  async logout(caller: AuthUser): Promise<void> {
+    if (caller.fid) await this.revokeFamily(caller.fid);
+    if (caller.jti && caller.exp) await this.denyList.deny(caller.jti, caller.exp);
+  }
+
   /** Revokes every live refresh token of a login's family. */
   async revokeFamily(familyId: string): Promise<void> {
     await this.refreshTokens.update({ family_id: familyId, revoked_at: IsNull() }, { revoked_at: new Date() });
@@ -82,8 +97,13 @@ export class AuthService {
 
   private async issue(user: Pick<User, 'id' | 'role'>, familyId: string): Promise<TokenResponse> {
     const token = await this.jwt.signAsync(
-      { user_id: user.id, role: user.role, typ: 'access' },
-      { algorithm: 'HS256', expiresIn: this.accessTtl, jwtid: randomUUID() },
+      { user_id: user.id, role: user.role, typ: 'access', fid: familyId },
+      {
+        algorithm: this.keys.algorithm,
+        ...(this.keys.algorithm === 'RS256' ? { privateKey: this.keys.signingKey, keyid: this.keys.kid } : { secret: this.keys.signingKey }),
+        expiresIn: this.accessTtl,
+        jwtid: randomUUID(),
+      },
     );
     const refresh = randomBytes(32).toString('base64url');
     const now = new Date();

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError, validateEnv } from './env.validation.js';
 
@@ -192,11 +193,41 @@ describe('validateEnv', () => {
     });
   });
 
+  describe('JWT_PRIVATE_KEY / JWT_PUBLIC_KEY', () => {
+    const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const privatePem = pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const publicPem = pair.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const otherPublic = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+
+    it('accepts a matching RSA pair, also with \\n escapes, and then needs no JWT_SECRET in production', () => {
+      const env = validateEnv({ NODE_ENV: 'production', JWT_PRIVATE_KEY: privatePem.replace(/\n/g, '\\n'), JWT_PUBLIC_KEY: publicPem });
+      expect(env.JWT_PRIVATE_KEY).toBe(privatePem);
+      expect(env.JWT_PUBLIC_KEY).toBe(publicPem);
+    });
+
+    it('needs both', () => {
+      const error = configError({ JWT_PRIVATE_KEY: privatePem });
+      expectOneLineNaming(error, 'JWT_PRIVATE_KEY');
+      expect(error.message).toBe('Invalid configuration: JWT_PRIVATE_KEY and JWT_PUBLIC_KEY must be set together');
+    });
+
+    it('refuses a key that is not PEM, without echoing it', () => {
+      const error = configError({ JWT_PRIVATE_KEY: 'not-a-key-secret', JWT_PUBLIC_KEY: publicPem });
+      expect(error.message).toBe('Invalid configuration: JWT_PRIVATE_KEY is not a PEM private key');
+      expect(error.message).not.toContain('not-a-key-secret');
+    });
+
+    it('refuses a public key of another pair', () => {
+      const error = configError({ JWT_PRIVATE_KEY: privatePem, JWT_PUBLIC_KEY: otherPublic });
+      expect(error.message).toBe('Invalid configuration: JWT_PUBLIC_KEY does not belong to JWT_PRIVATE_KEY');
+    });
+  });
+
   describe('JWT_SECRET', () => {
     it('is required in production', () => {
       const error = configError({ NODE_ENV: 'production' });
       expectOneLineNaming(error, 'JWT_SECRET');
-      expect(error.message).toBe('Invalid configuration: JWT_SECRET is required in production');
+      expect(error.message).toBe('Invalid configuration: JWT_SECRET is required in production (or JWT_PRIVATE_KEY/JWT_PUBLIC_KEY for RS256)');
     });
 
     it('must be at least 32 bytes in production', () => {

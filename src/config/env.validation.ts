@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, createPublicKey, randomBytes, sign, verify } from 'node:crypto';
 
 /** Runtime environment names accepted in `NODE_ENV` (SPEC §10). */
 export type NodeEnv = 'development' | 'test' | 'production';
@@ -12,6 +12,9 @@ export interface Env {
   DATABASE_URL: string;
   /** HS256 secret for access tokens. Generated per process when unset outside production. */
   JWT_SECRET: string;
+  /** RS256 key pair (PEM); when both are set, access tokens are RS256 and the public key is at /.well-known/jwks.json. */
+  JWT_PRIVATE_KEY?: string;
+  JWT_PUBLIC_KEY?: string;
   /** Access-token lifetime in seconds (default 300). */
   ACCESS_TOKEN_TTL: number;
   /** Refresh-token lifetime in seconds (default 30 days). */
@@ -30,6 +33,29 @@ export interface Env {
 /** Thrown for a bad environment value; its message is one line naming the variable. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+/** Checks that two PEM strings are an RSA key pair of at least 2048 bits that belong together. */
+function checkRsaKeyPair(privatePem: string, publicPem: string): void {
+  let privateKey;
+  let publicKey;
+  try {
+    privateKey = createPrivateKey(privatePem);
+  } catch {
+    throw new ConfigError('Invalid configuration: JWT_PRIVATE_KEY is not a PEM private key');
+  }
+  try {
+    publicKey = createPublicKey(publicPem);
+  } catch {
+    throw new ConfigError('Invalid configuration: JWT_PUBLIC_KEY is not a PEM public key');
+  }
+  if (privateKey.asymmetricKeyType !== 'rsa' || (privateKey.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) {
+    throw new ConfigError('Invalid configuration: JWT_PRIVATE_KEY must be an RSA key of at least 2048 bits');
+  }
+  const probe = Buffer.from('resource-api key check');
+  if (!verify('sha256', probe, publicKey, sign('sha256', probe, privateKey))) {
+    throw new ConfigError('Invalid configuration: JWT_PUBLIC_KEY does not belong to JWT_PRIVATE_KEY');
+  }
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -63,9 +89,17 @@ export function validateEnv(raw: Record<string, unknown>): Env {
   if (!/^sqlite:.+/.test(url) && !/^postgres(ql)?:\/\/.+/.test(url)) {
     throw new ConfigError('Invalid configuration: DATABASE_URL must be sqlite:<path> or postgres://user@host:port/db');
   }
+  const privateKey = optional(raw, 'JWT_PRIVATE_KEY')?.replace(/\\n/g, '\n');
+  const publicKey = optional(raw, 'JWT_PUBLIC_KEY')?.replace(/\\n/g, '\n');
+  if ((privateKey === undefined) !== (publicKey === undefined)) {
+    throw new ConfigError('Invalid configuration: JWT_PRIVATE_KEY and JWT_PUBLIC_KEY must be set together');
+  }
+  if (privateKey !== undefined && publicKey !== undefined) checkRsaKeyPair(privateKey, publicKey);
   let secret = optional(raw, 'JWT_SECRET');
   if (secret === undefined) {
-    if (nodeEnv === 'production') throw new ConfigError('Invalid configuration: JWT_SECRET is required in production');
+    if (nodeEnv === 'production' && privateKey === undefined) {
+      throw new ConfigError('Invalid configuration: JWT_SECRET is required in production (or JWT_PRIVATE_KEY/JWT_PUBLIC_KEY for RS256)');
+    }
     secret = randomBytes(32).toString('base64url');
   } else if (nodeEnv === 'production' && Buffer.byteLength(secret) < 32) {
     throw new ConfigError('Invalid configuration: JWT_SECRET must be at least 32 bytes in production');
@@ -95,6 +129,8 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     PORT: int(raw, 'PORT', 3000, 0, 65535),
     DATABASE_URL: url,
     JWT_SECRET: secret,
+    JWT_PRIVATE_KEY: privateKey,
+    JWT_PUBLIC_KEY: publicKey,
     ACCESS_TOKEN_TTL: int(raw, 'ACCESS_TOKEN_TTL', 300, 1, 86_400),
     REFRESH_TOKEN_TTL: int(raw, 'REFRESH_TOKEN_TTL', 30 * 86_400, 60, 365 * 86_400),
     ADMIN_USERNAME: adminUsername,

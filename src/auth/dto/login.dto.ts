@@ -25,6 +25,6 @@ export class RefreshDto {
   @ApiProperty({ writeOnly: true, example: 'Zq3c7…' })
   @IsNotEmpty()
   @IsString()
-  @MaxLength(256)
+  @MaxLength(1024)
   refresh_token: string;
 }

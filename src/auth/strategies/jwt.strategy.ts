@@ -1,34 +1,40 @@
 import { Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
-import type { Env } from '../../config/env.validation.js';
 import { ROLES } from '../../users/user.entity.js';
 import type { AccessTokenPayload, AuthUser } from '../auth-user.js';
+import { TokenDenyList } from '../deny-list.js';
+import { JwtKeys } from '../jwt-keys.js';
 
 /**
  * passport-jwt strategy for `Authorization: Bearer <jwt>` (SPEC §3). The algorithm is pinned to
- * HS256 (so `alg: none` and key confusion fail), the signature and `exp` are verified by
- * jsonwebtoken; {@link validate} further requires an explicit numeric `exp` (jsonwebtoken accepts
- * a token without one), `typ: "access"`, an integer `user_id`, a known `role` and a `jti`.
+ * the configured one (HS256, or RS256 with a key pair), so `alg: none` and key confusion (HS256
+ * signed with the public key) fail; the key is always the configured one (`jku`, `x5u`, `jwk`
+ * headers are never followed); signature and `exp` are verified by jsonwebtoken. {@link validate}
+ * further requires an explicit numeric `exp` (jsonwebtoken accepts a token without one),
+ * `typ: "access"`, an integer `user_id`, a known `role`, a `jti` not on the deny list and a `fid`.
  */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
-  constructor(config: ConfigService<Env, true>) {
+  constructor(
+    keys: JwtKeys,
+    private readonly denyList: TokenDenyList,
+  ) {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
-      secretOrKey: config.get('JWT_SECRET', { infer: true }),
-      algorithms: ['HS256'],
+      secretOrKey: keys.verifyKey,
+      algorithms: [keys.algorithm],
       ignoreExpiration: false,
       jsonWebTokenOptions: { clockTolerance: 0 },
     });
   }
 
-  /** Returns the caller, or `false` (→ 401) when a claim is missing or of the wrong type. */
-  validate(payload: Partial<AccessTokenPayload>): AuthUser | false {
-    if (typeof payload.exp !== 'number' || payload.typ !== 'access' || typeof payload.jti !== 'string') return false;
+  /** Returns the caller, or `false` (→ 401) when a claim is missing or wrong, or the token is denied. */
+  async validate(payload: Partial<AccessTokenPayload>): Promise<AuthUser | false> {
+    if (typeof payload.exp !== 'number' || payload.typ !== 'access' || typeof payload.jti !== 'string' || typeof payload.fid !== 'string') return false;
     if (!Number.isSafeInteger(payload.user_id) || (payload.user_id as number) < 1) return false;
     if (!ROLES.includes(payload.role as (typeof ROLES)[number])) return false;
-    return { id: payload.user_id as number, role: payload.role as AuthUser['role'], jti: payload.jti };
+    if (await this.denyList.isDenied(payload.jti)) return false;
+    return { id: payload.user_id as number, role: payload.role as AuthUser['role'], jti: payload.jti, exp: payload.exp, fid: payload.fid };
   }
 }
