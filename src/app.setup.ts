@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigService } from '@nestjs/config';
+import cookieParser from 'cookie-parser';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
@@ -10,7 +11,8 @@ import type { Env } from './config/env.validation.js';
 
 /**
  * Applies what must be set on the application object rather than in a module: the pino logger,
- * Express settings (no ETag, no `X-Powered-By`, simple query parser), shutdown hooks and the docs.
+ * the cookie parser, Express settings (no ETag, no `X-Powered-By`, simple query parser,
+ * `trust proxy` from TRUST_PROXY), shutdown hooks and the docs.
  * Used by main.ts and by the e2e tests, so both run the same application.
  */
 export async function configureApp(app: NestExpressApplication): Promise<void> {
@@ -20,11 +22,13 @@ export async function configureApp(app: NestExpressApplication): Promise<void> {
     ensureRequestId(req, res);
     next();
   });
+  app.use(cookieParser());
   app.set('etag', false);
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.enableShutdownHooks();
   const config = app.get<ConfigService<Env, true>>(ConfigService);
+  app.set('trust proxy', config.get('TRUST_PROXY', { infer: true }));
   await setupDocs(app, {
     NODE_ENV: config.get('NODE_ENV', { infer: true }),
     DOCS_USERNAME: config.get('DOCS_USERNAME', { infer: true }),

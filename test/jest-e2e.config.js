@@ -9,8 +9,13 @@ export default {
   testMatch: ['**/*.e2e-spec.ts'],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
+    // CommonJS packages that require() ESM-only NestJS: see test/setup/esm-require-transformer.cjs
+    '/node_modules/@nestjs/throttler/.+\\.js$': '<rootDir>/test/setup/esm-require-transformer.cjs',
+  },
+  transformIgnorePatterns: ['/node_modules/(?!@nestjs/throttler/)'],
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
-  setupFiles: ['<rootDir>/test/setup/env.ts'],
+  setupFiles: ['<rootDir>/test/setup/env.ts', '<rootDir>/test/setup/esm-interop.ts'],
   testTimeout: 60000,
 };

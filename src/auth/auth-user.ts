@@ -1,9 +1,20 @@
 import type { Role } from '../users/user.entity.js';
 
+/** The credential a request authenticated with (SPEC §3). */
+export type AuthScheme = 'bearer' | 'api_key' | 'session';
+
 /** The authenticated caller, as guards put it on `req.user`. */
 export interface AuthUser {
   id: number;
   role: Role;
+  scheme?: AuthScheme;
+  /** The scopes a credential is limited to (API keys); undefined means the user's full rights. */
+  scopes?: string[];
+  /** The API key used, for rate limiting per key. */
+  apiKeyId?: number;
+  /** The session used (SHA-256 of the `sid` cookie) and its CSRF token. */
+  sessionIdHash?: string;
+  csrfToken?: string;
   /** The access token's `jti` and `exp` (Unix seconds), when the caller used a JWT. */
   jti?: string;
   exp?: number;

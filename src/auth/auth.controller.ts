@@ -1,8 +1,8 @@
-import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Header, HttpCode, Ip, Post } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from './auth-user.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
-import { Authenticated, CurrentUser, Public } from './decorators/auth.decorators.js';
+import { Authenticated, CurrentUser, Public, RequireScope } from './decorators/auth.decorators.js';
 import { LoginDto, RefreshDto } from './dto/login.dto.js';
 import { TokenResponse } from './dto/token.response.js';
 import { AuthService } from './auth.service.js';
@@ -25,9 +25,9 @@ export class AuthController {
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Log in with username and password' })
   @ApiOkResponse({ type: TokenResponse, description: 'A new token pair.' })
-  @ApiErrors(400, 401, 413, 415, 422)
-  login(@Body() body: LoginDto): Promise<TokenResponse> {
-    return this.auth.login(body.username, body.password);
+  @ApiErrors(400, 401, 413, 415, 422, 429)
+  login(@Body() body: LoginDto, @Ip() address: string): Promise<TokenResponse> {
+    return this.auth.login(body.username, body.password, address);
   }
 
   /**
@@ -54,6 +54,7 @@ export class AuthController {
    * until it expires).
    */
   @Authenticated()
+  @RequireScope(null)
   @Post('logout')
   @HttpCode(204)
   @ApiOperation({ summary: 'Log out: revoke this login and its access token' })

@@ -11,24 +11,42 @@ import { AuthService } from './auth.service.js';
 import { TokenDenyList } from './deny-list.js';
 import { JwtKeys } from './jwt-keys.js';
 import { WellKnownController } from './well-known.controller.js';
-import { JwtAuthGuard } from './guards/jwt-auth.guard.js';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { ApiKey } from './api-key.entity.js';
+import { ApiKeysController } from './api-keys.controller.js';
+import { ApiKeysService } from './api-keys.service.js';
+import { ApiKeyThrottlerGuard } from './guards/api-key-throttler.guard.js';
+import { AuthenticationGuard } from './guards/authentication.guard.js';
+import { LoginThrottle } from './login-throttle.js';
+import { Session } from './session.entity.js';
+import { SessionsController } from './sessions.controller.js';
+import { SessionsService } from './sessions.service.js';
+import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
+import { SessionStrategy } from './strategies/session.strategy.js';
 import { RolesGuard } from './guards/roles.guard.js';
 import { RefreshToken } from './refresh-token.entity.js';
 import { JwtStrategy } from './strategies/jwt.strategy.js';
 
 /**
- * Authentication and authorization (SPEC §3): login, refresh, logout, the JWKS, the JWT strategy
- * with its deny list, and the two
+ * Authentication and authorization (SPEC §3): login, refresh, logout, the JWKS, API keys,
+ * cookie sessions, the three passport strategies (JWT with its deny list, API key, session),
+ * login throttling, the per-key rate limit, and the
  * global guards — authentication first (401), then roles (403).
  */
 @Module({
   imports: [
     PassportModule,
     UsersModule,
-    TypeOrmModule.forFeature([RefreshToken]),
+    TypeOrmModule.forFeature([RefreshToken, ApiKey, Session]),
     JwtModule.register({}),
+    ThrottlerModule.forRootAsync({
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<Env, true>) => ({
+        throttlers: [{ name: 'default', ttl: 60_000, limit: config.get('RATE_LIMIT_PER_MINUTE', { infer: true }) }],
+      }),
+    }),
   ],
-  controllers: [AuthController, WellKnownController],
+  controllers: [AuthController, WellKnownController, ApiKeysController, SessionsController],
   providers: [
     {
       provide: JwtKeys,
@@ -41,9 +59,16 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
         }),
     },
     TokenDenyList,
+    LoginThrottle,
     AuthService,
+    ApiKeysService,
+    SessionsService,
     JwtStrategy,
-    { provide: APP_GUARD, useClass: JwtAuthGuard },
+    ApiKeyStrategy,
+    SessionStrategy,
+    // global guards run in this order: who is calling (401), how often (429), with which role (403)
+    { provide: APP_GUARD, useClass: AuthenticationGuard },
+    { provide: APP_GUARD, useClass: ApiKeyThrottlerGuard },
     { provide: APP_GUARD, useClass: RolesGuard },
   ],
 })

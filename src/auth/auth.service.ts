@@ -12,6 +12,7 @@ import type { AuthUser } from './auth-user.js';
 import { TokenDenyList } from './deny-list.js';
 import type { TokenResponse } from './dto/token.response.js';
 import { JwtKeys } from './jwt-keys.js';
+import { LoginThrottle } from './login-throttle.js';
 import { verifyAgainstDummy, verifyPassword } from './passwords.js';
 import { RefreshToken } from './refresh-token.entity.js';
 
@@ -37,6 +38,7 @@ export class AuthService {
     @InjectRepository(RefreshToken) private readonly refreshTokens: Repository<RefreshToken>,
     private readonly keys: JwtKeys,
     private readonly denyList: TokenDenyList,
+    private readonly throttle: LoginThrottle,
     config: ConfigService<Env, true>,
   ) {
     this.accessTtl = config.get('ACCESS_TOKEN_TTL', { infer: true });
@@ -44,17 +46,30 @@ export class AuthService {
   }
 
   /**
-   * Checks a username and password and returns a new token pair of a new token family.
-   * @throws 401 `unauthorized` with the same message for an unknown username and a wrong password.
+   * Checks a username and password from a client address, under login throttling (SPEC §3):
+   * returns the user's id and role.
+   * @throws 401 `unauthorized` with the same message for an unknown username and a wrong password;
+   *   429 `rate_limited` with `Retry-After` after too many failures.
    */
-  async login(username: string, password: string): Promise<TokenResponse> {
+  async checkPassword(username: string, password: string, address: string): Promise<Pick<User, 'id' | 'role'>> {
+    await this.throttle.assertAllowed(username, address);
     const user = await this.users.findCredentials(username);
-    if (!user) {
-      await verifyAgainstDummy(password);
+    const ok = user ? await verifyPassword(user.password_hash, password) : (await verifyAgainstDummy(password), false);
+    if (!user || !ok) {
+      await this.throttle.recordFailure(username, address);
       throw unauthorized('invalid username or password');
     }
-    if (!(await verifyPassword(user.password_hash, password))) throw unauthorized('invalid username or password');
-    return this.issue(user, randomUUID());
+    await this.throttle.recordSuccess(username, address);
+    return user;
+  }
+
+  /**
+   * Password login: returns a new token pair of a new token family (login). `address` is the
+   * client address for throttling.
+   * @throws 401, 429 as {@link checkPassword}.
+   */
+  async login(username: string, password: string, address = ''): Promise<TokenResponse> {
+    return this.issue(await this.checkPassword(username, password, address), randomUUID());
   }
 
   /**

@@ -28,6 +28,16 @@ export interface Env {
   DOCS_PASSWORD?: string;
   /** Maximum PostgreSQL pool size. */
   DB_POOL_SIZE: number;
+  /** Requests per minute per API key (SPEC §7). */
+  RATE_LIMIT_PER_MINUTE: number;
+  /** Session cookie: seconds without use before a session ends, and its absolute lifetime. */
+  SESSION_IDLE_TTL: number;
+  SESSION_ABSOLUTE_TTL: number;
+  /**
+   * Express `trust proxy`: `false` (default: the client address is the socket's), a hop count, or
+   * a comma-separated list of proxy addresses/subnets (`loopback`, `10.0.0.0/8`, …).
+   */
+  TRUST_PROXY: boolean | number | string;
 }
 
 /** Thrown for a bad environment value; its message is one line naming the variable. */
@@ -124,6 +134,14 @@ export function validateEnv(raw: Record<string, unknown>): Env {
   if ((docsUsername === undefined) !== (docsPassword === undefined)) {
     throw new ConfigError('Invalid configuration: DOCS_USERNAME and DOCS_PASSWORD must be set together');
   }
+  const trustProxyText = optional(raw, 'TRUST_PROXY') ?? 'false';
+  let trustProxy: boolean | number | string;
+  if (trustProxyText === 'false') trustProxy = false;
+  else if (/^\d{1,2}$/.test(trustProxyText)) trustProxy = Number(trustProxyText);
+  else if (/^[0-9A-Za-z.:/_,\s-]+$/.test(trustProxyText) && trustProxyText !== 'true') trustProxy = trustProxyText;
+  else {
+    throw new ConfigError('Invalid configuration: TRUST_PROXY must be false, a hop count, or a comma-separated list of proxy addresses (never "true")');
+  }
   return {
     NODE_ENV: nodeEnv as NodeEnv,
     PORT: int(raw, 'PORT', 3000, 0, 65535),
@@ -139,5 +157,9 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     DOCS_USERNAME: docsUsername,
     DOCS_PASSWORD: docsPassword,
     DB_POOL_SIZE: int(raw, 'DB_POOL_SIZE', 10, 1, 200),
+    RATE_LIMIT_PER_MINUTE: int(raw, 'RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
+    SESSION_IDLE_TTL: int(raw, 'SESSION_IDLE_TTL', 1800, 60, 30 * 86_400),
+    SESSION_ABSOLUTE_TTL: int(raw, 'SESSION_ABSOLUTE_TTL', 12 * 3600, 60, 90 * 86_400),
+    TRUST_PROXY: trustProxy,
   };
 }

@@ -15,7 +15,7 @@ import { TodosService } from './todos.service.js';
 
 /** `/v1/todos` (SPEC §6 todos): private to their owner, admins see all. */
 @ApiTags('todos')
-@Authenticated()
+@Authenticated('todos')
 @Controller('v1/todos')
 export class TodosController {
   constructor(private readonly todos: TodosService) {}

@@ -23,7 +23,7 @@ function requireSelfOrAdmin(caller: AuthUser, id: number): void {
 
 /** `/v1/users` (SPEC §6 users). */
 @ApiTags('users')
-@Authenticated()
+@Authenticated('users')
 @Controller('v1/users')
 export class UsersController {
   constructor(private readonly users: UsersService) {}

@@ -1,10 +1,13 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
-import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCookieAuth, ApiExtension, ApiSecurity } from '@nestjs/swagger';
 import type { Role } from '../../users/user.entity.js';
 import type { AuthUser } from '../auth-user.js';
+import type { Scope, ScopeResource } from '../scopes.js';
 
 export const IS_PUBLIC = 'resource-api:public';
 export const REQUIRED_ROLES = 'resource-api:roles';
+export const REQUIRED_SCOPE = 'resource-api:scope';
+export const SCOPE_RESOURCE = 'resource-api:scope-resource';
 
 /**
  * Marks an operation as public (SPEC §3 list of public operations): the global auth guard lets it
@@ -14,9 +17,26 @@ export const Public = () => applyDecorators(SetMetadata(IS_PUBLIC, true), ApiExt
 
 /**
  * States that a controller's operations need a credential (every operation not marked
- * {@link Public}); documents the bearer scheme. The global guard enforces it either way.
+ * {@link Public}) and documents the three schemes as alternatives: bearer JWT, `X-API-Key`, the
+ * `sid` session cookie (SPEC §3). With `resource`, each operation needs the scope
+ * `<resource>:read` (GET) or `<resource>:write` (other methods) when called with a scoped
+ * credential such as an API key — {@link RequireScope} overrides it per operation. The global
+ * guard enforces all of it.
  */
-export const Authenticated = () => applyDecorators(ApiBearerAuth('bearer'));
+export const Authenticated = (resource?: ScopeResource) =>
+  applyDecorators(
+    ApiBearerAuth('bearer'),
+    ApiSecurity('api_key'),
+    ApiCookieAuth('session'),
+    ...(resource ? [SetMetadata(SCOPE_RESOURCE, resource)] : []),
+  );
+
+/**
+ * Declares the scope an operation needs from a scoped credential (API key, OAuth token); a
+ * credential without it → 403 naming the scope. `null` means scoped credentials may not use the
+ * operation at all (e.g. managing API keys).
+ */
+export const RequireScope = (scope: Scope | null) => SetMetadata(REQUIRED_SCOPE, scope);
 
 /** Restricts an operation to callers having one of `roles` (403 otherwise); enforced by RolesGuard. */
 export const Roles = (...roles: Role[]) => SetMetadata(REQUIRED_ROLES, roles);

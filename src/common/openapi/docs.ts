@@ -11,9 +11,11 @@ export const API_VERSION = '1.0.0';
 
 const DESCRIPTION = `Resource-oriented HTTP JSON API.
 
-**Authentication.** \`POST /v1/users\` registers, \`POST /v1/login\` returns a short-lived bearer token
-(JWT, 300 s) and a refresh token for \`POST /v1/refresh\`. Send \`Authorization: Bearer <token>\`.
-Credentials in the query string are refused (400).
+**Authentication.** \`POST /v1/users\` registers. Then any of: \`POST /v1/login\` returns a
+short-lived bearer token (JWT, 300 s) and a refresh token for \`POST /v1/refresh\` — send
+\`Authorization: Bearer <token>\`; \`POST /v1/api-keys\` creates a scoped, rate-limited key — send
+\`X-API-Key: <key>\`; \`POST /v1/sessions\` sets a \`sid\` cookie — writes then need
+\`X-CSRF-Token\`. Credentials in the query string are refused (400).
 
 **Lists.** Collections return \`{data, page, size, total, links}\`. Page with \`page\`/\`size\`
 (size ≤ 100) or \`offset\`/\`limit\`; sort with \`sort=-created_at,title\`; filter with
@@ -44,6 +46,8 @@ export async function buildOpenApiDocument(app: INestApplication): Promise<OpenA
     .setVersion(API_VERSION)
     .addServer('/')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from POST /v1/login' }, 'bearer')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key from POST /v1/api-keys, limited to its scopes and rate-limited' }, 'api_key')
+    .addCookieAuth('sid', { type: 'apiKey', in: 'cookie', name: 'sid', description: 'Session cookie from POST /v1/sessions; writes also need X-CSRF-Token' }, 'session')
     .build();
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorResp, LinkDto] });
   document.components ??= {};

@@ -1,0 +1,31 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDateString, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ALL_SCOPES } from '../scopes.js';
+
+/** Body of `POST /v1/api-keys` (SPEC §3). */
+@ApiSchema({ name: 'CreateApiKeyBody' })
+export class CreateApiKeyDto {
+  /** A label for the key, 1-100 characters. */
+  @ApiProperty({ example: 'nightly export', maxLength: 100 })
+  @IsNotEmpty()
+  @IsString()
+  @MaxLength(100)
+  name: string;
+
+  /** What the key may do: `<collection>:read` / `<collection>:write`, at least one. */
+  @ApiProperty({ type: [String], enum: ALL_SCOPES, example: ['todos:read', 'todos:write'] })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(ALL_SCOPES.length)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @IsIn(ALL_SCOPES, { each: true, message: `each scope must be one of ${ALL_SCOPES.join(', ')}` })
+  scopes: string[];
+
+  /** When the key stops working (ISO 8601, in the future); never when absent. */
+  @ApiProperty({ type: 'string', format: 'date-time', required: false, nullable: true, example: '2027-01-01T00:00:00.000Z' })
+  @IsOptional()
+  @IsString()
+  @IsDateString({ strict: true })
+  expires_at?: string | null;
+}
