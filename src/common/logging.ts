@@ -3,37 +3,49 @@ import type { Params } from 'nestjs-pino';
 import { CREDENTIAL_QUERY_PARAMS } from './middleware/wire.middleware.js';
 import { ensureRequestId } from './middleware/request-id.js';
 
-/** Headers and body fields that never reach the logs (SPEC §3). */
+/** Headers and body fields that never reach the logs (SPEC §3), wherever they appear in a log object. */
 export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers["x-api-key"]',
+  'req.headers["x-csrf-token"]',
   'req.headers.cookie',
   'res.headers["set-cookie"]',
+  'password',
+  'refresh_token',
+  'token',
+  'key',
   '*.password',
   '*.refresh_token',
   '*.token',
+  '*.key',
+  '*.csrf_token',
 ];
 
-/** Replaces the values of credential-named query parameters in a URL with `[REDACTED]`. */
+/** Removes credential-named query parameters (SPEC §3: `access_token`, `token`, `api_key`, `apikey`, `key`) from a URL. */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
   if (q === -1) return url;
   const params = new URLSearchParams(url.slice(q + 1));
-  let changed = false;
-  for (const name of CREDENTIAL_QUERY_PARAMS) {
-    if (params.has(name)) {
-      params.set(name, '[REDACTED]');
-      changed = true;
-    }
-  }
-  return changed ? `${url.slice(0, q)}?${params.toString()}` : url;
+  const found = CREDENTIAL_QUERY_PARAMS.filter((name) => params.has(name));
+  if (found.length === 0) return url;
+  for (const name of found) params.delete(name);
+  const rest = params.toString();
+  return rest ? `${url.slice(0, q)}?${rest}` : url.slice(0, q);
 }
 
-/** nestjs-pino options: JSON request logs with the request id, redacted credentials and URLs. */
+/**
+ * nestjs-pino options: one JSON line per request with `req` (id, method, url without credential
+ * parameters, headers with credentials redacted), `res.statusCode`, `responseTime` (ms),
+ * `user_id` and `auth_scheme` (bearer, api_key, session) of the authenticated caller.
+ */
 export function loggerParams(level: string): Params {
   return {
     pinoHttp: {
       level,
+      customProps: (req: IncomingMessage) => {
+        const user = (req as IncomingMessage & { user?: { id?: number; scheme?: string } }).user;
+        return user ? { user_id: user.id, auth_scheme: user.scheme } : {};
+      },
       genReqId: (req: IncomingMessage, res: ServerResponse) => ensureRequestId(req as IncomingMessage & { id?: unknown }, res),
       redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
       serializers: {

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Test } from '@nestjs/testing';
+import { Test, type TestingModuleBuilder } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
@@ -14,6 +14,8 @@ export interface TestAppOptions {
    * application starts, so rows written at start-up — the ADMIN_USERNAME admin — are kept.
    */
   truncate?: 'after-init' | 'before-init';
+  /** Replaces providers before compiling (Nest's `overrideProvider`), e.g. the logger's destination. */
+  override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
 }
 
 /**
@@ -31,7 +33,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<NestE
       await dataSource.destroy();
     }
   }
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+  const builder = Test.createTestingModule({ imports: [AppModule] });
+  const moduleRef = await (options.override ? options.override(builder) : builder).compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
   await configureApp(app);
   await app.init();
