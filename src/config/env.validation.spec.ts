@@ -41,6 +41,12 @@ describe('validateEnv', () => {
         DOCS_USERNAME: undefined,
         DOCS_PASSWORD: undefined,
         DB_POOL_SIZE: 10,
+        JWT_PRIVATE_KEY: undefined,
+        JWT_PUBLIC_KEY: undefined,
+        RATE_LIMIT_PER_MINUTE: 60,
+        SESSION_IDLE_TTL: 1800,
+        SESSION_ABSOLUTE_TTL: 43_200,
+        TRUST_PROXY: false,
       });
     });
 
@@ -80,6 +86,10 @@ describe('validateEnv', () => {
         DOCS_USERNAME: 'docs',
         DOCS_PASSWORD: 'docs-password',
         DB_POOL_SIZE: '25',
+        RATE_LIMIT_PER_MINUTE: '120',
+        SESSION_IDLE_TTL: '600',
+        SESSION_ABSOLUTE_TTL: '7200',
+        TRUST_PROXY: '10.0.0.0/8, loopback',
       });
       expect(env).toEqual({
         NODE_ENV: 'production',
@@ -94,11 +104,34 @@ describe('validateEnv', () => {
         DOCS_USERNAME: 'docs',
         DOCS_PASSWORD: 'docs-password',
         DB_POOL_SIZE: 25,
+        JWT_PRIVATE_KEY: undefined,
+        JWT_PUBLIC_KEY: undefined,
+        RATE_LIMIT_PER_MINUTE: 120,
+        SESSION_IDLE_TTL: 600,
+        SESSION_ABSOLUTE_TTL: 7200,
+        TRUST_PROXY: '10.0.0.0/8, loopback',
       });
     });
 
     it('ignores variables it does not know', () => {
       expect(validateEnv({ HOME: '/root', PATH: '/bin' })).not.toHaveProperty('HOME');
+    });
+  });
+
+  describe('TRUST_PROXY', () => {
+    it.each([
+      ['false', false],
+      ['1', 1],
+      ['2', 2],
+      ['loopback', 'loopback'],
+      ['10.0.0.0/8,192.168.1.1', '10.0.0.0/8,192.168.1.1'],
+    ])('accepts %j', (value, expected) => {
+      expect(validateEnv({ TRUST_PROXY: value }).TRUST_PROXY).toEqual(expected);
+    });
+
+    it.each(['true', 'yes please!', '1; rm'])('refuses %j (trusting every proxy would let clients spoof their address)', (value) => {
+      const error = configError({ TRUST_PROXY: value });
+      expectOneLineNaming(error, 'TRUST_PROXY');
     });
   });
 

@@ -48,7 +48,9 @@ export function classifyValidationErrors(errors: ValidationError[], parent = '',
       if (structural) {
         out.badRequest.push({ field, message: messageFor(field, structural[0], structural[1]) });
       } else {
-        out.invalid.push({ field, message: constraints[0][1] });
+        const message = constraints[0][1];
+        // name the full path (items[1].quantity) where class-validator names only the property
+        out.invalid.push({ field, message: message.startsWith(`${error.property} `) ? field + message.slice(error.property.length) : message });
       }
     }
     if (error.children?.length) classifyValidationErrors(error.children, field, out);
