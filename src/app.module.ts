@@ -1,9 +1,13 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
+import { ArticlesModule } from './articles/articles.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { CommentsModule } from './comments/comments.module.js';
 import { CommonModule } from './common/common.module.js';
 import { validateEnv } from './config/env.validation.js';
 import { DatabaseModule } from './database/database.module.js';
+import { OrdersModule } from './orders/orders.module.js';
+import { TagsModule } from './tags/tags.module.js';
 import { TodosModule } from './todos/todos.module.js';
 import { UsersModule } from './users/users.module.js';
 
@@ -16,6 +20,10 @@ import { UsersModule } from './users/users.module.js';
     AuthModule,
     UsersModule,
     TodosModule,
+    TagsModule,
+    ArticlesModule,
+    CommentsModule,
+    OrdersModule,
   ],
 })
 export class AppModule {}

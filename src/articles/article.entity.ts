@@ -7,6 +7,13 @@ import { User } from '../users/user.entity.js';
 export const ARTICLE_STATUSES = ['draft', 'published', 'archived'] as const;
 export type ArticleStatus = (typeof ARTICLE_STATUSES)[number];
 
+/** The status changes SPEC §6 allows, from → to; `archived` is final. Staying in a status is no change. */
+export const ARTICLE_TRANSITIONS: Readonly<Record<ArticleStatus, readonly ArticleStatus[]>> = {
+  draft: ['published', 'archived'],
+  published: ['draft', 'archived'],
+  archived: [],
+};
+
 /** An article (SPEC §6 articles). Deleted with its author; its tags are in `article_tags`. */
 @Entity('articles')
 @Index(['author_id', 'id'])

@@ -1,0 +1,194 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, type EntityManager, In, Repository } from 'typeorm';
+import { isOwnerOrAdmin } from '../auth/access.js';
+import type { AuthUser } from '../auth/auth-user.js';
+import { conflict, forbidden, notFound } from '../common/errors/api-exception.js';
+import { findPage } from '../common/list/find-page.js';
+import type { ListQuery } from '../common/list/list-query.js';
+import { Page } from '../common/list/page.js';
+import { TagsService } from '../tags/tags.service.js';
+import { Article, ARTICLE_TRANSITIONS, ArticleTag, type ArticleStatus } from './article.entity.js';
+import { toArticleResponse, type ArticleResponse } from './article.response.js';
+import { ARTICLES_LIST } from './articles.list.js';
+import type { CreateArticleDto, UpdateArticleDto } from './dto/create-article.dto.js';
+
+/** The editable fields of an article after defaults are applied (PUT) or as sent (PATCH). */
+interface ArticleChanges {
+  title?: string;
+  body?: string;
+  status?: ArticleStatus;
+  tags?: string[];
+}
+
+/** True when `caller` may read `article` (SPEC §6): published to everyone, others to their author and admins. */
+export function canRead(article: Pick<Article, 'status' | 'author_id'>, caller: AuthUser): boolean {
+  return article.status === 'published' || isOwnerOrAdmin(caller, article.author_id);
+}
+
+/**
+ * Checks a status change (SPEC §5, §6 articles); staying in the same status is allowed.
+ * @throws 409 `conflict` naming both states, e.g. `cannot change status from archived to draft`.
+ */
+export function assertTransition(from: ArticleStatus, to: ArticleStatus): void {
+  if (from !== to && !ARTICLE_TRANSITIONS[from].includes(to)) throw conflict(`cannot change status from ${from} to ${to}`);
+}
+
+/**
+ * Articles (SPEC §6 articles): visibility by status, writes by author or admin, status
+ * transitions, tags by name. The only holder of the articles and article_tags repositories;
+ * comments check articles through {@link ArticlesService.requireReadable}. A write that touches
+ * the article and its tag links runs in one transaction.
+ */
+@Injectable()
+export class ArticlesService {
+  constructor(
+    @InjectRepository(Article) private readonly articles: Repository<Article>,
+    @InjectRepository(ArticleTag) private readonly articleTags: Repository<ArticleTag>,
+    private readonly dataSource: DataSource,
+    private readonly tags: TagsService,
+  ) {}
+
+  /**
+   * Creates an article by the caller: `body` defaults to `""`, `status` to `draft`, `tags` to `[]`;
+   * created as `published`, it gets `published_at` now.
+   * @throws 422 for an unknown tag name (nothing is written).
+   */
+  async create(dto: CreateArticleDto, caller: AuthUser): Promise<ArticleResponse> {
+    const id = await this.dataSource.transaction(async (manager) => {
+      const tagIds = await this.tags.requireIds(dto.tags ?? [], manager);
+      const now = new Date();
+      const status = dto.status ?? 'draft';
+      const result = await manager.insert(Article, {
+        title: dto.title,
+        body: dto.body ?? '',
+        status,
+        author_id: caller.id,
+        published_at: status === 'published' ? now : null,
+        created_at: now,
+        updated_at: now,
+      });
+      const articleId = Number(result.identifiers[0].id);
+      await this.linkTags(manager, articleId, tagIds);
+      return articleId;
+    });
+    return this.findOne(id, caller);
+  }
+
+  /**
+   * One page of the articles the caller may read (published ones and their own; all for an
+   * admin); filters apply within that, so they never widen it. The page's tags come from one
+   * more query, skipped when `fields` leaves `tags` out.
+   */
+  async list(query: ListQuery, caller: AuthUser): Promise<Page<ArticleResponse>> {
+    const qb = this.articles.createQueryBuilder('a');
+    if (caller.role !== 'admin') qb.where('(a.status = :published OR a.author_id = :me)', { published: 'published', me: caller.id });
+    if (query.filters.tag) query.filters.tag = query.filters.tag.map((name) => String(name).toLowerCase());
+    const page = await findPage(qb, query, ARTICLES_LIST, (row) => row);
+    const withTags = !query.fields || query.fields.includes('tags');
+    const tags = withTags ? await this.tagNames(page.items.map((row) => Number(row.id))) : undefined;
+    return new Page(
+      page.items.map((row) => toArticleResponse(row, tags ? (tags.get(Number(row.id)) ?? []) : undefined)),
+      page.total,
+      page.query,
+    );
+  }
+
+  /**
+   * Reads one article.
+   * @throws 404 when missing; 403 when it is a draft or archived and the caller is neither its
+   *   author nor an admin.
+   */
+  async findOne(id: number, caller: AuthUser): Promise<ArticleResponse> {
+    const article = await this.requireReadable(id, caller);
+    const tags = await this.tagNames([id]);
+    return toArticleResponse(article, tags.get(id) ?? []);
+  }
+
+  /**
+   * The article `id` if the caller may read it, for nested resources (comments): SPEC §6 "a
+   * missing or unreadable article → 404 / 403 as for the article".
+   * @throws 404 when missing; 403 when unreadable.
+   */
+  async requireReadable(id: number, caller: AuthUser): Promise<Article> {
+    const article = await this.articles.findOne({ where: { id } });
+    if (!article) throw notFound('article', id);
+    if (!canRead(article, caller)) throw forbidden(`article ${id} is ${article.status} and belongs to another user`);
+    return article;
+  }
+
+  /**
+   * PUT: replaces the article; omitted `body` → `""`, `status` → `draft`, `tags` → `[]` (SPEC §5).
+   * An omitted status on an archived article is therefore a refused transition.
+   * @throws 403, 404, 409 (transition), 422 (unknown tag)
+   */
+  replace(id: number, dto: CreateArticleDto, caller: AuthUser): Promise<ArticleResponse> {
+    return this.apply(id, { title: dto.title, body: dto.body ?? '', status: dto.status ?? 'draft', tags: dto.tags ?? [] }, caller);
+  }
+
+  /** PATCH: changes only the fields sent. @throws 403, 404, 409 (transition), 422 (unknown tag) */
+  update(id: number, dto: UpdateArticleDto, caller: AuthUser): Promise<ArticleResponse> {
+    return this.apply(id, dto, caller);
+  }
+
+  /** Deletes an article with its tag links and comments (foreign-key cascade). @throws 403, 404 */
+  async remove(id: number, caller: AuthUser): Promise<void> {
+    await this.requireWritable(await this.articles.findOne({ where: { id } }), caller, id);
+    await this.articles.delete({ id });
+  }
+
+  /**
+   * Applies changes in one transaction: loads the article (locked on PostgreSQL, so concurrent
+   * status changes are checked one after the other), checks access, tags and the transition, then
+   * writes the row and replaces its tag links. Publishing for the first time sets `published_at`.
+   */
+  private async apply(id: number, changes: ArticleChanges, caller: AuthUser): Promise<ArticleResponse> {
+    await this.dataSource.transaction(async (manager) => {
+      const lock = manager.connection.options.type === 'postgres' ? { lock: { mode: 'pessimistic_write' as const } } : {};
+      const current = this.requireWritable(await manager.findOne(Article, { where: { id }, ...lock }), caller, id);
+      const tagIds = changes.tags === undefined ? undefined : await this.tags.requireIds(changes.tags, manager);
+      if (changes.status !== undefined) assertTransition(current.status, changes.status);
+      const now = new Date();
+      const patch: Partial<Article> = { updated_at: now };
+      if (changes.title !== undefined) patch.title = changes.title;
+      if (changes.body !== undefined) patch.body = changes.body;
+      if (changes.status !== undefined) patch.status = changes.status;
+      if (changes.status === 'published' && current.published_at === null) patch.published_at = now;
+      await manager.update(Article, { id }, patch);
+      if (tagIds !== undefined) {
+        await manager.delete(ArticleTag, { article_id: id });
+        await this.linkTags(manager, id, tagIds);
+      }
+    });
+    return this.findOne(id, caller);
+  }
+
+  private requireWritable(article: Article | null, caller: AuthUser, id: number): Article {
+    if (!article) throw notFound('article', id);
+    if (!isOwnerOrAdmin(caller, article.author_id)) throw forbidden('only the article’s author or an admin may change it');
+    return article;
+  }
+
+  private async linkTags(manager: EntityManager, articleId: number, tagIds: number[]): Promise<void> {
+    if (tagIds.length > 0) await manager.insert(ArticleTag, tagIds.map((tag_id) => ({ article_id: articleId, tag_id })));
+  }
+
+  /** Tag names of the given articles, sorted, in one query: article id → names. */
+  private async tagNames(articleIds: number[]): Promise<Map<number, string[]>> {
+    const byArticle = new Map<number, string[]>();
+    if (articleIds.length === 0) return byArticle;
+    const rows = await this.articleTags
+      .createQueryBuilder('link')
+      .innerJoin('link.tag', 't')
+      .select('link.article_id', 'article_id')
+      .addSelect('t.name', 'name')
+      .where({ article_id: In(articleIds) })
+      .getRawMany<{ article_id: number | string; name: string }>();
+    for (const row of rows) {
+      const id = Number(row.article_id);
+      byArticle.set(id, [...(byArticle.get(id) ?? []), row.name]);
+    }
+    for (const names of byArticle.values()) names.sort();
+    return byArticle;
+  }
+}

@@ -1,0 +1,22 @@
+import { ApiProperty, ApiSchema, PartialType } from '@nestjs/swagger';
+import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
+
+/** Body of `POST /v1/articles/{id}/comments` and `PUT …/comments/{comment_id}` (SPEC §6 comments). */
+@ApiSchema({ name: 'CreateCommentBody' })
+export class CreateCommentDto {
+  /** The author is the caller and the article comes from the path; both are ignored when sent (as read from a GET). */
+  static readonly readOnlyProperties = ['author', 'article'];
+
+  /** 1-5,000 characters. */
+  @ApiProperty({ example: 'Thanks, this helped.', minLength: 1, maxLength: 5_000 })
+  @IsNotEmpty()
+  @IsString()
+  @MaxLength(5_000)
+  body: string;
+}
+
+/** Body of `PATCH …/comments/{comment_id}`: `body` may be omitted (no change) but not null. */
+@ApiSchema({ name: 'UpdateCommentBody' })
+export class UpdateCommentDto extends PartialType(CreateCommentDto, { skipNullProperties: false }) {
+  static readonly readOnlyProperties = ['author', 'article'];
+}

@@ -1,0 +1,86 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { Link } from '../common/list/page.js';
+import { toIso } from '../common/list/timestamps.js';
+import { LinkDto } from '../common/openapi/link.dto.js';
+import { CURRENCIES, ORDER_STATUSES, type Currency, type OrderStatus } from './order.entity.js';
+
+/** One line of an order as the API returns it. Money in cents. */
+@ApiSchema({ name: 'OrderItem' })
+export class OrderItemResponse {
+  @ApiProperty({ example: 'BOOK-0042' })
+  sku: string;
+
+  @ApiProperty({ type: 'integer', example: 2, minimum: 1, maximum: 1000 })
+  quantity: number;
+
+  /** Price of one unit in cents. */
+  @ApiProperty({ type: 'integer', example: 1999, minimum: 0, maximum: 1_000_000_000 })
+  unit_price_cents: number;
+}
+
+/** An order as the API returns it (SPEC §6 orders). Money in integer cents of `currency`. */
+@ApiSchema({ name: 'Order' })
+export class OrderResponse {
+  @ApiProperty({ readOnly: true, example: 1, type: 'integer' })
+  id: number;
+
+  /** The lines, in the order they were sent. */
+  @ApiProperty({ type: [OrderItemResponse] })
+  items: OrderItemResponse[];
+
+  @ApiProperty({ enum: CURRENCIES, example: 'EUR' })
+  currency: Currency;
+
+  /** Starts `pending`; moves by PATCH (see the operation). */
+  @ApiProperty({ enum: ORDER_STATUSES, example: 'pending' })
+  status: OrderStatus;
+
+  /** Σ quantity × unit_price_cents, computed by the service. */
+  @ApiProperty({ readOnly: true, type: 'integer', example: 3998 })
+  total_cents: number;
+
+  /** Id of the ordering user. */
+  @ApiProperty({ readOnly: true, example: 1, type: 'integer' })
+  user: number;
+
+  @ApiProperty({ readOnly: true, format: 'date-time', example: '2026-11-21T10:15:00.000Z' })
+  created_at: string;
+
+  @ApiProperty({ readOnly: true, format: 'date-time', example: '2026-11-21T10:15:00.000Z' })
+  updated_at: string;
+
+  /** `self` and `user`. */
+  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v1/orders/1' }, { rel: 'user', href: '/v1/users/1' }] })
+  links: Link[];
+}
+
+/** Maps an order_items row (entity or raw select) to {@link OrderItemResponse}; bigint text → number. */
+export function toOrderItemResponse(source: object): OrderItemResponse {
+  const row = source as Record<string, unknown>;
+  return { sku: row.sku as string, quantity: Number(row.quantity), unit_price_cents: Number(row.unit_price_cents) };
+}
+
+/**
+ * Maps an orders row (entity or raw select) and its item rows, sorted by position, to
+ * {@link OrderResponse}; PostgreSQL's bigint text becomes a number. With list `fields`, columns and
+ * items that were not loaded come out empty and are then dropped by the `fields` selection.
+ */
+export function toOrderResponse(source: object, items?: readonly object[]): OrderResponse {
+  const row = source as Record<string, unknown>;
+  const id = Number(row.id);
+  const user = Number(row.user_id);
+  return {
+    id,
+    items: (items ?? []).map(toOrderItemResponse),
+    currency: row.currency as Currency,
+    status: row.status as OrderStatus,
+    total_cents: Number(row.total_cents),
+    user,
+    created_at: toIso(row.created_at) as string,
+    updated_at: toIso(row.updated_at) as string,
+    links: [
+      { rel: 'self', href: `/v1/orders/${id}` },
+      { rel: 'user', href: `/v1/users/${user}` },
+    ],
+  };
+}

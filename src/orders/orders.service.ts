@@ -1,0 +1,221 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { requireOwned } from '../auth/access.js';
+import type { AuthUser } from '../auth/auth-user.js';
+import { conflict, forbidden } from '../common/errors/api-exception.js';
+import { findPage } from '../common/list/find-page.js';
+import type { ListQuery } from '../common/list/list-query.js';
+import { Page } from '../common/list/page.js';
+import type { CreateOrderDto, ReplaceOrderDto, UpdateOrderDto } from './dto/create-order.dto.js';
+import type { OrderItemDto } from './dto/order-item.dto.js';
+import { Order, OrderItem, type Currency, type OrderStatus } from './order.entity.js';
+import { toOrderResponse, type OrderResponse } from './order.response.js';
+import { ORDERS_LIST } from './orders.list.js';
+
+/**
+ * Status moves of SPEC §6 orders and who may make them: `owner` = the order's user or an admin,
+ * `admin` = admins only. Any move not listed is a 409.
+ */
+export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, Partial<Record<OrderStatus, 'owner' | 'admin'>>>> = {
+  pending: { paid: 'owner', cancelled: 'owner' },
+  paid: { shipped: 'admin', cancelled: 'owner' },
+  shipped: { delivered: 'admin' },
+  delivered: {},
+  cancelled: {},
+};
+
+/** Statuses in which an order may be deleted (SPEC §6 orders). */
+const DELETABLE: readonly OrderStatus[] = ['pending', 'cancelled'];
+
+/** The wanted state of an order after a PUT or PATCH; absent fields stay as they are. */
+interface OrderChange {
+  items?: OrderItemDto[];
+  currency?: Currency;
+  status?: OrderStatus;
+}
+
+/** Σ quantity × unit_price_cents, in cents (at most 100 × 1000 × 10⁹ = 10¹⁴: an exact integer). */
+export function totalCents(items: readonly OrderItemDto[]): number {
+  return items.reduce((sum, item) => sum + item.quantity * item.unit_price_cents, 0);
+}
+
+/**
+ * Checks a status move against {@link ORDER_TRANSITIONS}.
+ * @throws 409 `cannot change status from <from> to <to>` for a move that is not allowed; 403 when
+ *   only an admin may make it and the caller is none.
+ */
+export function assertTransition(from: OrderStatus, to: OrderStatus, caller: AuthUser): void {
+  const who = ORDER_TRANSITIONS[from][to];
+  if (who === undefined) throw conflict(`cannot change status from ${from} to ${to}`);
+  if (who === 'admin' && caller.role !== 'admin') throw forbidden(`only an admin can change status from ${from} to ${to}`);
+}
+
+function sameItems(wanted: readonly OrderItemDto[], current: readonly OrderItem[]): boolean {
+  return (
+    wanted.length === current.length &&
+    wanted.every(
+      (item, i) => item.sku === current[i].sku && item.quantity === Number(current[i].quantity) && item.unit_price_cents === Number(current[i].unit_price_cents),
+    )
+  );
+}
+
+/**
+ * Orders (SPEC §6 orders): private to their user, admins see and act on all. Every write that
+ * touches the order and its items runs in one transaction; status changes are conditional UPDATEs
+ * (`WHERE status = <expected>`), so of two concurrent moves from the same status only one wins and
+ * the other gets 409.
+ */
+@Injectable()
+export class OrdersService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Creates a `pending` order of the caller with its items (positions in the order sent) and computed total. */
+  create(dto: CreateOrderDto, caller: AuthUser): Promise<OrderResponse> {
+    return this.dataSource.transaction(async (manager) => {
+      const now = new Date();
+      const result = await manager.insert(Order, {
+        user_id: caller.id,
+        currency: dto.currency,
+        status: 'pending',
+        total_cents: totalCents(dto.items),
+        created_at: now,
+        updated_at: now,
+      });
+      const id = Number(result.identifiers[0].id);
+      await this.insertItems(manager, id, dto.items);
+      return this.read(manager, id, caller);
+    });
+  }
+
+  /**
+   * One page of the caller's orders (all orders for an admin); filters apply within that. The
+   * items of the whole page come from one extra query, and only when `items` is wanted.
+   */
+  async list(query: ListQuery, caller: AuthUser): Promise<Page<OrderResponse>> {
+    const qb = this.dataSource.getRepository(Order).createQueryBuilder('o');
+    if (caller.role !== 'admin') qb.where('o.user_id = :me', { me: caller.id });
+    const page = await findPage(qb, query, ORDERS_LIST, (row) => row);
+    const ids = page.items.map((row) => Number(row.id));
+    const items = !query.fields || query.fields.includes('items') ? await this.itemsOf(this.dataSource.manager, ids) : new Map<number, OrderItem[]>();
+    return new Page(
+      page.items.map((row) => toOrderResponse(row, items.get(Number(row.id)))),
+      page.total,
+      page.query,
+    );
+  }
+
+  /**
+   * Reads one order with its items.
+   * @throws 404 when missing; 403 when another user's (and the caller is no admin).
+   */
+  findOne(id: number, caller: AuthUser): Promise<OrderResponse> {
+    return this.read(this.dataSource.manager, id, caller);
+  }
+
+  /**
+   * PUT: the whole order (SPEC §5); an omitted `status` means `pending`, the initial status.
+   * @throws 403, 404, 409 (see {@link update}).
+   */
+  replace(id: number, dto: ReplaceOrderDto, caller: AuthUser): Promise<OrderResponse> {
+    return this.change(id, { items: dto.items, currency: dto.currency, status: dto.status ?? 'pending' }, caller);
+  }
+
+  /**
+   * PATCH: changes only the fields sent; items and currency first, then the status move. Values
+   * equal to the stored ones change nothing (a same-status PATCH is a no-op 200).
+   * @throws 404; 403 for another user's order or an admin-only move; 409 when items or currency
+   *   change on an order that is not `pending`, or for a move {@link ORDER_TRANSITIONS} does not allow.
+   */
+  update(id: number, dto: UpdateOrderDto, caller: AuthUser): Promise<OrderResponse> {
+    return this.change(id, { items: dto.items, currency: dto.currency, status: dto.status }, caller);
+  }
+
+  /**
+   * Deletes an order and its items, only while `pending` or `cancelled`.
+   * @throws 403, 404; 409 naming the status otherwise.
+   */
+  async remove(id: number, caller: AuthUser): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const order = await this.load(manager, id, caller);
+      const result = await manager
+        .createQueryBuilder()
+        .delete()
+        .from(Order)
+        .where('id = :id AND status IN (:...deletable)', { id, deletable: DELETABLE })
+        .execute();
+      if (!result.affected) throw conflict(`order ${id} is ${order.status}; only pending or cancelled orders can be deleted`);
+    });
+  }
+
+  private change(id: number, wanted: OrderChange, caller: AuthUser): Promise<OrderResponse> {
+    return this.dataSource.transaction(async (manager) => {
+      const order = await this.load(manager, id, caller);
+      const items = wanted.items !== undefined && !sameItems(wanted.items, (await this.itemsOf(manager, [id])).get(id) ?? []) ? wanted.items : undefined;
+      const currency = wanted.currency !== undefined && wanted.currency !== order.currency ? wanted.currency : undefined;
+      const status = wanted.status !== undefined && wanted.status !== order.status ? wanted.status : undefined;
+      if ((items || currency) && order.status !== 'pending') {
+        throw conflict(`items and currency can change only while an order is pending; order ${id} is ${order.status}`);
+      }
+      if (status) assertTransition(order.status, status, caller);
+
+      const now = new Date();
+      if (items || currency) {
+        const set: Partial<Order> = { updated_at: now };
+        if (currency) set.currency = currency;
+        if (items) set.total_cents = totalCents(items);
+        await this.updateIfStatus(manager, id, 'pending', set, `order ${id} is no longer pending`);
+        if (items) {
+          await manager.delete(OrderItem, { order_id: id });
+          await this.insertItems(manager, id, items);
+        }
+      }
+      if (status) {
+        await this.updateIfStatus(manager, id, order.status, { status, updated_at: now }, `cannot change status from ${order.status} to ${status}: the order changed meanwhile`);
+      }
+      return this.read(manager, id, caller);
+    });
+  }
+
+  /** UPDATE … WHERE id AND status = `expected`; 0 rows (a concurrent move won) → 409 `message`. */
+  private async updateIfStatus(manager: EntityManager, id: number, expected: OrderStatus, set: Partial<Order>, message: string): Promise<void> {
+    const result = await manager.createQueryBuilder().update(Order).set(set).where('id = :id AND status = :expected', { id, expected }).execute();
+    if (!result.affected) throw conflict(message);
+  }
+
+  private async insertItems(manager: EntityManager, orderId: number, items: readonly OrderItemDto[]): Promise<void> {
+    await manager.insert(
+      OrderItem,
+      items.map((item, position) => ({ order_id: orderId, position, sku: item.sku, quantity: item.quantity, unit_price_cents: item.unit_price_cents })),
+    );
+  }
+
+  /** The items of several orders in one query, by order id, each list in position order. */
+  private async itemsOf(manager: EntityManager, orderIds: number[]): Promise<Map<number, OrderItem[]>> {
+    const byOrder = new Map<number, OrderItem[]>();
+    if (orderIds.length === 0) return byOrder;
+    const rows = await manager
+      .getRepository(OrderItem)
+      .createQueryBuilder('i')
+      .where('i.order_id IN (:...orderIds)', { orderIds })
+      .orderBy('i.order_id', 'ASC')
+      .addOrderBy('i.position', 'ASC')
+      .getMany();
+    for (const row of rows) {
+      const list = byOrder.get(row.order_id) ?? [];
+      list.push(row);
+      byOrder.set(row.order_id, list);
+    }
+    return byOrder;
+  }
+
+  private async read(manager: EntityManager, id: number, caller: AuthUser): Promise<OrderResponse> {
+    const order = await this.load(manager, id, caller);
+    return toOrderResponse(order, (await this.itemsOf(manager, [id])).get(id) ?? []);
+  }
+
+  private async load(manager: EntityManager, id: number, caller: AuthUser): Promise<Order> {
+    const row = await manager.findOne(Order, { where: { id } });
+    return requireOwned(row, caller, (order) => order.user_id, 'order', id);
+  }
+}

@@ -1,0 +1,42 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { Link } from '../common/list/page.js';
+import { toIso } from '../common/list/timestamps.js';
+import { LinkDto } from '../common/openapi/link.dto.js';
+
+/** A tag as the API returns it (SPEC §6 tags). */
+@ApiSchema({ name: 'Tag' })
+export class TagResponse {
+  @ApiProperty({ readOnly: true, example: 1, type: 'integer' })
+  id: number;
+
+  /** Lower-case, 1-50 of a-z, 0-9 and `-`. */
+  @ApiProperty({ example: 'nestjs' })
+  name: string;
+
+  @ApiProperty({ readOnly: true, format: 'date-time', example: '2026-11-21T10:15:00.000Z' })
+  created_at: string;
+
+  @ApiProperty({ readOnly: true, format: 'date-time', example: '2026-11-21T10:15:00.000Z' })
+  updated_at: string;
+
+  /** `self` and `articles` (the articles carrying this tag). */
+  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v1/tags/1' }, { rel: 'articles', href: '/v1/articles?tag=nestjs' }] })
+  links: Link[];
+}
+
+/** Maps a tags row (entity or raw select; `name` is always selected) to {@link TagResponse}. */
+export function toTagResponse(source: object): TagResponse {
+  const row = source as Record<string, unknown>;
+  const id = Number(row.id);
+  const name = row.name as string;
+  return {
+    id,
+    name,
+    created_at: toIso(row.created_at) as string,
+    updated_at: toIso(row.updated_at) as string,
+    links: [
+      { rel: 'self', href: `/v1/tags/${id}` },
+      { rel: 'articles', href: `/v1/articles?tag=${encodeURIComponent(name)}` },
+    ],
+  };
+}

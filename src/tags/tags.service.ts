@@ -1,0 +1,92 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { type EntityManager, In, Repository } from 'typeorm';
+import { conflict, notFound, validationFailed } from '../common/errors/api-exception.js';
+import { findPage } from '../common/list/find-page.js';
+import type { ListQuery } from '../common/list/list-query.js';
+import type { Page } from '../common/list/page.js';
+import type { CreateTagDto, UpdateTagDto } from './dto/create-tag.dto.js';
+import { Tag } from './tag.entity.js';
+import { toTagResponse, type TagResponse } from './tag.response.js';
+import { TAGS_LIST } from './tags.list.js';
+
+/**
+ * Tags (SPEC §6 tags): names are stored lower-case and unique. The only holder of the tags
+ * repository; articles resolve tag names through {@link TagsService.requireIds}.
+ */
+@Injectable()
+export class TagsService {
+  constructor(@InjectRepository(Tag) private readonly tags: Repository<Tag>) {}
+
+  /**
+   * Creates a tag (the DTO has lower-cased the name already).
+   * @throws 409 `conflict` when the name is taken.
+   */
+  async create(dto: CreateTagDto): Promise<TagResponse> {
+    await this.assertFree(dto.name);
+    const now = new Date();
+    const result = await this.tags.insert({ name: dto.name, created_at: now, updated_at: now });
+    return this.findOne(Number(result.identifiers[0].id));
+  }
+
+  /** One page of tags; the `name` filter is compared lower-case (every caller sees every tag). */
+  list(query: ListQuery): Promise<Page<TagResponse>> {
+    if (query.filters.name) query.filters.name = query.filters.name.map((name) => String(name).toLowerCase());
+    return findPage(this.tags.createQueryBuilder('g'), query, TAGS_LIST, toTagResponse);
+  }
+
+  /**
+   * Reads one tag.
+   * @throws 404 when it does not exist.
+   */
+  async findOne(id: number): Promise<TagResponse> {
+    return toTagResponse(await this.load(id));
+  }
+
+  /**
+   * Renames a tag (PUT and PATCH; admins only, checked by the controller). An omitted name on
+   * PATCH changes nothing but `updated_at`; the tag's own name is not a conflict.
+   * @throws 404 when missing; 409 when another tag has the name.
+   */
+  async rename(id: number, dto: UpdateTagDto): Promise<TagResponse> {
+    const current = await this.load(id);
+    if (dto.name !== undefined && dto.name !== current.name) await this.assertFree(dto.name);
+    const patch: Partial<Tag> = { updated_at: new Date() };
+    if (dto.name !== undefined) patch.name = dto.name;
+    await this.tags.update({ id }, patch);
+    return toTagResponse({ ...current, ...patch });
+  }
+
+  /** Deletes a tag; articles lose it (the join rows cascade). @throws 404 */
+  async remove(id: number): Promise<void> {
+    const result = await this.tags.delete({ id });
+    if (!result.affected) throw notFound('tag', id);
+  }
+
+  /**
+   * Resolves tag names (lower-case) to the ids of the distinct names, in order of first mention,
+   * inside the caller's transaction when `manager` is given (SPEC §6 articles: "array of existing
+   * tag names"; duplicates collapse).
+   * @throws 422 `validation_failed` with one detail per unknown name, at its first index (`tags[i]`).
+   */
+  async requireIds(names: readonly string[], manager?: EntityManager): Promise<number[]> {
+    const distinct = [...new Set(names)];
+    if (distinct.length === 0) return [];
+    const repo = manager ? manager.getRepository(Tag) : this.tags;
+    const rows = await repo.find({ select: { id: true, name: true }, where: { name: In(distinct) } });
+    const ids = new Map(rows.map((row) => [row.name, row.id]));
+    const unknown = distinct.filter((name) => !ids.has(name)).map((name) => ({ field: `tags[${names.indexOf(name)}]`, message: `tag ${name} does not exist` }));
+    if (unknown.length > 0) throw validationFailed(unknown);
+    return distinct.map((name) => ids.get(name)!);
+  }
+
+  private async assertFree(name: string): Promise<void> {
+    if (await this.tags.exists({ where: { name } })) throw conflict(`tag name ${name} is already taken`);
+  }
+
+  private async load(id: number): Promise<Tag> {
+    const row = await this.tags.findOne({ where: { id } });
+    if (!row) throw notFound('tag', id);
+    return row;
+  }
+}
