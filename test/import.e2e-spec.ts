@@ -15,6 +15,8 @@ const PASSWORD = 'imported-pass-1';
 interface FileData {
   users: Array<{ id: number; username: string; name: string; email: string }>;
   todos: Array<{ id: number; userId: number; title: string; completed: boolean }>;
+  posts: Array<{ id: number; userId: number; title: string; body: string }>;
+  comments: Array<{ id: number; postId: number; email: string; body: string }>;
 }
 
 async function importFile(args: string[]): Promise<{ status: number; out: string[]; err: string[] }> {
@@ -41,6 +43,46 @@ describe('npm run import (JSONPlaceholder)', () => {
     expect(result.status).toBe(0);
     expect(result.out).toContain(`users: ${file.users.length} imported, 0 already present`);
     expect(result.out).toContain(`todos: ${file.todos.length} imported, 0 already present`);
+    expect(result.out).toContain(`articles: ${file.posts.length} imported, 0 already present`);
+    expect(result.out).toContain(`comments: ${file.comments.length} imported, 0 already present`);
+  });
+
+  it('serves every post as a published article of its author, listed by author sorted by -id', async () => {
+    const login = await request(app.getHttpServer()).post('/v1/login').send({ username: 'bret', password: PASSWORD });
+    expect(login.status).toBe(200);
+    const token = login.body.token as string;
+    const all = await request(app.getHttpServer()).get('/v1/articles?size=1&fields=title').set('Authorization', bearer(token));
+    expect(all.status).toBe(200);
+    expect(all.body.total).toBe(file.posts.length);
+
+    for (const author of [3, 7]) {
+      const expected = file.posts.filter((p) => p.userId === author).sort((a, b) => b.id - a.id);
+      const res = await request(app.getHttpServer()).get(`/v1/articles?author=${author}&sort=-id&size=100`).set('Authorization', bearer(token));
+      expect(res.status).toBe(200);
+      expect(res.body.total).toBe(expected.length);
+      expect(res.body.data.map((a: { id: number; title: string; body: string; status: string; author: number }) => [a.id, a.title, a.body, a.status, a.author])).toEqual(
+        expected.map((p) => [p.id, p.title, p.body, 'published', author]),
+      );
+      expect(res.body.data.every((a: { published_at: string | null; tags: string[] }) => a.published_at !== null && a.tags.length === 0)).toBe(true);
+    }
+  });
+
+  it("serves the file's comments under their articles, authored by the e-mail's user or else the article's author", async () => {
+    const login = await request(app.getHttpServer()).post('/v1/login').send({ username: 'bret', password: PASSWORD });
+    const token = login.body.token as string;
+    const emails = new Map(file.users.map((u) => [u.email.toLowerCase(), u.id]));
+    for (const post of [file.posts[0], file.posts[41], file.posts[99]]) {
+      const expected = file.comments.filter((c) => c.postId === post.id).sort((a, b) => a.id - b.id);
+      const res = await request(app.getHttpServer()).get(`/v1/articles/${post.id}/comments?size=100`).set('Authorization', bearer(token));
+      expect(res.status).toBe(200);
+      expect(res.body.total).toBe(expected.length);
+      expect(res.body.data.map((c: { id: number; body: string; article: number; author: number }) => [c.id, c.body, c.article, c.author])).toEqual(
+        expected.map((c) => [c.id, c.body, post.id, emails.get(c.email.toLowerCase()) ?? post.userId]),
+      );
+    }
+    const newest = await request(app.getHttpServer()).get(`/v1/articles/${file.posts[0].id}/comments?sort=-id&size=2&fields=body`).set('Authorization', bearer(token));
+    const expectedIds = file.comments.filter((c) => c.postId === file.posts[0].id).map((c) => c.id).sort((a, b) => b - a).slice(0, 2);
+    expect(newest.body.data.map((c: { id: number }) => c.id)).toEqual(expectedIds);
   });
 
   it('lets an imported user log in with the normalised username and see exactly their todos', async () => {
@@ -72,6 +114,8 @@ describe('npm run import (JSONPlaceholder)', () => {
     expect(result.status).toBe(0);
     expect(result.out).toContain(`users: 0 imported, ${file.users.length} already present`);
     expect(result.out).toContain(`todos: 0 imported, ${file.todos.length} already present`);
+    expect(result.out).toContain(`articles: 0 imported, ${file.posts.length} already present`);
+    expect(result.out).toContain(`comments: 0 imported, ${file.comments.length} already present`);
     const dataSource = app.get(DataSource);
     const [{ count }] = await dataSource.query('SELECT COUNT(*) AS count FROM todos');
     expect(Number(count)).toBe(file.todos.length);
