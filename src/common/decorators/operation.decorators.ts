@@ -22,26 +22,32 @@ export function ListOperation(spec: ListSpec) {
   const sortValues = Object.keys(spec.sortable).flatMap((f) => [f, `-${f}`]);
   return applyDecorators(
     SetMetadata(OPERATION_QUERY, { kind: 'list', spec } satisfies OperationQuery),
-    ApiQuery({ name: 'page', required: false, description: `Page number, from 1 (default 1). Not with offset/limit.`, schema: { type: 'integer', minimum: 1, default: 1 }, example: 1 }),
-    ApiQuery({ name: 'size', required: false, description: `Page size, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }, example: 20 }),
-    ApiQuery({ name: 'offset', required: false, description: 'Items to skip, from 0. Not with page/size.', schema: { type: 'integer', minimum: 0 }, example: 0 }),
-    ApiQuery({ name: 'limit', required: false, description: `Items to return, 1-${MAX_PAGE_SIZE}. Not with page/size.`, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE }, example: 20 }),
+    ApiQuery({ name: 'page', required: false, description: `Page number, from 1 (default 1). Not with offset/limit.`, schema: { type: 'integer', minimum: 1, default: 1, example: 1 } }),
+    ApiQuery({ name: 'size', required: false, description: `Page size, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, example: 20 } }),
+    ApiQuery({ name: 'offset', required: false, description: 'Items to skip, from 0. Not with page/size.', schema: { type: 'integer', minimum: 0, example: 0 } }),
+    ApiQuery({ name: 'limit', required: false, description: `Items to return, 1-${MAX_PAGE_SIZE}. Not with page/size.`, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, example: 20 } }),
     ApiQuery({
       name: 'sort',
       required: false,
       description: `Comma-separated sort keys, \`-\` for descending; \`id\` ascending is always the last tie-breaker. Allowed: ${sortValues.join(', ')}.`,
-      schema: { type: 'string', pattern: `^-?(${Object.keys(spec.sortable).join('|')})(,-?(${Object.keys(spec.sortable).join('|')}))*$` },
-      example: sortValues[sortValues.length - 1] ?? 'id',
+      schema: {
+        type: 'string',
+        pattern: `^-?(${Object.keys(spec.sortable).join('|')})(,-?(${Object.keys(spec.sortable).join('|')}))*$`,
+        example: sortValues[sortValues.length - 1] ?? 'id',
+      },
     }),
     ...Object.entries(spec.filters).map(([name, filter]) =>
       ApiQuery({
         name,
         required: false,
         description: `${filter.description} Equality; repeat the parameter for "any of".`,
-        schema: { type: 'array', items: filter.type === 'enum' ? { type: 'string', enum: [...(filter.values ?? [])] } : { type: filter.type === 'int' ? 'integer' : 'string' } },
+        schema: {
+          type: 'array',
+          items: filter.type === 'enum' ? { type: 'string', enum: [...(filter.values ?? [])] } : { type: filter.type === 'int' ? 'integer' : 'string' },
+          example: [filter.example],
+        },
         style: 'form',
         explode: true,
-        example: [filter.example],
       }),
     ),
     fieldsQuery(spec.fields),
@@ -53,8 +59,7 @@ function fieldsQuery(fields: readonly string[]) {
     name: 'fields',
     required: false,
     description: `Comma-separated fields to return (plus \`id\` and \`links\`). Allowed: id, ${fields.join(', ')}.`,
-    schema: { type: 'string' },
-    example: fields.slice(0, 2).join(','),
+    schema: { type: 'string', example: fields.slice(0, 2).join(',') },
   });
 }
 

@@ -3,6 +3,7 @@ import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swag
 import type { NextFunction, Request, Response } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import { ErrorResp } from '../errors/error-resp.js';
+import { MAX_ID } from '../pipes/parse-id.pipe.js';
 import { envelopeSchemas } from './api-page-response.decorator.js';
 import { LinkDto } from './link.dto.js';
 
@@ -25,7 +26,17 @@ short-lived bearer token (JWT, 300 s) and a refresh token for \`POST /v1/refresh
 malformed request (missing field, wrong type, unknown property or parameter), 422 for a value that
 breaks a rule.`;
 
-type Operation = Record<string, unknown> & { security?: unknown; 'x-public'?: boolean };
+type Parameter = { in?: string; name?: string; description?: string; schema?: Record<string, unknown> };
+type Operation = Record<string, unknown> & { security?: unknown; 'x-public'?: boolean; parameters?: Parameter[] };
+
+/** Path ids (`id`, `comment_id`, …) all go through ParseIdPipe: document them once here (SPEC §1, §8). */
+function describeIdParameters(operation: Operation): void {
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter.in !== 'path' || !/^(id|[a-z]+_id)$/.test(parameter.name ?? '')) continue;
+    parameter.schema = { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_ID, example: 1 };
+    parameter.description ??= `The ${parameter.name === 'id' ? 'resource' : parameter.name!.replace(/_id$/, '')} id: a positive integer (anything else → 400).`;
+  }
+}
 
 /**
  * Builds the OpenAPI 3.0 document from the running application's controllers and the Swagger
@@ -54,10 +65,12 @@ export async function buildOpenApiDocument(app: INestApplication): Promise<OpenA
   document.components.schemas = { ...document.components.schemas, ...envelopeSchemas() } as typeof document.components.schemas;
   for (const pathItem of Object.values(document.paths)) {
     for (const operation of Object.values(pathItem) as Operation[]) {
-      if (operation && typeof operation === 'object' && operation['x-public']) {
+      if (!operation || typeof operation !== 'object') continue;
+      if (operation['x-public']) {
         delete operation.security;
         delete operation['x-public'];
       }
+      describeIdParameters(operation);
     }
   }
   return document;
