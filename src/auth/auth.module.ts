@@ -17,6 +17,7 @@ import { ApiKeysController } from './api-keys.controller.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { ApiKeyThrottlerGuard } from './guards/api-key-throttler.guard.js';
 import { AuthenticationGuard } from './guards/authentication.guard.js';
+import { ScopeGuard } from './guards/scope.guard.js';
 import { LoginThrottle } from './login-throttle.js';
 import { Session } from './session.entity.js';
 import { SessionsController } from './sessions.controller.js';
@@ -66,9 +67,10 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
     JwtStrategy,
     ApiKeyStrategy,
     SessionStrategy,
-    // global guards run in this order: who is calling (401), how often (429), with which role (403)
+    // global guards run in this order: who is calling (401), how often (429), with which scope and role (403)
     { provide: APP_GUARD, useClass: AuthenticationGuard },
     { provide: APP_GUARD, useClass: ApiKeyThrottlerGuard },
+    { provide: APP_GUARD, useClass: ScopeGuard },
     { provide: APP_GUARD, useClass: RolesGuard },
   ],
 })

@@ -19,7 +19,7 @@ const TRANSITIONS_TEXT =
 
 /** `/v1/orders` (SPEC §6 orders): private to their user, admins see and act on all. Money in cents. */
 @ApiTags('orders')
-@Authenticated()
+@Authenticated('orders')
 @Controller('v1/orders')
 export class OrdersController {
   constructor(private readonly orders: OrdersService) {}

@@ -22,6 +22,11 @@ export class ApiKeyThrottlerGuard extends ThrottlerGuard {
     return `api-key:${(req.user as AuthUser).apiKeyId}`;
   }
 
+  /** One budget per key across all operations (the default key adds the controller and handler names). */
+  protected override generateKey(_context: ExecutionContext, tracker: string, name: string): string {
+    return `${name}:${tracker}`;
+  }
+
   protected override async throwThrottlingException(context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
     const res = context.switchToHttp().getResponse<{ setHeader(name: string, value: string): void }>();
     res.setHeader('RateLimit-Limit', String(detail.limit));

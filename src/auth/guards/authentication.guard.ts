@@ -5,7 +5,7 @@ import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { forbidden, unauthorized } from '../../common/errors/api-exception.js';
 import type { AuthScheme, AuthUser } from '../auth-user.js';
-import { IS_PUBLIC, REQUIRED_SCOPE, SCOPE_RESOURCE } from '../decorators/auth.decorators.js';
+import { IS_PUBLIC } from '../decorators/auth.decorators.js';
 import { SESSION_COOKIE } from '../sessions.service.js';
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -39,24 +39,20 @@ class SessionGuard extends AuthGuard('session') {
   }
 }
 
-interface OperationAuth {
-  isPublic: boolean;
-  /** The scope a scoped credential needs; null when scoped credentials may not call it. */
-  scope: string | null;
-}
 
 /**
  * The one authentication guard (SPEC §3), global: every operation not marked `@Public()` needs a
  * credential, and the first one present decides (Bearer JWT, X-API-Key, `sid` cookie), each
  * verified by its passport strategy. Then, for a session, unsafe methods need `X-CSRF-Token`
- * equal to the session's token; for a scoped credential (API key), the operation's scope.
+ * equal to the session's token. Scopes are checked later by ScopeGuard, after the rate limit, so
+ * that refused calls of an API key count and carry the rate-limit headers too.
  * Per-handler metadata is resolved once and cached.
  * @throws 401 `unauthorized` (+ `WWW-Authenticate`) when the credential is missing or invalid;
- *   403 `forbidden` for a missing/wrong CSRF token or a missing scope (naming it).
+ *   403 `forbidden` for a missing/wrong CSRF token.
  */
 @Injectable()
 export class AuthenticationGuard implements CanActivate {
-  private readonly operations = new Map<Function, OperationAuth>();
+  private readonly publicHandlers = new Map<Function, boolean>();
   private readonly guards: Record<AuthScheme, CanActivate> = {
     bearer: new BearerGuard(),
     api_key: new ApiKeyGuard(),
@@ -66,8 +62,7 @@ export class AuthenticationGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const operation = this.operation(context);
-    if (operation.isPublic) return true;
+    if (this.isPublic(context)) return true;
     const req = context.switchToHttp().getRequest<Request & { user?: AuthUser }>();
     const scheme = presentScheme(req);
     if (!scheme) throw unauthorized('authentication required');
@@ -81,28 +76,16 @@ export class AuthenticationGuard implements CanActivate {
         throw forbidden('X-CSRF-Token header missing or wrong (required for cookie-authenticated writes)');
       }
     }
-    if (user.scopes) {
-      if (operation.scope === null) throw forbidden(`${scheme === 'api_key' ? 'API keys' : 'scoped tokens'} cannot use this operation`);
-      if (!user.scopes.includes(operation.scope)) throw forbidden(`missing scope ${operation.scope}`);
-    }
     return true;
   }
 
-  private operation(context: ExecutionContext): OperationAuth {
+  private isPublic(context: ExecutionContext): boolean {
     const handler = context.getHandler();
-    let operation = this.operations.get(handler);
-    if (!operation) {
-      const targets = [handler, context.getClass()];
-      const explicit = this.reflector.getAllAndOverride<string | null | undefined>(REQUIRED_SCOPE, targets);
-      const resource = this.reflector.getAllAndOverride<string | undefined>(SCOPE_RESOURCE, targets);
-      const method = context.switchToHttp().getRequest<Request>().method;
-      const derived = resource ? `${resource}:${method === 'GET' || method === 'HEAD' ? 'read' : 'write'}` : null;
-      operation = {
-        isPublic: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) ?? false,
-        scope: explicit === undefined ? derived : explicit,
-      };
-      this.operations.set(handler, operation);
+    let isPublic = this.publicHandlers.get(handler);
+    if (isPublic === undefined) {
+      isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [handler, context.getClass()]) ?? false;
+      this.publicHandlers.set(handler, isPublic);
     }
-    return operation;
+    return isPublic;
   }
 }
