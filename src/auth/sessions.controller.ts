@@ -35,7 +35,16 @@ export class SessionsController {
   @HttpCode(201)
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Sign in: start a cookie session' })
-  @ApiCreatedResponse({ type: SessionResponse, description: 'Signed in; `Set-Cookie: sid=…`.' })
+  @ApiCreatedResponse({
+    type: SessionResponse,
+    description: 'Signed in; `Set-Cookie: sid=…`.',
+    headers: {
+      'Set-Cookie': {
+        description: 'The session cookie: `sid=<id>; Path=/; HttpOnly; SameSite=Lax` (plus `Secure` in production), valid until the session ends.',
+        schema: { type: 'string', maxLength: 512, example: 'sid=Zq3c7Y1m0Wf3b6P3Qv8h0dY2kq9Z5c1T7rB4uN6eX0s; Max-Age=43200; Path=/; HttpOnly; SameSite=Lax' },
+      },
+    },
+  })
   @ApiErrors(400, 401, 413, 415, 422, 429)
   async create(@Body() body: LoginDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<SessionView> {
     const user = await this.auth.checkPassword(body.username, body.password, req.ip ?? '');

@@ -14,7 +14,7 @@ export class OrderItemResponse {
   quantity: number;
 
   /** Price of one unit in cents. */
-  @ApiProperty({ type: 'integer', example: 1999, minimum: 0, maximum: 1_000_000_000 })
+  @ApiProperty({ type: 'integer', format: 'int64', example: 1999, minimum: 0, maximum: 1_000_000_000 })
   unit_price_cents: number;
 }
 
@@ -36,7 +36,7 @@ export class OrderResponse {
   status: OrderStatus;
 
   /** Σ quantity × unit_price_cents, computed by the service. */
-  @ApiProperty({ readOnly: true, type: 'integer', example: 3998 })
+  @ApiProperty({ readOnly: true, type: 'integer', format: 'int64', minimum: 0, maximum: 100_000_000_000_000, example: 3998 })
   total_cents: number;
 
   /** Id of the ordering user. */

@@ -6,6 +6,7 @@ import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
 import { validateEnv } from '../../src/config/env.validation.js';
 import { buildDataSourceOptions } from '../../src/database/data-source.js';
+import { installResponseRecorder } from './openapi-validation.js';
 
 export interface TestAppOptions {
   /**
@@ -20,7 +21,8 @@ export interface TestAppOptions {
 
 /**
  * Boots the real AppModule exactly as main.ts does (same pipeline, same configuration function)
- * on the e2e database, with every table emptied (see {@link TestAppOptions}). Returns the
+ * on the e2e database, with every table emptied (see {@link TestAppOptions}). Every response it
+ * sends is validated against its OpenAPI document (see openapi-validation.ts). Returns the
  * initialised application.
  */
 export async function createTestApp(options: TestAppOptions = {}): Promise<NestExpressApplication> {
@@ -36,8 +38,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<NestE
   const builder = Test.createTestingModule({ imports: [AppModule] });
   const moduleRef = await (options.override ? options.override(builder) : builder).compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
+  // first middleware: every response is checked against the served OpenAPI document (openapi-validation.ts)
+  const recorder = installResponseRecorder(app);
   await configureApp(app);
   await app.init();
+  await recorder.attach();
   if (options.truncate !== 'before-init') await truncateAll(app);
   return app;
 }

@@ -13,7 +13,7 @@ export class CreateApiKeyDto {
   name: string;
 
   /** What the key may do: `<collection>:read` / `<collection>:write`, at least one. */
-  @ApiProperty({ type: [String], enum: ALL_SCOPES, example: ['todos:read', 'todos:write'] })
+  @ApiProperty({ type: [String], enum: ALL_SCOPES, maxItems: ALL_SCOPES.length, example: ['todos:read', 'todos:write'] })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(ALL_SCOPES.length)
@@ -23,9 +23,10 @@ export class CreateApiKeyDto {
   scopes: string[];
 
   /** When the key stops working (ISO 8601, in the future); never when absent. */
-  @ApiProperty({ type: 'string', format: 'date-time', required: false, nullable: true, example: '2027-01-01T00:00:00.000Z' })
+  @ApiProperty({ type: 'string', format: 'date-time', required: false, nullable: true, maxLength: 64, example: '2027-01-01T00:00:00.000Z' })
   @IsOptional()
   @IsString()
+  @MaxLength(64)
   @IsDateString({ strict: true })
   expires_at?: string | null;
 }

@@ -5,6 +5,7 @@ import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 @ApiSchema({ name: 'LoginBody' })
 export class LoginDto {
   /** The account's username. */
+  @ApiProperty({ example: 'ada_l' })
   @IsNotEmpty()
   @IsString()
   @MaxLength(64)

@@ -12,7 +12,7 @@ export class TokenResponse {
   token_type: 'Bearer';
 
   /** Seconds until the access token expires. */
-  @ApiProperty({ example: 300 })
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: 86_400, example: 300 })
   expires_in: number;
 
   /** Opaque refresh token for `POST /v1/refresh`; works once (rotation). */

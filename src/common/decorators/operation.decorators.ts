@@ -1,6 +1,7 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, HttpCode, SetMetadata } from '@nestjs/common';
-import { ApiQuery } from '@nestjs/swagger';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type ListQuery, type ListSpec } from '../list/list-query.js';
+import { ApiExtension, ApiQuery } from '@nestjs/swagger';
+import { DEFAULT_PAGE_SIZE, MAX_FILTER_INT, MAX_OFFSET, MAX_PAGE, MAX_PAGE_SIZE, type ListQuery, type ListSpec } from '../list/list-query.js';
+import { LOCATION_EXTENSION } from '../openapi/complete-document.js';
 
 /** Metadata key of the query grammar an operation accepts (read by ResourceInterceptor). */
 export const OPERATION_QUERY = 'resource-api:operation-query';
@@ -22,10 +23,10 @@ export function ListOperation(spec: ListSpec) {
   const sortValues = Object.keys(spec.sortable).flatMap((f) => [f, `-${f}`]);
   return applyDecorators(
     SetMetadata(OPERATION_QUERY, { kind: 'list', spec } satisfies OperationQuery),
-    ApiQuery({ name: 'page', required: false, description: `Page number, from 1 (default 1). Not with offset/limit.`, schema: { type: 'integer', minimum: 1, default: 1, example: 1 } }),
-    ApiQuery({ name: 'size', required: false, description: `Page size, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, example: 20 } }),
-    ApiQuery({ name: 'offset', required: false, description: 'Items to skip, from 0. Not with page/size.', schema: { type: 'integer', minimum: 0, example: 0 } }),
-    ApiQuery({ name: 'limit', required: false, description: `Items to return, 1-${MAX_PAGE_SIZE}. Not with page/size.`, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, example: 20 } }),
+    ApiQuery({ name: 'page', required: false, description: `Page number, from 1 (default 1). Not with offset/limit.`, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE, default: 1, example: 1 } }),
+    ApiQuery({ name: 'size', required: false, description: `Page size, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, example: 20 } }),
+    ApiQuery({ name: 'offset', required: false, description: 'Items to skip, from 0. Not with page/size.', schema: { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_OFFSET, example: 0 } }),
+    ApiQuery({ name: 'limit', required: false, description: `Items to return, 1-${MAX_PAGE_SIZE}. Not with page/size.`, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, example: 20 } }),
     ApiQuery({
       name: 'sort',
       required: false,
@@ -43,7 +44,12 @@ export function ListOperation(spec: ListSpec) {
         description: `${filter.description} Equality; repeat the parameter for "any of".`,
         schema: {
           type: 'array',
-          items: filter.type === 'enum' ? { type: 'string', enum: [...(filter.values ?? [])] } : { type: filter.type === 'int' ? 'integer' : 'string' },
+          items:
+            filter.type === 'enum'
+              ? { type: 'string', enum: [...(filter.values ?? [])] }
+              : filter.type === 'int'
+                ? { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_FILTER_INT }
+                : { type: 'string', minLength: 1 },
           example: [filter.example],
         },
         style: 'form',
@@ -68,9 +74,9 @@ export function ReadOperation(fields: readonly string[]) {
   return applyDecorators(SetMetadata(OPERATION_QUERY, { kind: 'read', fields } satisfies OperationQuery), fieldsQuery(fields));
 }
 
-/** Marks a POST that creates a member (SPEC §5): 201 and `Location` from the result's `self` link. */
+/** Marks a POST that creates a member (SPEC §5): 201 and `Location` from the result's `self` link (documented too). */
 export function CreateOperation() {
-  return applyDecorators(SetMetadata(OPERATION_QUERY, { kind: 'create' } satisfies OperationQuery), HttpCode(201));
+  return applyDecorators(SetMetadata(OPERATION_QUERY, { kind: 'create' } satisfies OperationQuery), HttpCode(201), ApiExtension(LOCATION_EXTENSION, true));
 }
 
 /** Injects the {@link ListQuery} parsed by the interceptor for a {@link ListOperation}. */

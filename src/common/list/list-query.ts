@@ -67,6 +67,10 @@ export interface ListQuery {
 /** Default and maximum page size (SPEC §7). */
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
+/** Largest accepted `page` and `offset`, and the range of an integer filter value. */
+export const MAX_PAGE = 1_000_000_000;
+export const MAX_OFFSET = 2_000_000_000;
+export const MAX_FILTER_INT = 2_147_483_647;
 
 const PAGING = ['page', 'size', 'offset', 'limit'];
 
@@ -106,7 +110,7 @@ function parseFields(query: RawQuery, allowed: readonly string[], problems: Erro
 function parseFilterValue(name: string, spec: FilterSpec, raw: string, problems: ErrorDetail[]): string | number | undefined {
   if (spec.type === 'int') {
     const value = /^(0|[1-9][0-9]{0,9})$/.test(raw) ? Number(raw) : NaN;
-    if (!(value >= 0 && value <= 2_147_483_647)) {
+    if (!(value >= 0 && value <= MAX_FILTER_INT)) {
       problems.push({ field: name, message: `${name} must be a non-negative integer` });
       return undefined;
     }
@@ -142,10 +146,10 @@ export function parseListQuery(query: RawQuery, spec: ListSpec): ListQuery {
   if (pageStyle && offsetStyle) {
     problems.push({ field: 'offset', message: 'use either page/size or offset/limit, not both' });
   }
-  const page = integer(query, 'page', 1, 1_000_000_000, problems) ?? 1;
+  const page = integer(query, 'page', 1, MAX_PAGE, problems) ?? 1;
   const size = integer(query, 'size', 1, MAX_PAGE_SIZE, problems) ?? DEFAULT_PAGE_SIZE;
   const limit = integer(query, 'limit', 1, MAX_PAGE_SIZE, problems) ?? DEFAULT_PAGE_SIZE;
-  const offset = integer(query, 'offset', 0, 2_000_000_000, problems) ?? 0;
+  const offset = integer(query, 'offset', 0, MAX_OFFSET, problems) ?? 0;
 
   const sort: SortKey[] = [];
   const sortText = single(query, 'sort', problems);

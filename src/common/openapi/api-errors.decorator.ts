@@ -5,14 +5,15 @@ import { ErrorResp } from '../errors/error-resp.js';
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Bad request: malformed JSON, a required field missing/null/empty, a wrong JSON type, an unaccepted property, or a bad query parameter or path id.',
   401: 'Credential missing, malformed, invalid or expired.',
-  403: 'Credential valid, but role or ownership missing.',
+  403: 'Not allowed: the caller lacks the role, ownership or API-key scope needed, or a cookie-authenticated write lacks a valid X-CSRF-Token.',
   404: 'No such resource.',
   405: 'Known path, unsupported method (see the Allow header).',
   409: 'Conflict: a unique value is taken, or the current state does not allow the change.',
   413: 'Request body larger than 100 KiB.',
-  415: 'Request body is not application/json.',
+  415: 'Request body is not application/json (PATCH also takes application/merge-patch+json), or its charset is not UTF-8.',
   422: 'Well-formed, but a value breaks a rule (range, length, format, enumeration).',
-  429: 'Too many requests.',
+  429: 'Too many requests: an API key over its per-minute budget (RATE_LIMIT_PER_MINUTE), or too many failed logins from this address. Retry after `Retry-After` seconds.',
+  500: 'Unexpected server error; the body carries no internals. Quote `request_id` when reporting it.',
 };
 
 const EXAMPLES: Record<number, object> = {
@@ -24,7 +25,25 @@ const EXAMPLES: Record<number, object> = {
   413: { error: 'request body is larger than 100 KiB', code: 'payload_too_large', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
   415: { error: 'content type text/plain is not supported; send application/json', code: 'unsupported_media_type', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
   422: { error: 'age must not be less than 0', code: 'validation_failed', details: [{ field: 'age', message: 'age must not be less than 0' }], request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
+  429: { error: 'rate limit of 60 requests per minute for this API key exceeded', code: 'rate_limited', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
+  500: { error: 'internal server error', code: 'internal', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
 };
+
+/**
+ * The response object of an error `status` (`ErrorResp` with an example), for statuses the
+ * document adds to every operation they apply to (see complete-document.ts). A new object each call.
+ */
+export function errorResponse(status: number): { description: string; content: { 'application/json': { schema: { $ref: string }; example?: object } } } {
+  return {
+    description: DESCRIPTIONS[status] ?? 'Error',
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/ErrorResp' },
+        ...(EXAMPLES[status] ? { example: structuredClone(EXAMPLES[status]) } : {}),
+      },
+    },
+  };
+}
 
 /**
  * Documents the error statuses an operation can return, each with the `ErrorResp` schema and an

@@ -5,6 +5,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { ErrorResp } from '../errors/error-resp.js';
 import { MAX_ID } from '../pipes/parse-id.pipe.js';
 import { envelopeSchemas } from './api-page-response.decorator.js';
+import { completeDocument } from './complete-document.js';
 import { LinkDto } from './link.dto.js';
 
 /** The API version, reported as `info.version` (SPEC §8, §9). */
@@ -16,7 +17,11 @@ const DESCRIPTION = `Resource-oriented HTTP JSON API.
 short-lived bearer token (JWT, 300 s) and a refresh token for \`POST /v1/refresh\` — send
 \`Authorization: Bearer <token>\`; \`POST /v1/api-keys\` creates a scoped, rate-limited key — send
 \`X-API-Key: <key>\`; \`POST /v1/sessions\` sets a \`sid\` cookie — writes then need
-\`X-CSRF-Token\`. Credentials in the query string are refused (400).
+\`X-CSRF-Token\`. Credentials in the query string are refused (400). A missing or invalid
+credential is 401; a valid one without the role, ownership, scope or CSRF token needed is 403.
+Each API key may make \`RATE_LIMIT_PER_MINUTE\` (default 60) requests a minute: its responses carry
+\`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`, and a request over the limit
+gets 429 with \`Retry-After\`. Repeated failed logins from one address are throttled (429).
 
 **Lists.** Collections return \`{data, page, size, total, links}\`. Page with \`page\`/\`size\`
 (size ≤ 100) or \`offset\`/\`limit\`; sort with \`sort=-created_at,title\`; filter with
@@ -24,17 +29,23 @@ short-lived bearer token (JWT, 300 s) and a refresh token for \`POST /v1/refresh
 
 **Errors.** Every error is an \`ErrorResp\`: \`{error, code, details?, request_id}\`. 400 for a
 malformed request (missing field, wrong type, unknown property or parameter), 422 for a value that
-breaks a rule.`;
+breaks a rule. Every response carries \`X-Request-Id\` (yours when you send a sane one).
+
+**Writes.** Bodies are JSON objects (\`Content-Type: application/json\`; PATCH also
+\`application/merge-patch+json\`, with \`null\` clearing an optional field), at most 100 KiB.
+POST answers 201 with \`Location\`, DELETE 204.`;
 
 type Parameter = { in?: string; name?: string; description?: string; schema?: Record<string, unknown> };
 type Operation = Record<string, unknown> & { security?: unknown; 'x-public'?: boolean; parameters?: Parameter[] };
 
 /** Path ids (`id`, `comment_id`, …) all go through ParseIdPipe: document them once here (SPEC §1, §8). */
-function describeIdParameters(operation: Operation): void {
+function describeIdParameters(operation: Operation, path: string): void {
   for (const parameter of operation.parameters ?? []) {
     if (parameter.in !== 'path' || !/^(id|[a-z]+_id)$/.test(parameter.name ?? '')) continue;
+    // the collection segment before `{name}`: /v1/api-keys/{id} → "api key"
+    const resource = new RegExp(`/([a-z-]+)/\\{${parameter.name}\\}`).exec(path)?.[1].replace(/s$/, '').replace(/-/g, ' ') ?? 'resource';
     parameter.schema = { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_ID, example: 1 };
-    parameter.description ??= `The ${parameter.name === 'id' ? 'resource' : parameter.name!.replace(/_id$/, '')} id: a positive integer (anything else → 400).`;
+    parameter.description ??= `The ${resource} id: a positive integer (anything else → 400).`;
   }
 }
 
@@ -55,24 +66,35 @@ export async function buildOpenApiDocument(app: INestApplication): Promise<OpenA
     .setTitle('resource-api')
     .setDescription(DESCRIPTION)
     .setVersion(API_VERSION)
-    .addServer('/')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from POST /v1/login' }, 'bearer')
+    .addServer('/', 'The origin serving this document (local, staging or production alike): paths are relative to it.')
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'Access token from POST /v1/login (300 s). Signed JWS following RFC8725: the algorithm is pinned (HS256, or RS256 with a kid), `alg: none`, a missing `exp` and denied tokens are refused.',
+      },
+      'bearer',
+    )
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key from POST /v1/api-keys, limited to its scopes and rate-limited' }, 'api_key')
     .addCookieAuth('sid', { type: 'apiKey', in: 'cookie', name: 'sid', description: 'Session cookie from POST /v1/sessions; writes also need X-CSRF-Token' }, 'session')
     .build();
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorResp, LinkDto] });
   document.components ??= {};
   document.components.schemas = { ...document.components.schemas, ...envelopeSchemas() } as typeof document.components.schemas;
-  for (const pathItem of Object.values(document.paths)) {
+  for (const [path, pathItem] of Object.entries(document.paths)) {
     for (const operation of Object.values(pathItem) as Operation[]) {
       if (!operation || typeof operation !== 'object') continue;
       if (operation['x-public']) {
         delete operation.security;
         delete operation['x-public'];
       }
-      describeIdParameters(operation);
+      describeIdParameters(operation, path);
     }
   }
+  // the API is public to client developers, not internal (OWASP API9 inventory)
+  for (const server of document.servers ?? []) Object.assign(server, { 'x-internal': false });
+  completeDocument(document);
   return document;
 }
 

@@ -30,7 +30,7 @@ export class OrderItemDto {
   quantity: number;
 
   /** Price of one unit in cents (minor units of the order's currency), integer 0-1,000,000,000. */
-  @ApiProperty({ type: 'integer', example: 1999, minimum: 0, maximum: MAX_UNIT_PRICE_CENTS })
+  @ApiProperty({ type: 'integer', format: 'int64', example: 1999, minimum: 0, maximum: MAX_UNIT_PRICE_CENTS })
   @IsDefined()
   @IsInt()
   @Min(0)

@@ -7,7 +7,7 @@ import { ROLES, type Role } from '../user.entity.js';
 @ApiSchema({ name: 'CreateUserBody' })
 export class CreateUserDto {
   /** 3-32 characters of a-z, 0-9 and _; unique; cannot change later. */
-  @ApiProperty({ example: 'ada_l', pattern: '^[a-z0-9_]{3,32}$' })
+  @ApiProperty({ example: 'ada_l', pattern: '^[a-z0-9_]{3,32}$', minLength: 3, maxLength: 32 })
   @IsNotEmpty()
   @IsString()
   @Matches(/^[a-z0-9_]{3,32}$/, { message: 'username must be 3-32 characters of a-z, 0-9 and _' })

@@ -10,7 +10,7 @@ import { CreateUserDto } from './create-user.dto.js';
 @ApiSchema({ name: 'ReplaceUserBody' })
 export class ReplaceUserDto extends OmitType(CreateUserDto, ['username', 'password'] as const) {
   /** Must equal the current username (it is immutable); may be omitted. */
-  @ApiProperty({ required: false, example: 'ada_l' })
+  @ApiProperty({ required: false, minLength: 3, maxLength: 32, example: 'ada_l' })
   @IsOmittable()
   @IsString()
   username?: string;

@@ -1,0 +1,44 @@
+import 'reflect-metadata';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * `npm run docs:export`: writes the OpenAPI document as `openapi.json` and `openapi.yaml` (into
+ * the directory given as the first argument, default the current one: the repository root under
+ * npm) without starting the HTTP
+ * server. The application is created as main.ts creates it, minus `listen`, on an in-memory SQLite
+ * database unless DATABASE_URL is set; the document is the one served at `/docs/openapi.json`
+ * ({@link buildOpenApiDocument}). Exit status 0, or 1 with one line on stderr.
+ */
+async function main(): Promise<void> {
+  // before any project import: entity column types are chosen from DATABASE_URL at import time
+  process.env.DATABASE_URL ??= 'sqlite::memory:';
+  process.env.LOG_LEVEL ??= 'silent';
+  const outDir = path.resolve(process.argv[2] ?? '.');
+  try {
+    const { validateEnv } = await import('../config/env.validation.js');
+    validateEnv(process.env);
+    const { NestFactory } = await import('@nestjs/core');
+    const { AppModule } = await import('../app.module.js');
+    const { buildOpenApiDocument } = await import('../common/openapi/docs.js');
+    const { dump } = await import('js-yaml');
+    const app = await NestFactory.create(AppModule, { bodyParser: false, logger: false, abortOnError: false });
+    try {
+      const document = await buildOpenApiDocument(app);
+      const json = path.join(outDir, 'openapi.json');
+      const yaml = path.join(outDir, 'openapi.yaml');
+      await writeFile(json, `${JSON.stringify(document, null, 2)}\n`);
+      // the options SwaggerModule uses for /docs/openapi.yaml
+      await writeFile(yaml, dump(document, { skipInvalid: true, noRefs: true }));
+      process.stdout.write(`wrote ${path.relative(process.cwd(), json) || json} and ${path.relative(process.cwd(), yaml) || yaml}\n`);
+    } finally {
+      await app.close();
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`docs:export failed: ${message.split('\n')[0]}\n`);
+    process.exitCode = 1;
+  }
+}
+
+void main();

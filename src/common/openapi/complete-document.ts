@@ -1,0 +1,213 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { errorResponse } from './api-errors.decorator.js';
+
+/** Extension set by `CreateOperation()`: the 201 response carries `Location` (removed from the output). */
+export const LOCATION_EXTENSION = 'x-location';
+
+type Json = Record<string, any>;
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const BODY_METHODS = new Set(['post', 'put', 'patch']);
+const UNSAFE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+
+/** One tag per resource, in the order the docs page shows them. */
+const TAGS = [
+  { name: 'auth', description: 'Tokens: log in, refresh, log out; the public keys that verify access tokens.' },
+  { name: 'sessions', description: 'Cookie sessions for browsers: sign in, read and end the current session.' },
+  { name: 'api-keys', description: 'The caller’s scoped, rate-limited API keys (bearer token or session only).' },
+  { name: 'users', description: 'User accounts: public registration; read and change by the user itself or an admin.' },
+  { name: 'todos', description: 'Todos, private to their owner (admins see all).' },
+  { name: 'tags', description: 'Tags for articles: everyone reads and creates, admins rename and delete.' },
+  { name: 'articles', description: 'Articles with a draft → published → archived life cycle.' },
+  { name: 'comments', description: 'Comments on readable articles, nested under `/v1/articles/{id}`.' },
+  { name: 'orders', description: 'Orders with items and a computed total in cents, private to their user.' },
+];
+
+const RATE_LIMIT_NOTE = 'Sent on responses to requests authenticated with an API key (the per-key rate limit, SPEC §7).';
+
+/** Response headers, shared through `components.headers`. */
+const HEADERS: Record<string, Json> = {
+  'X-Request-Id': {
+    description: 'The request’s id: the caller’s `X-Request-Id` when it is 1-128 of `[A-Za-z0-9._:-]`, else a new UUID. Also in `ErrorResp.request_id`.',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$', maxLength: 128, example: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
+  },
+  Location: {
+    description: 'Path of the created resource.',
+    schema: { type: 'string', format: 'uri-reference', maxLength: 2048, example: '/v1/todos/1' },
+  },
+  'WWW-Authenticate': {
+    description: 'The challenge: `Bearer realm="api"` (plus `error="invalid_token"` when a bad token was sent).',
+    schema: { type: 'string', maxLength: 256, example: 'Bearer realm="api"' },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying.',
+    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 86_400, example: 42 },
+  },
+  'RateLimit-Limit': {
+    description: `Requests the API key may make per minute (RATE_LIMIT_PER_MINUTE). ${RATE_LIMIT_NOTE}`,
+    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647, example: 60 },
+  },
+  'RateLimit-Remaining': {
+    description: `Requests left in the current minute. ${RATE_LIMIT_NOTE}`,
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 2_147_483_647, example: 59 },
+  },
+  'RateLimit-Reset': {
+    description: `Seconds until the budget is renewed. ${RATE_LIMIT_NOTE}`,
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 60, example: 42 },
+  },
+};
+
+/** The CSRF header of cookie-authenticated writes, shared through `components.parameters`. */
+const CSRF_PARAMETER = {
+  name: 'X-CSRF-Token',
+  in: 'header',
+  required: false,
+  description:
+    'Needed only with the `sid` session cookie: the `csrf_token` of the session (from `POST /v1/sessions`). Missing or wrong on a cookie-authenticated write → 403. Ignored with a bearer token or API key.',
+  schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{32}$', minLength: 32, maxLength: 32, example: 'k3V9r1b2Qm8xZ0pL4tY7wE2sD6fH9jN1' },
+};
+
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** Resolves a local `$ref` (one level at a time). */
+function resolve(document: Json, schema: Json | undefined): Json | undefined {
+  let current = schema;
+  for (let depth = 0; current?.$ref && depth < 10; depth++) {
+    current = current.$ref.replace(/^#\//, '').split('/').reduce((node: Json | undefined, key: string) => node?.[key], document);
+  }
+  return current;
+}
+
+/**
+ * An example value for `schema`, assembled from the examples of its properties (the DTOs carry
+ * them): request examples leave out `readOnly` properties, response examples `writeOnly` ones.
+ */
+export function exampleFor(document: Json, schema: Json | undefined, mode: 'request' | 'response', depth = 0): unknown {
+  const target = resolve(document, schema);
+  if (!target || depth > 8) return undefined;
+  if (target.example !== undefined) return target.example;
+  if (target.enum) return target.enum[0];
+  if (target.default !== undefined) return target.default;
+  if (target.allOf) return Object.assign({}, ...target.allOf.map((part: Json) => exampleFor(document, part, mode, depth + 1)));
+  if (target.type === 'object' || target.properties) {
+    const out: Json = {};
+    for (const [name, property] of Object.entries<Json>(target.properties ?? {})) {
+      const resolved = resolve(document, property);
+      if (mode === 'request' && (property.readOnly || resolved?.readOnly)) continue;
+      if (mode === 'response' && (property.writeOnly || resolved?.writeOnly)) continue;
+      const value = exampleFor(document, property, mode, depth + 1);
+      if (value !== undefined) out[name] = value;
+    }
+    return out;
+  }
+  if (target.type === 'array') {
+    const item = exampleFor(document, target.items, mode, depth + 1);
+    return item === undefined ? [] : [item];
+  }
+  if (target.type === 'string') return target.format === 'date-time' ? '2026-11-21T10:15:00.000Z' : 'string';
+  if (target.type === 'integer' || target.type === 'number') return target.minimum ?? 1;
+  if (target.type === 'boolean') return true;
+  return undefined;
+}
+
+/** The example of a list envelope: one item, the links for page 1 of `path`. */
+function envelopeExample(document: Json, envelope: Json, path: string): Json {
+  const href = `${path.replace(/\{[^}]+\}/g, '1')}?page=1&size=20`;
+  return {
+    data: [exampleFor(document, envelope.properties.data.items, 'response')],
+    page: 1,
+    size: 20,
+    total: 1,
+    links: ['self', 'first', 'last'].map((rel) => ({ rel, href })),
+  };
+}
+
+/** Gives every schema of type integer without a format `int32` (ids and counts are 32-bit; cents say `int64`). */
+function defaultIntegerFormats(node: unknown): void {
+  if (!node || typeof node !== 'object') return;
+  if (Array.isArray(node)) return node.forEach(defaultIntegerFormats);
+  const schema = node as Json;
+  if (schema.type === 'integer' && schema.format === undefined) schema.format = 'int32';
+  for (const [key, value] of Object.entries(schema)) if (key !== 'example' && key !== 'default') defaultIntegerFormats(value);
+}
+
+function addHeaders(response: Json, names: string[]): void {
+  response.headers = { ...response.headers };
+  for (const name of names) response.headers[name] ??= header(name);
+}
+
+/**
+ * Completes the generated document once for all operations (SPEC §8, issue 5), from what every
+ * operation shares rather than per controller:
+ * - error statuses the shared pipeline can return: 400 (bad query parameter, credential in the
+ *   query) and 500 everywhere; 413 and 415 wherever a body is read (POST, PUT, PATCH); 401, 403
+ *   (role, ownership, API-key scope, CSRF token) and 429 (per-key rate limit) on every protected
+ *   operation — each with `ErrorResp` and an example;
+ * - response headers: `X-Request-Id` on every response, `Location` on creations, `WWW-Authenticate`
+ *   on 401, `Retry-After` on 429, `RateLimit-*` where an API-key request can get them;
+ * - `X-CSRF-Token` as an optional header parameter of protected writes;
+ * - PATCH bodies also as `application/merge-patch+json`;
+ * - an example on every request body and success response, assembled from the schemas;
+ * - `int32` on integers without a format; one described tag per resource.
+ */
+export function completeDocument(document: OpenAPIObject): void {
+  const doc = document as unknown as Json;
+  doc.components ??= {};
+  doc.components.headers = { ...doc.components.headers, ...HEADERS };
+  doc.components.parameters = { ...doc.components.parameters, 'X-CSRF-Token': CSRF_PARAMETER };
+  defaultIntegerFormats(doc.components.schemas);
+
+  for (const [path, pathItem] of Object.entries<Json>(doc.paths)) {
+    for (const method of METHODS) {
+      const operation: Json | undefined = pathItem[method];
+      if (!operation) continue;
+      const protectedOperation = Array.isArray(operation.security) && operation.security.length > 0;
+      const acceptsSession = protectedOperation && operation.security.some((requirement: Json) => 'session' in requirement);
+      // own copies: the generator may share response objects between operations
+      const responses: Json = (operation.responses = structuredClone(operation.responses ?? {}));
+
+      const statuses = [400, 500];
+      if (BODY_METHODS.has(method)) statuses.push(413, 415);
+      if (protectedOperation) statuses.push(401, 403, 429);
+      for (const status of statuses) responses[status] ??= errorResponse(status);
+
+      for (const parameter of operation.parameters ?? []) defaultIntegerFormats(parameter.schema);
+      if (acceptsSession && UNSAFE_METHODS.has(method)) {
+        operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/X-CSRF-Token' }];
+      }
+
+      const body = operation.requestBody?.content?.['application/json'];
+      if (body) {
+        body.example ??= exampleFor(doc, body.schema, 'request');
+        if (method === 'patch') operation.requestBody.content['application/merge-patch+json'] ??= { schema: body.schema, example: body.example };
+      }
+
+      for (const [status, response] of Object.entries<Json>(responses)) {
+        const code = Number(status);
+        const names = ['X-Request-Id'];
+        if (code === 201 && operation[LOCATION_EXTENSION]) names.push('Location');
+        if (code === 401) names.push('WWW-Authenticate');
+        if (code === 429) names.push('Retry-After');
+        // the per-key throttler runs after authentication and before everything else of the operation
+        if (protectedOperation && ![401, 413, 415].includes(code)) names.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
+        addHeaders(response, names);
+        if (code < 200 || code >= 300) continue;
+        const media = response.content?.['application/json'];
+        if (media && media.example === undefined) {
+          const ref: string | undefined = media.schema?.$ref;
+          const target = resolve(doc, media.schema);
+          media.example = ref?.endsWith('List') && target?.properties?.data ? envelopeExample(doc, target, path) : exampleFor(doc, media.schema, 'response');
+        }
+        if (!response.description) {
+          const name = media?.schema?.$ref?.split('/').pop();
+          response.description = name ? `The ${name.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()}.` : 'Success.';
+        }
+      }
+      delete operation[LOCATION_EXTENSION];
+    }
+  }
+
+  const used = new Set<string>();
+  for (const pathItem of Object.values<Json>(doc.paths)) for (const method of METHODS) for (const tag of pathItem[method]?.tags ?? []) used.add(tag);
+  doc.tags = [...TAGS.filter((tag) => used.has(tag.name)), ...[...used].filter((name) => !TAGS.some((tag) => tag.name === name)).map((name) => ({ name }))];
+}

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
+import { loadFreshApp } from './setup/fresh-app.js';
+
+const PRODUCTION = { NODE_ENV: 'production', JWT_SECRET: 'production-docs-test-secret-of-at-least-32-bytes' };
+const DOCS_USERNAME = 'docs-reader';
+/** With a colon: HTTP Basic splits user and password at the first one only. */
+const DOCS_PASSWORD = 'open:sesame-4-docs';
+
+/** Everything the docs setup serves: the page, its assets (the init script embeds the document), the document. */
+const DOCS_PATHS = ['/docs', '/docs/', '/docs/swagger-ui-init.js', '/docs/swagger-ui.css', '/docs/openapi.json', '/docs/openapi.yaml'];
+
+const basic = (username: string, password: string) => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+const errorBody = (code: string) => ({ error: expect.any(String), code, request_id: expect.any(String) });
+
+/** Boots the application with `env` (see test/setup/fresh-app.ts); returns it and a restore function. */
+async function bootWith(env: Record<string, string | undefined>): Promise<{ app: NestExpressApplication; restoreEnv: () => void }> {
+  const fresh = await loadFreshApp(env);
+  try {
+    return { app: await fresh.createTestApp(), restoreEnv: fresh.restoreEnv };
+  } catch (error) {
+    fresh.restoreEnv();
+    throw error;
+  }
+}
+
+/** The successful answers of the docs paths, whoever serves them. */
+function expectDocsServed(res: request.Response, path: string): void {
+  expect({ path, status: res.status }).toEqual({ path, status: 200 });
+  if (path === '/docs' || path === '/docs/') {
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toContain('resource-api docs');
+  }
+  if (path === '/docs/openapi.json') {
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.body.openapi).toMatch(/^3\.0\.\d+$/);
+    expect(res.body.paths).toHaveProperty(['/v1/articles']);
+  }
+  if (path === '/docs/openapi.yaml') {
+    expect(res.headers['content-type']).toMatch(/yaml/);
+    expect(res.text).toMatch(/^openapi: 3\.0\.\d+$/m);
+  }
+}
+
+describe('docs in production without DOCS_USERNAME/DOCS_PASSWORD (SPEC §8: off)', () => {
+  let app: NestExpressApplication;
+  let restoreEnv: () => void;
+  const api = () => request(app.getHttpServer());
+
+  beforeAll(async () => {
+    ({ app, restoreEnv } = await bootWith({ ...PRODUCTION, DOCS_USERNAME: undefined, DOCS_PASSWORD: undefined }));
+  });
+  afterAll(async () => {
+    await app?.close();
+    restoreEnv?.();
+  });
+
+  it.each(DOCS_PATHS)('GET %s → 404 with ErrorResp, even with Basic credentials', async (path) => {
+    for (const attempt of [api().get(path), api().get(path).set('Authorization', basic(DOCS_USERNAME, DOCS_PASSWORD))]) {
+      const res = await attempt;
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(res.body).toEqual(errorBody('not_found'));
+      expect(res.body.request_id).toBe(res.headers['x-request-id']);
+      expect(res.headers['www-authenticate']).toBeUndefined();
+      expect(res.body.error).toBe(`no route for ${path}`); // like any unknown path: nothing tells the docs exist
+    }
+  });
+
+  it('still serves the API', async () => {
+    const res = await api().get('/v1/articles');
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toMatch(/^Bearer /);
+  });
+});
+
+describe('docs in production with DOCS_USERNAME/DOCS_PASSWORD (SPEC §8: behind HTTP Basic auth)', () => {
+  let app: NestExpressApplication;
+  let restoreEnv: () => void;
+  const api = () => request(app.getHttpServer());
+
+  beforeAll(async () => {
+    ({ app, restoreEnv } = await bootWith({ ...PRODUCTION, DOCS_USERNAME, DOCS_PASSWORD }));
+  });
+  afterAll(async () => {
+    await app?.close();
+    restoreEnv?.();
+  });
+
+  const refusals: [string, string | undefined][] = [
+    ['no credentials', undefined],
+    ['a wrong password', basic(DOCS_USERNAME, 'open:sesame-4-doc')],
+    ['a wrong username', basic('docs-readers', DOCS_PASSWORD)],
+    ['the password only', basic('', DOCS_PASSWORD)],
+    ['credentials without the Basic scheme', Buffer.from(`${DOCS_USERNAME}:${DOCS_PASSWORD}`).toString('base64')],
+    ['a bearer token', 'Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig'],
+    ['a malformed Basic value', 'Basic %%%'],
+  ];
+
+  it.each(refusals)('with %s: every docs path → 401 with WWW-Authenticate: Basic and ErrorResp', async (_, authorization) => {
+    for (const path of DOCS_PATHS) {
+      const req = api().get(path);
+      const res = await (authorization === undefined ? req : req.set('Authorization', authorization));
+      expect({ path, status: res.status }).toEqual({ path, status: 401 });
+      expect(res.headers['www-authenticate']).toMatch(/^Basic realm="[^"]+"/);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(res.body).toEqual(errorBody('unauthorized'));
+      expect(res.body.request_id).toBe(res.headers['x-request-id']);
+      expect(res.text).not.toMatch(/swagger|openapi/i);
+    }
+  });
+
+  it.each(DOCS_PATHS)('GET %s with the right Basic credentials → 200', async (path) => {
+    const res = await api().get(path).set('Authorization', basic(DOCS_USERNAME, DOCS_PASSWORD));
+    expectDocsServed(res, path);
+  });
+
+  it("serves no unprotected copy: Nest's default /docs-json and /docs-yaml are 404, another letter case is still 401", async () => {
+    for (const path of ['/docs-json', '/docs-yaml']) {
+      const res = await api().get(path);
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+      expect(res.body).toEqual(errorBody('not_found'));
+    }
+    for (const path of ['/DOCS/openapi.json', '/Docs']) {
+      const res = await api().get(path);
+      expect({ path, status: res.status }).toEqual({ path, status: 401 });
+      expect(res.headers['www-authenticate']).toMatch(/^Basic /);
+    }
+  });
+
+  it('keeps Basic auth to the docs: the API still answers with its own Bearer challenge', async () => {
+    const res = await api().get('/v1/articles').set('Authorization', basic(DOCS_USERNAME, DOCS_PASSWORD));
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toMatch(/^Bearer /);
+  });
+});
+
+describe('docs in development (SPEC §8: served without authentication)', () => {
+  let app: NestExpressApplication;
+  let restoreEnv: () => void;
+  const api = () => request(app.getHttpServer());
+
+  beforeAll(async () => {
+    // DOCS_* only matter in production
+    ({ app, restoreEnv } = await bootWith({ NODE_ENV: 'development', DOCS_USERNAME, DOCS_PASSWORD }));
+  });
+  afterAll(async () => {
+    await app?.close();
+    restoreEnv?.();
+  });
+
+  it.each(DOCS_PATHS)('GET %s → 200 without credentials', async (path) => {
+    const res = await api().get(path);
+    expectDocsServed(res, path);
+    expect(res.headers['www-authenticate']).toBeUndefined();
+  });
+});
