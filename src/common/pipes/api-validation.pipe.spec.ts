@@ -14,7 +14,7 @@ const asBody = (metatype: ArgumentMetadata['metatype']): ArgumentMetadata => ({ 
 /** A valid registration body. */
 const USER = { username: 'ada_l', password: 'correct horse battery', name: 'Ada Lovelace' };
 /** A valid todo body. */
-const TODO = { title: 'Buy milk' };
+const TODO_BODY = { title: 'Buy milk' };
 
 /** Runs the pipe on a body for `metatype`; returns the ApiException it rejects with (fails otherwise). */
 async function rejection(value: unknown, metatype: ArgumentMetadata['metatype']): Promise<ApiException> {
@@ -148,14 +148,14 @@ describe('ApiValidationPipe', () => {
       ['status', 1, 'status must be a string'],
       ['title', { text: 'x' }, 'title must be a string'],
     ])('rejects todo %s: %j', async (field, value, message) => {
-      expectBadRequest(await rejection({ ...TODO, [field]: value }, CreateTodoDto), field, message);
+      expectBadRequest(await rejection({ ...TODO_BODY, [field]: value }, CreateTodoDto), field, message);
     });
 
     it.each([
       ['CreateTodoDto', CreateTodoDto],
       ['UpdateTodoDto', UpdateTodoDto],
     ] as const)('rejects todo status: null (omittable, not nullable) on %s', async (_, dto) => {
-      expectBadRequest(await rejection({ ...TODO, status: null }, dto), 'status', 'status must be a string');
+      expectBadRequest(await rejection({ ...TODO_BODY, status: null }, dto), 'status', 'status must be a string');
     });
 
     it('rejects role: null (omittable, not nullable)', async () => {
@@ -182,7 +182,7 @@ describe('ApiValidationPipe', () => {
 
     it('rejects status: "finished" on a todo', async () => {
       expectUnprocessable(
-        await rejection({ ...TODO, status: 'finished' }, CreateTodoDto),
+        await rejection({ ...TODO_BODY, status: 'finished' }, CreateTodoDto),
         'status',
         'status must be one of the following values: pending, in_progress, done',
       );
@@ -227,12 +227,12 @@ describe('ApiValidationPipe', () => {
     it('accepts null for optional age, email and content', async () => {
       const user = await pipe.transform({ ...USER, age: null, email: null }, asBody(CreateUserDto));
       expect(user).toMatchObject({ age: null, email: null });
-      const todo = await pipe.transform({ ...TODO, content: null }, asBody(CreateTodoDto));
+      const todo = await pipe.transform({ ...TODO_BODY, content: null }, asBody(CreateTodoDto));
       expect(todo).toMatchObject({ content: null });
     });
 
     it('accepts a body with only the required fields', async () => {
-      await expect(pipe.transform({ ...TODO }, asBody(CreateTodoDto))).resolves.toBeInstanceOf(CreateTodoDto);
+      await expect(pipe.transform({ ...TODO_BODY }, asBody(CreateTodoDto))).resolves.toBeInstanceOf(CreateTodoDto);
     });
   });
 
@@ -254,7 +254,7 @@ describe('ApiValidationPipe', () => {
     });
 
     it('names every unknown property', async () => {
-      const error = await rejection({ ...TODO, a: 1, b: null }, CreateTodoDto);
+      const error = await rejection({ ...TODO_BODY, a: 1, b: null }, CreateTodoDto);
       expect(error.getStatus()).toBe(400);
       expect(error.message).toBe('2 fields are invalid');
       expect(error.details).toEqual([
@@ -307,9 +307,9 @@ describe('ApiValidationPipe', () => {
       ['ReplaceTodoDto', ReplaceTodoDto],
       ['UpdateTodoDto', UpdateTodoDto],
     ] as const)('drops owner and the common read-only properties from a todo body (%s)', async (_, dto) => {
-      const result = (await pipe.transform({ ...TODO, ...READ_ONLY, owner: 4, status: 'done' }, asBody(dto))) as Record<string, unknown>;
+      const result = (await pipe.transform({ ...TODO_BODY, ...READ_ONLY, owner: 4, status: 'done' }, asBody(dto))) as Record<string, unknown>;
       expect(result).toBeInstanceOf(dto);
-      expect({ ...result }).toEqual({ ...TODO, status: 'done' });
+      expect({ ...result }).toEqual({ ...TODO_BODY, status: 'done' });
       expect(result).not.toHaveProperty('owner');
     });
 
@@ -349,7 +349,7 @@ describe('ApiValidationPipe', () => {
     });
 
     it('lists the 400 problems before the 422 ones', async () => {
-      const error = await rejection({ ...TODO, status: 'finished', content: 3 }, CreateTodoDto);
+      const error = await rejection({ ...TODO_BODY, status: 'finished', content: 3 }, CreateTodoDto);
       expect(error.getStatus()).toBe(400);
       expect(error.details).toEqual([
         { field: 'content', message: 'content must be a string' },
