@@ -148,7 +148,8 @@ function addHeaders(response: Json, names: string[]): void {
  * - `X-CSRF-Token` as an optional header parameter of protected writes;
  * - PATCH bodies also as `application/merge-patch+json`;
  * - an example on every request body and success response, assembled from the schemas;
- * - `int32` on integers without a format; one described tag per resource.
+ * - `int32` on integers without a format; one described tag per resource;
+ * - no `default`s in `Update…Body` schemas (a PATCH leaves omitted fields as they are).
  */
 export function completeDocument(document: OpenAPIObject): void {
   const doc = document as unknown as Json;
@@ -156,6 +157,11 @@ export function completeDocument(document: OpenAPIObject): void {
   doc.components.headers = { ...doc.components.headers, ...HEADERS };
   doc.components.parameters = { ...doc.components.parameters, 'X-CSRF-Token': CSRF_PARAMETER };
   defaultIntegerFormats(doc.components.schemas);
+  // PATCH bodies inherit `default`s from the create bodies, but an omitted field keeps its value
+  for (const [name, schema] of Object.entries<Json>(doc.components.schemas ?? {})) {
+    if (!/^Update\w+Body$/.test(name)) continue;
+    for (const property of Object.values<Json>(schema.properties ?? {})) delete property.default;
+  }
 
   for (const [path, pathItem] of Object.entries<Json>(doc.paths)) {
     for (const method of METHODS) {
