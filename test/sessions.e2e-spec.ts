@@ -268,6 +268,30 @@ describe('cookie sessions (SPEC §3), SESSION_IDLE_TTL=60', () => {
     });
   });
 
+  describe('deleting the user (SPEC §6 users)', () => {
+    it('ends their sessions, revokes their API keys and refresh tokens at once', async () => {
+      const { createUser } = await import('./factories/user.factory.js');
+      const carol = await createUser(app, { name: 'Carol' });
+      const { cookie, sid, csrf } = await session(carol);
+      const key = await api().post('/v1/api-keys').set('Authorization', bearer(carol.token)).send({ name: 'k', scopes: ['todos:read'] });
+      expect(key.status).toBe(201);
+      expect((await api().get('/v1/todos').set('X-API-Key', key.body.key)).status).toBe(200);
+
+      const removed = await api().delete(`/v1/users/${carol.user.id}`).set('Cookie', cookie).set('X-CSRF-Token', csrf);
+      expect(removed.status).toBe(204);
+
+      expect(await sessions().countBy({ id_hash: sha256(sid) })).toBe(0);
+      const viaCookie = await api().get('/v1/todos').set('Cookie', cookie);
+      expect(viaCookie.status).toBe(401);
+      expect(viaCookie.body).toEqual(errorBody('unauthorized'));
+      const viaKey = await api().get('/v1/todos').set('X-API-Key', key.body.key);
+      expect(viaKey.status).toBe(401);
+      expect(viaKey.body).toEqual(errorBody('unauthorized'));
+      const refresh = await api().post('/v1/refresh').send({ refresh_token: carol.refreshToken });
+      expect(refresh.status).toBe(401);
+    });
+  });
+
   describe('expiry', () => {
     it('keeps a session used within SESSION_IDLE_TTL and slides last_seen_at', async () => {
       const { cookie, sid } = await session(alice);

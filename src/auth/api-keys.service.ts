@@ -9,7 +9,7 @@ import type { Page } from '../common/list/page.js';
 import { UsersService } from '../users/users.service.js';
 import { ApiKey } from './api-key.entity.js';
 import { type ApiKeyResponse, type CreatedApiKeyResponse, toApiKeyResponse } from './api-key.response.js';
-import { sha256 } from './auth.service.js';
+import { sha256 } from './hashing.js';
 import type { AuthUser } from './auth-user.js';
 import type { CreateApiKeyDto } from './dto/create-api-key.dto.js';
 

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
@@ -11,15 +11,11 @@ import type { User } from '../users/user.entity.js';
 import type { AuthUser } from './auth-user.js';
 import { TokenDenyList } from './deny-list.js';
 import type { TokenResponse } from './dto/token.response.js';
+import { sha256 } from './hashing.js';
 import { JwtKeys } from './jwt-keys.js';
 import { LoginThrottle } from './login-throttle.js';
 import { verifyAgainstDummy, verifyPassword } from './passwords.js';
 import { RefreshToken } from './refresh-token.entity.js';
-
-/** SHA-256 hex of a token: the only form in which refresh tokens are stored (SPEC §3). */
-export function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
-}
 
 /**
  * Login, refresh, logout (SPEC §3): access tokens are JWTs (HS256, or RS256 with `kid`) with

@@ -7,7 +7,7 @@ import { unauthorized } from '../common/errors/api-exception.js';
 import type { Env } from '../config/env.validation.js';
 import type { UserResponse } from '../users/user.response.js';
 import { UsersService } from '../users/users.service.js';
-import { sha256 } from './auth.service.js';
+import { sha256 } from './hashing.js';
 import type { AuthUser } from './auth-user.js';
 import { Session } from './session.entity.js';
 
