@@ -12,6 +12,7 @@ import { TokenDenyList } from './deny-list.js';
 import { JwtKeys } from './jwt-keys.js';
 import { WellKnownController } from './well-known.controller.js';
 import { ThrottlerModule } from '@nestjs/throttler';
+import { SharedThrottlerStorage } from '../shared-state/throttler-storage.js';
 import { ApiKey } from './api-key.entity.js';
 import { ApiKeysController } from './api-keys.controller.js';
 import { ApiKeysService } from './api-keys.service.js';
@@ -19,7 +20,6 @@ import { ApiKeyThrottlerGuard } from './guards/api-key-throttler.guard.js';
 import { AuthenticationGuard } from './guards/authentication.guard.js';
 import { ScopeGuard } from './guards/scope.guard.js';
 import { LoginThrottle } from './login-throttle.js';
-import { Session } from './session.entity.js';
 import { SessionsController } from './sessions.controller.js';
 import { SessionsService } from './sessions.service.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
@@ -38,12 +38,14 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
   imports: [
     PassportModule,
     UsersModule,
-    TypeOrmModule.forFeature([RefreshToken, ApiKey, Session]),
+    TypeOrmModule.forFeature([RefreshToken, ApiKey]),
     JwtModule.register({}),
     ThrottlerModule.forRootAsync({
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<Env, true>) => ({
-        throttlers: [{ name: 'default', ttl: 60_000, limit: config.get('RATE_LIMIT_PER_MINUTE', { infer: true }) }],
+      inject: [ConfigService, SharedThrottlerStorage],
+      useFactory: (config: ConfigService<Env, true>, storage: SharedThrottlerStorage) => ({
+        // fixed one-minute windows counted in the shared store; blockDuration 0: refused until the window ends
+        throttlers: [{ name: 'default', ttl: 60_000, limit: config.get('RATE_LIMIT_PER_MINUTE', { infer: true }), blockDuration: 0 }],
+        storage,
       }),
     }),
   ],

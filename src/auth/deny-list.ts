@@ -1,38 +1,25 @@
-import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
+import { SharedStore } from '../shared-state/shared-store.js';
 
 /**
  * The access-token deny list (SPEC §3): a `jti` denied at logout stays denied until the token's
- * own `exp`, then drops out, so the list is bounded by the tokens issued in one ACCESS_TOKEN_TTL.
- * This implementation keeps it in process; the scale-out configuration replaces the provider
- * with a shared store behind the same two methods.
+ * own `exp`, then drops out (the entry's time to live), so the list is bounded by the tokens
+ * issued in one ACCESS_TOKEN_TTL. Kept in the {@link SharedStore}, so a logout on one instance is
+ * seen by all (SPEC §10). Fails closed: when the store is unavailable both methods reject with
+ * 503 `service_unavailable`, and a bearer request is refused rather than let through unchecked.
  */
 @Injectable()
-export class TokenDenyList implements OnModuleDestroy {
-  private readonly denied = new Map<string, number>();
-  private readonly sweeper = setInterval(() => this.sweep(), 60_000).unref();
+export class TokenDenyList {
+  constructor(private readonly store: SharedStore) {}
 
-  /** Denies `jti` until `expiresAt` (Unix seconds, the token's `exp`). */
+  /** Denies `jti` until `expiresAt` (Unix seconds, the token's `exp`). @throws 503 when the store is unavailable. */
   async deny(jti: string, expiresAt: number): Promise<void> {
-    if (expiresAt * 1000 > Date.now()) this.denied.set(jti, expiresAt);
+    const ttlMs = expiresAt * 1000 - Date.now();
+    if (ttlMs > 0) await this.store.set(`deny:${jti}`, '1', ttlMs);
   }
 
-  /** True while `jti` is denied. */
+  /** True while `jti` is denied. @throws 503 when the store is unavailable. */
   async isDenied(jti: string): Promise<boolean> {
-    const until = this.denied.get(jti);
-    if (until === undefined) return false;
-    if (until * 1000 <= Date.now()) {
-      this.denied.delete(jti);
-      return false;
-    }
-    return true;
-  }
-
-  /** Drops entries whose tokens have expired anyway. */
-  sweep(now = Date.now()): void {
-    for (const [jti, until] of this.denied) if (until * 1000 <= now) this.denied.delete(jti);
-  }
-
-  onModuleDestroy(): void {
-    clearInterval(this.sweeper);
+    return (await this.store.get(`deny:${jti}`)) !== null;
   }
 }

@@ -1,15 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectRepository } from '@nestjs/typeorm';
-import { LessThanOrEqual, Repository } from 'typeorm';
 import { unauthorized } from '../common/errors/api-exception.js';
 import type { Env } from '../config/env.validation.js';
+import { SharedStore } from '../shared-state/shared-store.js';
 import type { UserResponse } from '../users/user.response.js';
 import { UsersService } from '../users/users.service.js';
-import { sha256 } from './hashing.js';
 import type { AuthUser } from './auth-user.js';
-import { Session } from './session.entity.js';
+import { sha256 } from './hashing.js';
 
 /** The session cookie's name (SPEC §3). */
 export const SESSION_COOKIE = 'sid';
@@ -22,10 +20,24 @@ export interface SessionView {
   expires_at: string;
 }
 
+/** A session as stored (JSON) under `session:<SHA-256 of the sid>`; times in epoch milliseconds. */
+interface StoredSession {
+  user_id: number;
+  csrf_token: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+}
+
+/** How often (ms) use of a session is written back to the store to push its idle end. */
+const TOUCH_INTERVAL_MS = 10_000;
+
 /**
  * Server-side sessions (SPEC §3 session cookie): a random 32-byte id in the `sid` cookie, stored
- * only as its SHA-256; a CSRF token per session; idle (SESSION_IDLE_TTL) and absolute
- * (SESSION_ABSOLUTE_TTL) expiry, both in seconds.
+ * only as its SHA-256, in the {@link SharedStore} (Redis with REDIS_URL, so every instance knows
+ * every session — SPEC §10); a CSRF token per session; idle (SESSION_IDLE_TTL) and absolute
+ * (SESSION_ABSOLUTE_TTL) expiry, both in seconds, enforced by the entry's time to live. Fails
+ * closed: with the store unavailable, every method rejects with 503 `service_unavailable`.
  */
 @Injectable()
 export class SessionsService {
@@ -33,7 +45,7 @@ export class SessionsService {
   private readonly absoluteMs: number;
 
   constructor(
-    @InjectRepository(Session) private readonly sessions: Repository<Session>,
+    private readonly store: SharedStore,
     private readonly users: UsersService,
     config: ConfigService<Env, true>,
   ) {
@@ -49,58 +61,76 @@ export class SessionsService {
   /**
    * Starts a session for an authenticated user; `previousSid` (a cookie the client still sent) is
    * destroyed, so the id is new at every login. Returns the cookie value and the session view.
+   * @throws 503 when the store is unavailable.
    */
   async create(userId: number, previousSid?: string): Promise<{ sid: string; view: SessionView }> {
-    if (previousSid) await this.sessions.delete({ id_hash: sha256(previousSid) });
-    await this.sessions.delete({ user_id: userId, expires_at: LessThanOrEqual(new Date()) });
+    if (previousSid) await this.store.delete(key(sha256(previousSid)));
     const sid = randomBytes(32).toString('base64url');
-    const now = new Date();
-    const session = this.sessions.create({
-      id_hash: sha256(sid),
+    const now = Date.now();
+    const session: StoredSession = {
       user_id: userId,
       csrf_token: randomBytes(24).toString('base64url'),
       created_at: now,
       last_seen_at: now,
-      expires_at: new Date(now.getTime() + this.absoluteMs),
-    });
-    await this.sessions.insert(session);
+      expires_at: now + this.absoluteMs,
+    };
+    await this.save(sha256(sid), session, now);
     return { sid, view: await this.view(session) };
   }
 
   /**
-   * Resolves a `sid` cookie value to its user; null when unknown, idle too long or past its
-   * absolute end (an ended session is deleted). Refreshes `last_seen_at` (at most every 10 s).
+   * Resolves a `sid` cookie value to its user; null when unknown, idle too long, past its
+   * absolute end, or its user was deleted (such a session is removed). Pushes the idle end at most
+   * every 10 s. @throws 503 when the store is unavailable.
    */
   async authenticate(sid: string): Promise<AuthUser | null> {
     if (!/^[A-Za-z0-9_-]{43}$/.test(sid)) return null;
     const idHash = sha256(sid);
-    const session = await this.sessions.findOne({ where: { id_hash: idHash } });
+    const session = await this.load(idHash);
     if (!session) return null;
     const now = Date.now();
-    if (session.expires_at.getTime() <= now || session.last_seen_at.getTime() + this.idleMs <= now) {
-      await this.sessions.delete({ id_hash: idHash });
+    const user = await this.users.findCredentialsById(session.user_id);
+    // a user created after the session is not its user: the id was freed by a deletion and reused
+    if (!user || user.created_at.getTime() > session.created_at) {
+      await this.store.delete(key(idHash));
       return null;
     }
-    const user = await this.users.findCredentialsById(session.user_id);
-    if (!user) return null;
-    if (now - session.last_seen_at.getTime() >= 10_000) await this.sessions.update({ id_hash: idHash }, { last_seen_at: new Date(now) });
+    if (now - session.last_seen_at >= TOUCH_INTERVAL_MS) await this.save(idHash, { ...session, last_seen_at: now }, now);
     return { id: user.id, role: user.role, scheme: 'session', sessionIdHash: idHash, csrfToken: session.csrf_token };
   }
 
-  /** The caller's current session. @throws 401 when the caller did not use the session cookie or it just ended. */
+  /** The caller's current session. @throws 401 when the caller did not use the session cookie or it just ended; 503 store unavailable. */
   async current(caller: AuthUser): Promise<SessionView> {
-    const session = caller.sessionIdHash ? await this.sessions.findOne({ where: { id_hash: caller.sessionIdHash } }) : null;
+    const session = caller.sessionIdHash ? await this.load(caller.sessionIdHash) : null;
     if (!session) throw unauthorized('this operation needs the session cookie');
     return this.view(session);
   }
 
-  /** Destroys the caller's current session. @throws 401 when the caller did not use the session cookie. */
+  /** Destroys the caller's current session. @throws 401 when the caller did not use the session cookie; 503 store unavailable. */
   async destroy(caller: AuthUser): Promise<void> {
     if (!caller.sessionIdHash) throw unauthorized('this operation needs the session cookie');
-    await this.sessions.delete({ id_hash: caller.sessionIdHash });
+    await this.store.delete(key(caller.sessionIdHash));
   }
 
-  private async view(session: Session): Promise<SessionView> {
-    return { user: await this.users.findOne(session.user_id), csrf_token: session.csrf_token, expires_at: session.expires_at.toISOString() };
+  /** Writes the session with a time to live ending at its idle or absolute end, whichever is first. */
+  private async save(idHash: string, session: StoredSession, now: number): Promise<void> {
+    await this.store.set(key(idHash), JSON.stringify(session), Math.min(session.last_seen_at + this.idleMs, session.expires_at) - now);
+  }
+
+  /** The live session for an id hash, or null; an ended one still stored (clock edge) is removed. */
+  private async load(idHash: string): Promise<StoredSession | null> {
+    const raw = await this.store.get(key(idHash));
+    if (raw === null) return null;
+    const session = JSON.parse(raw) as StoredSession;
+    const now = Date.now();
+    if (session.expires_at > now && session.last_seen_at + this.idleMs > now) return session;
+    await this.store.delete(key(idHash));
+    return null;
+  }
+
+  private async view(session: StoredSession): Promise<SessionView> {
+    return { user: await this.users.findOne(session.user_id), csrf_token: session.csrf_token, expires_at: new Date(session.expires_at).toISOString() };
   }
 }
+
+const key = (idHash: string) => `session:${idHash}`;

@@ -47,6 +47,8 @@ describe('validateEnv', () => {
         SESSION_IDLE_TTL: 1800,
         SESSION_ABSOLUTE_TTL: 43_200,
         TRUST_PROXY: false,
+        REDIS_URL: undefined,
+        REDIS_TIMEOUT_MS: 1000,
       });
     });
 
@@ -90,6 +92,8 @@ describe('validateEnv', () => {
         SESSION_IDLE_TTL: '600',
         SESSION_ABSOLUTE_TTL: '7200',
         TRUST_PROXY: '10.0.0.0/8, loopback',
+        REDIS_URL: 'redis://:secret@redis.internal:6380/3',
+        REDIS_TIMEOUT_MS: '250',
       });
       expect(env).toEqual({
         NODE_ENV: 'production',
@@ -110,11 +114,27 @@ describe('validateEnv', () => {
         SESSION_IDLE_TTL: 600,
         SESSION_ABSOLUTE_TTL: 7200,
         TRUST_PROXY: '10.0.0.0/8, loopback',
+        REDIS_URL: 'redis://:secret@redis.internal:6380/3',
+        REDIS_TIMEOUT_MS: 250,
       });
     });
 
     it('ignores variables it does not know', () => {
       expect(validateEnv({ HOME: '/root', PATH: '/bin' })).not.toHaveProperty('HOME');
+    });
+  });
+
+  describe('REDIS_URL', () => {
+    it.each(['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379/2', 'rediss://user:pw@cache.example.com:6380/0', 'redis://redis'])('accepts %j', (value) => {
+      expect(validateEnv({ REDIS_URL: value }).REDIS_URL).toBe(value);
+    });
+
+    it.each(['127.0.0.1:6379', 'http://redis:6379', 'redis://', 'redis://host:6379/db', 'redis://host/1/2'])('rejects %j with one line naming REDIS_URL', (value) => {
+      expectOneLineNaming(configError({ REDIS_URL: value }), 'REDIS_URL');
+    });
+
+    it.each(['0', '49', '60001', 'fast'])('rejects REDIS_TIMEOUT_MS=%j with one line naming it', (value) => {
+      expectOneLineNaming(configError({ REDIS_TIMEOUT_MS: value }), 'REDIS_TIMEOUT_MS');
     });
   });
 

@@ -38,6 +38,13 @@ export interface Env {
    * a comma-separated list of proxy addresses/subnets (`loopback`, `10.0.0.0/8`, …).
    */
   TRUST_PROXY: boolean | number | string;
+  /**
+   * `redis://[user:password@]host:port[/db]` or `rediss://…`: shared state (rate-limit counters,
+   * sessions, deny list, login counters) in Redis for several instances; unset → in process.
+   */
+  REDIS_URL?: string;
+  /** Milliseconds a Redis command may take before it fails (→ 503 or fail-open, see README). */
+  REDIS_TIMEOUT_MS: number;
 }
 
 /** Thrown for a bad environment value; its message is one line naming the variable. */
@@ -142,6 +149,10 @@ export function validateEnv(raw: Record<string, unknown>): Env {
   else {
     throw new ConfigError('Invalid configuration: TRUST_PROXY must be false, a hop count, or a comma-separated list of proxy addresses (never "true")');
   }
+  const redisUrl = optional(raw, 'REDIS_URL');
+  if (redisUrl !== undefined && !/^rediss?:\/\/[^\s/]+(\/\d{1,2})?\/?$/.test(redisUrl)) {
+    throw new ConfigError('Invalid configuration: REDIS_URL must be redis://[user:password@]host:port[/db] or rediss://…');
+  }
   return {
     NODE_ENV: nodeEnv as NodeEnv,
     PORT: int(raw, 'PORT', 3000, 0, 65535),
@@ -161,5 +172,7 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     SESSION_IDLE_TTL: int(raw, 'SESSION_IDLE_TTL', 1800, 60, 30 * 86_400),
     SESSION_ABSOLUTE_TTL: int(raw, 'SESSION_ABSOLUTE_TTL', 12 * 3600, 60, 90 * 86_400),
     TRUST_PROXY: trustProxy,
+    REDIS_URL: redisUrl,
+    REDIS_TIMEOUT_MS: int(raw, 'REDIS_TIMEOUT_MS', 1000, 50, 60_000),
   };
 }

@@ -4,7 +4,6 @@ import type { DataSourceOptions } from 'typeorm';
 import { Article, ArticleTag } from '../articles/article.entity.js';
 import { ApiKey } from '../auth/api-key.entity.js';
 import { RefreshToken } from '../auth/refresh-token.entity.js';
-import { Session } from '../auth/session.entity.js';
 import { Comment } from '../comments/comment.entity.js';
 import { Order, OrderItem } from '../orders/order.entity.js';
 import { Tag } from '../tags/tag.entity.js';
@@ -13,12 +12,13 @@ import { User } from '../users/user.entity.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema.js';
 import { ArticlesCommentsTagsOrders1763800000000 } from './migrations/1763800000000-articles-comments-tags-orders.js';
 import { ApiKeysSessions1763900000000 } from './migrations/1763900000000-api-keys-sessions.js';
+import { SessionsToSharedStore1764100000000 } from './migrations/1764100000000-sessions-to-shared-store.js';
 
 /** Every entity of the service; a new resource adds its entity here. */
-export const ENTITIES = [User, Todo, RefreshToken, Tag, Article, ArticleTag, Comment, Order, OrderItem, ApiKey, Session];
+export const ENTITIES = [User, Todo, RefreshToken, Tag, Article, ArticleTag, Comment, Order, OrderItem, ApiKey];
 
 /** Every migration, in order; a new resource adds its migration here. */
-export const MIGRATIONS = [InitialSchema1763700000000, ArticlesCommentsTagsOrders1763800000000, ApiKeysSessions1763900000000];
+export const MIGRATIONS = [InitialSchema1763700000000, ArticlesCommentsTagsOrders1763800000000, ApiKeysSessions1763900000000, SessionsToSharedStore1764100000000];
 
 /**
  * TypeORM options for a `DATABASE_URL` (SPEC §10): `postgres://…` → PostgreSQL with a pool of

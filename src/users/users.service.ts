@@ -90,8 +90,8 @@ export class UsersService implements OnApplicationBootstrap {
   }
 
   /** The user's id and role, for token refresh; null when deleted. */
-  findCredentialsById(id: number): Promise<Pick<User, 'id' | 'role'> | null> {
-    return this.users.findOne({ where: { id }, select: { id: true, role: true } });
+  findCredentialsById(id: number): Promise<Pick<User, 'id' | 'role' | 'created_at'> | null> {
+    return this.users.findOne({ where: { id }, select: { id: true, role: true, created_at: true } });
   }
 
   /**

@@ -6,6 +6,7 @@ import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
 import { validateEnv } from '../../src/config/env.validation.js';
 import { buildDataSourceOptions } from '../../src/database/data-source.js';
+import { SharedStore } from '../../src/shared-state/shared-store.js';
 import { installResponseRecorder } from './openapi-validation.js';
 
 export interface TestAppOptions {
@@ -21,7 +22,7 @@ export interface TestAppOptions {
 
 /**
  * Boots the real AppModule exactly as main.ts does (same pipeline, same configuration function)
- * on the e2e database, with every table emptied (see {@link TestAppOptions}). Every response it
+ * on the e2e database, with every table and the shared state store emptied (see {@link TestAppOptions}). Every response it
  * sends is validated against its OpenAPI document (see openapi-validation.ts). Returns the
  * initialised application.
  */
@@ -44,6 +45,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<NestE
   await app.init();
   await recorder.attach();
   if (options.truncate !== 'before-init') await truncateAll(app);
+  // the shared state (sessions, deny list, counters) too: with REDIS_URL it outlives the app
+  await app.get(SharedStore).clear();
   return app;
 }
 

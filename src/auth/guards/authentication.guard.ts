@@ -18,24 +18,32 @@ export function presentScheme(req: Request): AuthScheme | undefined {
   return undefined;
 }
 
+/**
+ * A strategy's verdict: the user, or 401 when the credential is wrong. An error raised while
+ * checking it (the shared store or the database unavailable → 503) is not the caller's fault and
+ * passes through unchanged instead of posing as a bad credential.
+ */
+function verdict<T>(err: unknown, user: T | false, refusal: () => Error): T {
+  if (err) throw err;
+  if (user) return user;
+  throw refusal();
+}
+
 class BearerGuard extends AuthGuard('jwt') {
   override handleRequest<T>(err: unknown, user: T | false): T {
-    if (user && !err) return user;
-    throw unauthorized('invalid or expired token', true);
+    return verdict(err, user, () => unauthorized('invalid or expired token', true));
   }
 }
 
 class ApiKeyGuard extends AuthGuard('api-key') {
   override handleRequest<T>(err: unknown, user: T | false): T {
-    if (user && !err) return user;
-    throw unauthorized('invalid, expired or revoked API key');
+    return verdict(err, user, () => unauthorized('invalid, expired or revoked API key'));
   }
 }
 
 class SessionGuard extends AuthGuard('session') {
   override handleRequest<T>(err: unknown, user: T | false): T {
-    if (user && !err) return user;
-    throw unauthorized('session expired or unknown; sign in again');
+    return verdict(err, user, () => unauthorized('session expired or unknown; sign in again'));
   }
 }
 

@@ -14,6 +14,7 @@ const DESCRIPTIONS: Record<number, string> = {
   422: 'Well-formed, but a value breaks a rule (range, length, format, enumeration).',
   429: 'Too many requests: an API key over its per-minute budget (RATE_LIMIT_PER_MINUTE), or too many failed logins from this address. Retry after `Retry-After` seconds.',
   500: 'Unexpected server error; the body carries no internals. Quote `request_id` when reporting it.',
+  503: 'A dependency (the database, or Redis for sessions, the token deny list and login counters) is unavailable or too slow; nothing was changed. Retry after `Retry-After` seconds.',
 };
 
 const EXAMPLES: Record<number, object> = {
@@ -27,6 +28,7 @@ const EXAMPLES: Record<number, object> = {
   422: { error: 'age must not be less than 0', code: 'validation_failed', details: [{ field: 'age', message: 'age must not be less than 0' }], request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
   429: { error: 'rate limit of 60 requests per minute for this API key exceeded', code: 'rate_limited', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
   500: { error: 'internal server error', code: 'internal', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
+  503: { error: 'the shared state store (Redis) is unavailable; try again later', code: 'service_unavailable', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
 };
 
 /**

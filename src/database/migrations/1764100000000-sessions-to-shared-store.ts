@@ -1,0 +1,37 @@
+import { type MigrationInterface, type QueryRunner, Table } from 'typeorm';
+import { timestampType } from './1763700000000-initial-schema.js';
+
+/**
+ * Sessions move from the database to the shared store (in process, or Redis with REDIS_URL —
+ * SPEC §10): the `sessions` table goes. Open sessions end, so users sign in again once after the
+ * upgrade. `down` recreates the empty table.
+ */
+export class SessionsToSharedStore1764100000000 implements MigrationInterface {
+  name = 'SessionsToSharedStore1764100000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.dropTable('sessions');
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    const ts = timestampType(queryRunner);
+    await queryRunner.createTable(
+      new Table({
+        name: 'sessions',
+        columns: [
+          { name: 'id_hash', type: 'varchar', length: '64', isPrimary: true },
+          { name: 'user_id', type: 'integer' },
+          { name: 'csrf_token', type: 'varchar', length: '64' },
+          { name: 'created_at', type: ts },
+          { name: 'last_seen_at', type: ts },
+          { name: 'expires_at', type: ts },
+        ],
+        foreignKeys: [{ columnNames: ['user_id'], referencedTableName: 'users', referencedColumnNames: ['id'], onDelete: 'CASCADE' }],
+        indices: [
+          { name: 'idx_sessions_user_id', columnNames: ['user_id'] },
+          { name: 'idx_sessions_expires_at', columnNames: ['expires_at'] },
+        ],
+      }),
+    );
+  }
+}

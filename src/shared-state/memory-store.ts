@@ -1,0 +1,80 @@
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { applyHit, type HitOutcome, type WindowState } from './rate-window.js';
+import { SharedStore } from './shared-store.js';
+
+interface Entry {
+  value: string;
+  expiresAt: number;
+}
+
+/**
+ * {@link SharedStore} in process: the default without `REDIS_URL`, right for one instance only
+ * (a second instance would count, deny and remember sessions on its own). Expired entries are
+ * ignored on read and swept every minute, so memory is bounded by what is live.
+ */
+@Injectable()
+export class MemoryStore extends SharedStore implements OnModuleDestroy {
+  readonly kind = 'memory' as const;
+  private readonly entries = new Map<string, Entry>();
+  private readonly windows = new Map<string, WindowState>();
+  private readonly sweeper = setInterval(() => this.sweep(), 60_000).unref();
+
+  async get(key: string): Promise<string | null> {
+    return this.live(key)?.value ?? null;
+  }
+
+  async set(key: string, value: string, ttlMs: number): Promise<void> {
+    if (ttlMs > 0) this.entries.set(key, { value, expiresAt: Date.now() + ttlMs });
+    else this.entries.delete(key);
+  }
+
+  async delete(...keys: string[]): Promise<void> {
+    for (const key of keys) this.entries.delete(key);
+  }
+
+  async increment(key: string, windowMs: number): Promise<{ count: number; ttlMs: number }> {
+    const now = Date.now();
+    const entry = this.live(key, now);
+    const next: Entry = entry ? { value: String(Number(entry.value) + 1), expiresAt: entry.expiresAt } : { value: '1', expiresAt: now + windowMs };
+    this.entries.set(key, next);
+    return { count: Number(next.value), ttlMs: next.expiresAt - now };
+  }
+
+  async counter(key: string): Promise<{ count: number; ttlMs: number } | null> {
+    const now = Date.now();
+    const entry = this.live(key, now);
+    return entry ? { count: Number(entry.value), ttlMs: entry.expiresAt - now } : null;
+  }
+
+  async hit(key: string, windowMs: number, limit: number, blockMs: number): Promise<HitOutcome> {
+    const { state, outcome } = applyHit(this.windows.get(key), Date.now(), windowMs, limit, blockMs);
+    this.windows.set(key, state);
+    return outcome;
+  }
+
+  async ping(): Promise<void> {}
+
+  async clear(): Promise<void> {
+    this.entries.clear();
+    this.windows.clear();
+  }
+
+  /** Drops expired entries and finished windows. */
+  sweep(now = Date.now()): void {
+    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
+    for (const [key, state] of this.windows) if (state.windowEndsAt <= now && state.blockEndsAt <= now) this.windows.delete(key);
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.sweeper);
+  }
+
+  private live(key: string, now = Date.now()): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (entry && entry.expiresAt <= now) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+}

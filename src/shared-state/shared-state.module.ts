@@ -1,0 +1,30 @@
+import { Global, Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Env } from '../config/env.validation.js';
+import { MemoryStore } from './memory-store.js';
+import { RedisStore } from './redis-store.js';
+import { SharedStore } from './shared-store.js';
+import { SharedThrottlerStorage } from './throttler-storage.js';
+
+/**
+ * Provides the {@link SharedStore} everywhere (SPEC §10 "shared state"): {@link RedisStore} when
+ * `REDIS_URL` is set (start-up fails with one line when Redis is unreachable), else
+ * {@link MemoryStore}. This is the one switch; the deny list, login throttle, session store and
+ * the throttler storage only ever see `SharedStore`.
+ */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: SharedStore,
+      inject: [ConfigService],
+      useFactory: async (config: ConfigService<Env, true>): Promise<SharedStore> => {
+        const url = config.get('REDIS_URL', { infer: true });
+        return url ? RedisStore.connect(url, config.get('REDIS_TIMEOUT_MS', { infer: true })) : new MemoryStore();
+      },
+    },
+    SharedThrottlerStorage,
+  ],
+  exports: [SharedStore, SharedThrottlerStorage],
+})
+export class SharedStateModule {}

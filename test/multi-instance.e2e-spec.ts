@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { startServer, type ServerProcess } from './support/server-process.js';
+
+/**
+ * Several instances behave as one (SPEC §10, issue 6): two real server processes on different
+ * ports share PostgreSQL and Redis. Runs when DATABASE_URL is PostgreSQL and REDIS_URL is set (the
+ * PostgreSQL phase of .ci/run); with SQLite or without Redis there is nothing shared to test.
+ */
+const shared = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '') && Boolean(process.env.REDIS_URL);
+const describeShared = shared ? describe : describe.skip;
+const PASSWORD = 'correct-horse-battery';
+const errorBody = (code: string) => ({ error: expect.any(String), code, request_id: expect.any(String) });
+
+describeShared('two instances behind a load balancer (PostgreSQL + Redis)', () => {
+  let a: ServerProcess;
+  let b: ServerProcess;
+  const username = `multi_${process.pid}`;
+
+  beforeAll(async () => {
+    const env = {
+      DATABASE_URL: process.env.DATABASE_URL!,
+      REDIS_URL: process.env.REDIS_URL!,
+      // both instances must verify each other's tokens: one secret, as in any real deployment
+      JWT_SECRET: 'multi-instance-secret-that-is-at-least-32-bytes',
+      RATE_LIMIT_PER_MINUTE: '60',
+    };
+    [a, b] = await Promise.all([startServer(env), startServer(env)]);
+    expect(a.port).not.toBe(b.port);
+    const created = await request(a.url).post('/v1/users').send({ username, password: PASSWORD, name: 'Multi Instance' });
+    expect(created.status).toBe(201);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  const login = async (server: ServerProcess) => {
+    const res = await request(server.url).post('/v1/login').send({ username, password: PASSWORD });
+    expect(res.status).toBe(200);
+    return res.body as { token: string; refresh_token: string };
+  };
+
+  it('counts an API key’s rate limit across both: the 61st request of the minute gets 429 on either instance', async () => {
+    const { token } = await login(a);
+    const key = await request(a.url).post('/v1/api-keys').set('Authorization', `Bearer ${token}`).send({ name: 'shared budget', scopes: ['todos:read'] });
+    expect(key.status).toBe(201);
+    const remaining: number[] = [];
+    for (let i = 0; i < 60; i += 1) {
+      const server = i % 2 === 0 ? a : b;
+      const res = await request(server.url).get('/v1/todos').set('X-API-Key', key.body.key);
+      expect({ request: i + 1, status: res.status }).toEqual({ request: i + 1, status: 200 });
+      remaining.push(Number(res.headers['ratelimit-remaining']));
+    }
+    // one budget: the remaining count falls by one per request whichever instance answered
+    expect(remaining).toEqual(Array.from({ length: 60 }, (_, i) => 59 - i));
+    for (const server of [b, a]) {
+      const refused = await request(server.url).get('/v1/todos').set('X-API-Key', key.body.key);
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual(errorBody('rate_limited'));
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+    }
+  });
+
+  it('logout on A makes the access token 401 on B', async () => {
+    const { token } = await login(a);
+    expect((await request(b.url).get('/v1/todos').set('Authorization', `Bearer ${token}`)).status).toBe(200);
+    const out = await request(a.url).post('/v1/logout').set('Authorization', `Bearer ${token}`);
+    expect(out.status).toBe(204);
+    const after = await request(b.url).get('/v1/todos').set('Authorization', `Bearer ${token}`);
+    expect(after.status).toBe(401);
+    expect(after.body).toEqual(errorBody('unauthorized'));
+  });
+
+  it('a session created on A works on B, and is gone on B after DELETE on A', async () => {
+    const signIn = await request(a.url).post('/v1/sessions').send({ username, password: PASSWORD });
+    expect(signIn.status).toBe(201);
+    const cookie = (signIn.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
+    const onB = await request(b.url).get('/v1/sessions/current').set('Cookie', cookie);
+    expect(onB.status).toBe(200);
+    expect(onB.body.user.username).toBe(username);
+    const out = await request(a.url).delete('/v1/sessions/current').set('Cookie', cookie).set('X-CSRF-Token', signIn.body.csrf_token);
+    expect(out.status).toBe(204);
+    const gone = await request(b.url).get('/v1/sessions/current').set('Cookie', cookie);
+    expect(gone.status).toBe(401);
+    expect(gone.body).toEqual(errorBody('unauthorized'));
+  });
+
+  it('a refresh token rotated on A is rejected on B', async () => {
+    const { refresh_token } = await login(a);
+    const rotated = await request(a.url).post('/v1/refresh').send({ refresh_token });
+    expect(rotated.status).toBe(200);
+    const reused = await request(b.url).post('/v1/refresh').send({ refresh_token });
+    expect(reused.status).toBe(401);
+    expect(reused.body).toEqual(errorBody('unauthorized'));
+    // reuse revokes the whole login, on every instance: the pair just issued on A is spent too
+    expect((await request(b.url).post('/v1/refresh').send({ refresh_token: rotated.body.refresh_token })).status).toBe(401);
+  });
+});
