@@ -267,7 +267,7 @@ describe('cookie sessions (SPEC §3), SESSION_IDLE_TTL=60', () => {
   });
 
   describe('deleting the user (SPEC §6 users)', () => {
-    it('ends their sessions, revokes their API keys and refresh tokens at once', async () => {
+    it('ends their sessions, revokes their API keys, refresh tokens and access tokens at once', async () => {
       const { createUser } = await import('./factories/user.factory.js');
       const carol = await createUser(app, { name: 'Carol' });
       const { cookie, sid, csrf } = await session(carol);
@@ -288,6 +288,17 @@ describe('cookie sessions (SPEC §3), SESSION_IDLE_TTL=60', () => {
       expect(viaKey.body).toEqual(errorBody('unauthorized'));
       const refresh = await api().post('/v1/refresh').send({ refresh_token: carol.refreshToken });
       expect(refresh.status).toBe(401);
+      // the access token too, although it has not expired (it is denied, not just unusable later)
+      const viaBearer = await api().get('/v1/todos').set('Authorization', bearer(carol.token));
+      expect(viaBearer.status).toBe(401);
+      expect(viaBearer.body).toEqual(errorBody('unauthorized'));
+    });
+
+    it('leaves other users’ access tokens alone', async () => {
+      const { createUser } = await import('./factories/user.factory.js');
+      const [dave, erin] = [await createUser(app), await createUser(app)];
+      expect((await api().delete(`/v1/users/${dave.user.id}`).set('Authorization', bearer(dave.token))).status).toBe(204);
+      expect((await api().get('/v1/todos').set('Authorization', bearer(erin.token))).status).toBe(200);
     });
   });
 

@@ -8,7 +8,6 @@ import type { Env } from '../config/env.validation.js';
 import { UsersModule } from '../users/users.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
-import { TokenDenyList } from './deny-list.js';
 import { JwtKeys } from './jwt-keys.js';
 import { WellKnownController } from './well-known.controller.js';
 import { ThrottlerModule } from '@nestjs/throttler';
@@ -61,7 +60,6 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
           JWT_PUBLIC_KEY: config.get('JWT_PUBLIC_KEY', { infer: true }),
         }),
     },
-    TokenDenyList,
     LoginThrottle,
     AuthService,
     ApiKeysService,

@@ -23,6 +23,11 @@ export class MemoryStore extends SharedStore implements OnModuleDestroy {
     return this.live(key)?.value ?? null;
   }
 
+  async getMany(keys: string[]): Promise<(string | null)[]> {
+    const now = Date.now();
+    return keys.map((key) => this.live(key, now)?.value ?? null);
+  }
+
   async set(key: string, value: string, ttlMs: number): Promise<void> {
     if (ttlMs > 0) this.entries.set(key, { value, expiresAt: Date.now() + ttlMs });
     else this.entries.delete(key);

@@ -61,6 +61,11 @@ export class RedisStore extends SharedStore implements OnApplicationShutdown {
     return this.run(() => this.redis.get(KEY_PREFIX + key));
   }
 
+  async getMany(keys: string[]): Promise<(string | null)[]> {
+    if (keys.length === 0) return [];
+    return this.run(() => this.redis.mget(...keys.map((key) => KEY_PREFIX + key)));
+  }
+
   async set(key: string, value: string, ttlMs: number): Promise<void> {
     const ms = Math.max(1, Math.round(ttlMs));
     await this.run(() => this.redis.set(KEY_PREFIX + key, value, 'PX', ms));

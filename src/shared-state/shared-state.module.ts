@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Env } from '../config/env.validation.js';
+import { TokenDenyList } from '../auth/deny-list.js';
 import { MemoryStore } from './memory-store.js';
 import { RedisStore } from './redis-store.js';
 import { SharedStore } from './shared-store.js';
@@ -10,7 +11,8 @@ import { SharedThrottlerStorage } from './throttler-storage.js';
  * Provides the {@link SharedStore} everywhere (SPEC §10 "shared state"): {@link RedisStore} when
  * `REDIS_URL` is set (start-up fails with one line when Redis is unreachable), else
  * {@link MemoryStore}. This is the one switch; the deny list, login throttle, session store and
- * the throttler storage only ever see `SharedStore`.
+ * the throttler storage only ever see `SharedStore`. Also provides the {@link TokenDenyList}
+ * globally: the auth strategies read it and deleting a user (UsersModule) writes it.
  */
 @Global()
 @Module({
@@ -24,7 +26,8 @@ import { SharedThrottlerStorage } from './throttler-storage.js';
       },
     },
     SharedThrottlerStorage,
+    TokenDenyList,
   ],
-  exports: [SharedStore, SharedThrottlerStorage],
+  exports: [SharedStore, SharedThrottlerStorage, TokenDenyList],
 })
 export class SharedStateModule {}

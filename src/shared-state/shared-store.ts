@@ -18,6 +18,9 @@ export abstract class SharedStore {
   /** The value at `key`, or null when absent or expired. */
   abstract get(key: string): Promise<string | null>;
 
+  /** The values at `keys`, in order (null for each absent or expired one), in one round trip. */
+  abstract getMany(keys: string[]): Promise<(string | null)[]>;
+
   /** Stores `value` at `key` for `ttlMs` milliseconds (replacing any value and lifetime). */
   abstract set(key: string, value: string, ttlMs: number): Promise<void>;
 

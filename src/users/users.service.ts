@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
+import { TokenDenyList } from '../auth/deny-list.js';
 import { hashPassword } from '../auth/passwords.js';
 import { conflict, forbidden, notFound, validationFailed } from '../common/errors/api-exception.js';
 import { findPage } from '../common/list/find-page.js';
@@ -26,6 +27,7 @@ export class UsersService implements OnApplicationBootstrap {
   constructor(
     @InjectRepository(User) private readonly users: Repository<User>,
     private readonly config: ConfigService<Env, true>,
+    private readonly denyList: TokenDenyList,
   ) {}
 
   /** Creates the first admin from ADMIN_USERNAME/ADMIN_PASSWORD when no admin exists (SPEC §3). */
@@ -110,8 +112,14 @@ export class UsersService implements OnApplicationBootstrap {
     return this.applyChanges(id, dto, caller);
   }
 
-  /** Deletes a user; todos, refresh tokens (and later resources) go with it by foreign-key cascade. */
+  /**
+   * Deletes a user; their rows (todos, refresh tokens, API keys, …) go by foreign-key cascade, their
+   * access tokens are denied at once (TokenDenyList.denyUser) and their sessions end at next use.
+   * @throws 404 when there is no such user; 503 when the shared store is unavailable (nothing deleted).
+   */
   async remove(id: number): Promise<void> {
+    // first, so that a store outage (503) leaves the user in place rather than their tokens alive
+    await this.denyList.denyUser(id);
     const result = await this.users.delete({ id });
     if (!result.affected) throw notFound('user', id);
   }

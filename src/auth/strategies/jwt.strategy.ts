@@ -34,7 +34,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     if (typeof payload.exp !== 'number' || payload.typ !== 'access' || typeof payload.jti !== 'string' || typeof payload.fid !== 'string') return false;
     if (!Number.isSafeInteger(payload.user_id) || (payload.user_id as number) < 1) return false;
     if (!ROLES.includes(payload.role as (typeof ROLES)[number])) return false;
-    if (await this.denyList.isDenied(payload.jti)) return false;
+    if (typeof payload.iat !== 'number') return false;
+    if (await this.denyList.isDenied(payload.jti, { user_id: payload.user_id as number, iat: payload.iat })) return false;
     return { id: payload.user_id as number, role: payload.role as AuthUser['role'], jti: payload.jti, exp: payload.exp, fid: payload.fid };
   }
 }
