@@ -6,17 +6,19 @@ import { CommentsModule } from './comments/comments.module.js';
 import { CommonModule } from './common/common.module.js';
 import { validateEnv } from './config/env.validation.js';
 import { DatabaseModule } from './database/database.module.js';
+import { HealthModule } from './health/health.module.js';
 import { OrdersModule } from './orders/orders.module.js';
 import { TagsModule } from './tags/tags.module.js';
 import { TodosModule } from './todos/todos.module.js';
 import { UsersModule } from './users/users.module.js';
 
-/** The application: configuration, database, the shared pipeline, auth and the resources. */
+/** The application: configuration, database, the shared pipeline, health, auth and the resources. */
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: validateEnv }),
     DatabaseModule,
     CommonModule,
+    HealthModule,
     AuthModule,
     UsersModule,
     TodosModule,

@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { errorResponse } from './api-errors.decorator.js';
+import { errorResponse, NO_DATABASE_EXTENSION } from './api-errors.decorator.js';
 
 /** Extension set by `CreateOperation()`: the 201 response carries `Location` (removed from the output). */
 export const LOCATION_EXTENSION = 'x-location';
@@ -21,6 +21,7 @@ const TAGS = [
   { name: 'articles', description: 'Articles with a draft → published → archived life cycle.' },
   { name: 'comments', description: 'Comments on readable articles, nested under `/v1/articles/{id}`.' },
   { name: 'orders', description: 'Orders with items and a computed total in cents, private to their user.' },
+  { name: 'health', description: 'Liveness and readiness for load balancers and orchestrators: public, unversioned, not rate-limited.' },
 ];
 
 const RATE_LIMIT_NOTE = 'Sent on responses to requests authenticated with an API key (the per-key rate limit, SPEC §7).';
@@ -140,11 +141,12 @@ function addHeaders(response: Json, names: string[]): void {
  * Completes the generated document once for all operations (SPEC §8, issue 5), from what every
  * operation shares rather than per controller:
  * - error statuses the shared pipeline can return: 400 (bad query parameter, credential in the
- *   query) and 500 everywhere; 413 and 415 wherever a body is read (POST, PUT, PATCH); 401, 403
+ *   query) and 500 everywhere; 503 (database unavailable, with `Retry-After`) everywhere but on
+ *   operations marked `NoDatabase()`; 413 and 415 wherever a body is read (POST, PUT, PATCH); 401, 403
  *   (role, ownership, API-key scope, CSRF token) and 429 (per-key rate limit) on every protected
  *   operation — each with `ErrorResp` and an example;
  * - response headers: `X-Request-Id` on every response, `Location` on creations, `WWW-Authenticate`
- *   on 401, `Retry-After` on 429, `RateLimit-*` where an API-key request can get them;
+ *   on 401, `Retry-After` on 429 and 503, `RateLimit-*` where an API-key request can get them;
  * - `X-CSRF-Token` as an optional header parameter of protected writes;
  * - PATCH bodies also as `application/merge-patch+json`;
  * - an example on every request body and success response, assembled from the schemas;
@@ -173,6 +175,9 @@ export function completeDocument(document: OpenAPIObject): void {
       const responses: Json = (operation.responses = structuredClone(operation.responses ?? {}));
 
       const statuses = [400, 500];
+      // the database may be down or too slow for any operation that reads it (SPEC §2, §10)
+      if (!operation[NO_DATABASE_EXTENSION]) statuses.push(503);
+      delete operation[NO_DATABASE_EXTENSION];
       if (BODY_METHODS.has(method)) statuses.push(413, 415);
       if (protectedOperation) statuses.push(401, 403, 429);
       for (const status of statuses) responses[status] ??= errorResponse(status);
@@ -193,7 +198,7 @@ export function completeDocument(document: OpenAPIObject): void {
         const names = ['X-Request-Id'];
         if (code === 201 && operation[LOCATION_EXTENSION]) names.push('Location');
         if (code === 401) names.push('WWW-Authenticate');
-        if (code === 429) names.push('Retry-After');
+        if (code === 429 || code === 503) names.push('Retry-After');
         // the per-key throttler runs after authentication and before everything else of the operation
         if (protectedOperation && ![401, 413, 415].includes(code)) names.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
         addHeaders(response, names);
