@@ -18,5 +18,8 @@ export function writeErrorResp(
   res.statusCode = status;
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.end(JSON.stringify({ error: message, code: ERROR_CODES[status], request_id: requestId }));
+  const body = JSON.stringify({ error: message, code: ERROR_CODES[status], request_id: requestId });
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  // a HEAD answer is the GET answer without its body
+  res.end(req.method === 'HEAD' ? undefined : body);
 }
