@@ -28,6 +28,7 @@ export class ReadinessResponse {
   @ApiProperty({
     type: 'object',
     additionalProperties: { $ref: getSchemaPath(ReadinessCheckResponse) },
+    maxProperties: 32,
     example: { database: { status: 'up', response_time_ms: 2 } },
   })
   checks: Record<string, ReadinessCheckResponse>;
