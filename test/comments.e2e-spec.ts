@@ -407,11 +407,11 @@ describe('comments (SPEC §6 comments)', () => {
 
     it('documents every error status of every comments operation', () => {
       const one = '/v1/articles/{id}/comments/{comment_id}';
-      expect(statuses('/v1/articles/{id}/comments', 'post')).toEqual(['201', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500']);
-      expect(statuses('/v1/articles/{id}/comments', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '500']);
-      expect(statuses(one, 'get')).toEqual(['200', '400', '401', '403', '404', '429', '500']);
-      for (const method of ['put', 'patch']) expect(statuses(one, method)).toEqual(['200', '400', '401', '403', '404', '413', '415', '422', '429', '500']);
-      expect(statuses(one, 'delete')).toEqual(['204', '400', '401', '403', '404', '429', '500']);
+      expect(statuses('/v1/articles/{id}/comments', 'post')).toEqual(['201', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503']);
+      expect(statuses('/v1/articles/{id}/comments', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '500', '503']);
+      expect(statuses(one, 'get')).toEqual(['200', '400', '401', '403', '404', '429', '500', '503']);
+      for (const method of ['put', 'patch']) expect(statuses(one, method)).toEqual(['200', '400', '401', '403', '404', '413', '415', '422', '429', '500', '503']);
+      expect(statuses(one, 'delete')).toEqual(['204', '400', '401', '403', '404', '429', '500', '503']);
     });
   });
 
