@@ -4,4 +4,4 @@ import { buildDataSourceOptions } from './src/database/data-source.js';
 
 /** The DataSource the TypeORM migration CLI uses (`npm run migration:run`); same options as the app. */
 const env = validateEnv(process.env);
-export default new DataSource({ ...buildDataSourceOptions(env.DATABASE_URL, env.DB_POOL_SIZE), migrationsRun: false });
+export default new DataSource({ ...buildDataSourceOptions(env.DATABASE_URL, env.DB_POOL_SIZE, env.DB_QUERY_TIMEOUT_MS), migrationsRun: false });

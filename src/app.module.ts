@@ -6,19 +6,21 @@ import { CommentsModule } from './comments/comments.module.js';
 import { CommonModule } from './common/common.module.js';
 import { validateEnv } from './config/env.validation.js';
 import { DatabaseModule } from './database/database.module.js';
+import { HealthModule } from './health/health.module.js';
 import { OrdersModule } from './orders/orders.module.js';
 import { SharedStateModule } from './shared-state/shared-state.module.js';
 import { TagsModule } from './tags/tags.module.js';
 import { TodosModule } from './todos/todos.module.js';
 import { UsersModule } from './users/users.module.js';
 
-/** The application: configuration, database, the shared state store, the shared pipeline, auth and the resources. */
+/** The application: configuration, database, the shared state store, the shared pipeline, health, auth and the resources. */
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: validateEnv }),
     DatabaseModule,
     SharedStateModule,
     CommonModule,
+    HealthModule,
     AuthModule,
     UsersModule,
     TodosModule,

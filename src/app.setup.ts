@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigService } from '@nestjs/config';
 import cookieParser from 'cookie-parser';
@@ -6,29 +7,38 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { ensureRequestId } from './common/middleware/request-id.js';
+import { cors, refusePlainHttp, securityHeaders } from './common/middleware/transport-security.js';
 import { setupDocs } from './common/openapi/docs.js';
 import type { Env } from './config/env.validation.js';
 
 /**
- * Applies what must be set on the application object rather than in a module: the pino logger,
- * the cookie parser, Express settings (no ETag, no `X-Powered-By`, simple query parser,
- * `trust proxy` from TRUST_PROXY), shutdown hooks and the docs.
- * Used by main.ts and by the e2e tests, so both run the same application.
+ * Applies what must be set on the application object rather than in a module, in this order: the
+ * pino logger; `X-Request-Id`; helmet's security headers (+ HSTS in production); CORS for
+ * CORS_ORIGINS; in production behind TRUST_PROXY, the refusal of requests the proxy got over
+ * plain HTTP (400); the cookie parser; Express settings (no ETag, no `X-Powered-By`, simple query
+ * parser, `trust proxy` from TRUST_PROXY); the docs. These run before Nest's routing, so they
+ * cover the docs pages, unknown routes and CORS preflights too (SPEC §1, §10).
+ * Used by main.ts and by the e2e tests, so both run the same application. Signal handling is
+ * main.ts' (tests close their applications themselves).
  */
 export async function configureApp(app: NestExpressApplication): Promise<void> {
   app.useLogger(app.get(Logger));
+  const config = app.get<ConfigService<Env, true>>(ConfigService);
+  const production = config.get('NODE_ENV', { infer: true }) === 'production';
+  const trustProxy = config.get('TRUST_PROXY', { infer: true });
   // first of all, so that every response — docs pages included — carries X-Request-Id (SPEC §1)
   app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
     ensureRequestId(req, res);
     next();
   });
+  app.use(securityHeaders({ production, hstsMaxAge: config.get('HSTS_MAX_AGE', { infer: true }) }));
+  app.use(cors(config.get('CORS_ORIGINS', { infer: true })));
+  app.set('trust proxy', trustProxy);
+  if (production && trustProxy !== false) app.use(refusePlainHttp());
   app.use(cookieParser());
   app.set('etag', false);
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
-  app.enableShutdownHooks();
-  const config = app.get<ConfigService<Env, true>>(ConfigService);
-  app.set('trust proxy', config.get('TRUST_PROXY', { infer: true }));
   await setupDocs(app, {
     NODE_ENV: config.get('NODE_ENV', { infer: true }),
     DOCS_USERNAME: config.get('DOCS_USERNAME', { infer: true }),
@@ -36,9 +46,14 @@ export async function configureApp(app: NestExpressApplication): Promise<void> {
   });
 }
 
-/** Creates the configured application (not yet listening). Body parsing is the WireMiddleware's. */
-export async function createApp(): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true, abortOnError: false });
+/**
+ * Creates the configured application (not yet listening) for the validated `env`: HTTPS with
+ * TLS_CERT/TLS_KEY (PEM files, checked by validateEnv) when both are set, else HTTP. Body parsing
+ * is the WireMiddleware's.
+ */
+export async function createApp(env: Env): Promise<NestExpressApplication> {
+  const httpsOptions = env.TLS_CERT && env.TLS_KEY ? { cert: readFileSync(env.TLS_CERT), key: readFileSync(env.TLS_KEY) } : undefined;
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true, abortOnError: false, httpsOptions });
   await configureApp(app);
   return app;
 }

@@ -1,22 +1,28 @@
 import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
 
 /**
- * Entry point: validates configuration, creates the application, applies migrations (on
- * database initialisation) and listens on PORT. A configuration or start-up error is printed as
- * one line and exits with status 1.
+ * Entry point: validates configuration, creates the application (HTTPS with TLS_CERT/TLS_KEY),
+ * applies migrations (on database initialisation) and listens on PORT (`0`: a free port, logged).
+ * A configuration or start-up error is printed as one line and exits with status 1.
+ *
+ * SIGTERM and SIGINT close the application once (Nest's shutdown hooks, the only signal
+ * handlers): readiness turns 503, the HTTP server drains (GracefulShutdown, at most
+ * SHUTDOWN_TIMEOUT_MS), the database closes, and the process exits 0 (1 if closing failed).
  */
 async function main(): Promise<void> {
   try {
     // Validate first: ConfigModule.forRoot validates inside a promise Nest awaits later, which
     // would surface a bad value as an unhandled rejection with a stack trace.
     const { validateEnv } = await import('./config/env.validation.js');
-    validateEnv(process.env);
+    const env = validateEnv(process.env);
     const { createApp } = await import('./app.setup.js');
-    const { ConfigService } = await import('@nestjs/config');
-    const app = await createApp();
-    const port = app.get(ConfigService).get<number>('PORT') ?? 3000;
-    await app.listen(port);
-    app.get((await import('nestjs-pino')).Logger).log(`resource-api listening on http://localhost:${port} (docs at /docs)`);
+    const app = await createApp(env);
+    app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
+    await app.listen(env.PORT);
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    const scheme = env.TLS_CERT ? 'https' : 'http';
+    app.get((await import('nestjs-pino')).Logger).log(`resource-api listening on ${scheme}://localhost:${port} (docs at /docs)`);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(`resource-api failed to start: ${message.split('\n')[0]}\n`);

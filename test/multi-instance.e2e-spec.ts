@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { startServer, type ServerProcess } from './support/server-process.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ensureBuilt, startServer, type ServerProcess } from './setup/server-process.js';
 
 /**
  * Several instances behave as one (SPEC §10, issue 6): two real server processes on different
@@ -16,6 +19,7 @@ describeShared('two instances behind a load balancer (PostgreSQL + Redis)', () =
   let a: ServerProcess;
   let b: ServerProcess;
   const username = `multi_${process.pid}`;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'resource-api-multi-'));
 
   beforeAll(async () => {
     const env = {
@@ -25,13 +29,15 @@ describeShared('two instances behind a load balancer (PostgreSQL + Redis)', () =
       JWT_SECRET: 'multi-instance-secret-that-is-at-least-32-bytes',
       RATE_LIMIT_PER_MINUTE: '60',
     };
-    [a, b] = await Promise.all([startServer(env), startServer(env)]);
+    ensureBuilt();
+    [a, b] = await Promise.all([startServer(dir, env), startServer(dir, env)]);
     expect(a.port).not.toBe(b.port);
     const created = await request(a.url).post('/v1/users').send({ username, password: PASSWORD, name: 'Multi Instance' });
     expect(created.status).toBe(201);
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
+    await Promise.all([a?.kill(), b?.kill()]);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   const login = async (server: ServerProcess) => {

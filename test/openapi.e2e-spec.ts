@@ -16,7 +16,7 @@ const ERROR_RESP = '#/components/schemas/ErrorResp';
 const ALL_SCHEMES = [{ bearer: [] }, { api_key: [] }, { session: [] }];
 
 /** Public by SPEC §3: no security requirement. */
-const PUBLIC = ['post /v1/users', 'post /v1/login', 'post /v1/refresh', 'post /v1/sessions', 'get /.well-known/jwks.json'];
+const PUBLIC = ['post /v1/users', 'post /v1/login', 'post /v1/refresh', 'post /v1/sessions', 'get /.well-known/jwks.json', 'get /health/live', 'get /health/ready'];
 /** Operations on the cookie session itself: only the `session` scheme can use them. */
 const COOKIE_ONLY = ['get /v1/sessions/current', 'delete /v1/sessions/current'];
 

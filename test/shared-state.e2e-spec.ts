@@ -5,7 +5,7 @@ import { RedisStore } from '../src/shared-state/redis-store.js';
 import type { HitOutcome } from '../src/shared-state/rate-window.js';
 import { DEFAULT_PASSWORD } from './factories/user.factory.js';
 import { loadFreshApp, type FreshApp } from './setup/fresh-app.js';
-import { TcpProxy } from './support/tcp-proxy.js';
+import { TcpProxy } from './setup/tcp-proxy.js';
 
 /**
  * The shared state in Redis (SPEC §10, issue 6): the rate-limit script against a real Redis, and
@@ -108,7 +108,8 @@ describeWithRedis('Redis down (documented policy) and back', () => {
 
   beforeAll(async () => {
     const target = new URL(REDIS_URL!);
-    proxy = await TcpProxy.start(target.hostname, Number(target.port || 6379));
+    proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
+    await proxy.start();
     const viaProxy = new URL(REDIS_URL!);
     viaProxy.hostname = '127.0.0.1';
     viaProxy.port = String(proxy.port);
@@ -125,7 +126,7 @@ describeWithRedis('Redis down (documented policy) and back', () => {
   });
   afterAll(async () => {
     await app?.close();
-    await proxy?.close();
+    await proxy?.stop();
     fresh?.restoreEnv();
   });
 
@@ -135,6 +136,9 @@ describeWithRedis('Redis down (documented policy) and back', () => {
     const viaKey = await api().get('/v1/todos').set('X-API-Key', apiKey);
     expect(viaKey.status).toBe(200);
     expect(viaKey.headers['ratelimit-remaining']).toBe('59');
+    const ready = await api().get('/health/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks).toMatchObject({ database: { status: 'up' }, redis: { status: 'up' } });
   });
 
   it('with Redis cut: bearer tokens, sessions and logins fail closed (503 + Retry-After), API keys fail open', async () => {
@@ -156,15 +160,33 @@ describeWithRedis('Redis down (documented policy) and back', () => {
     expect(viaKey.status).toBe(200);
     expect(viaKey.headers['ratelimit-limit']).toBe('60');
     expect(viaKey.headers['ratelimit-remaining']).toBe('60');
+    // readiness names the failed dependency, so the balancer takes the instance out
+    const ready = await api().get('/health/ready');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toMatchObject({ code: 'service_unavailable', details: [{ field: 'redis', message: expect.any(String) }] });
+  });
+
+  it('with Redis hanging (no answer at all): 503 after REDIS_TIMEOUT_MS, not a hung request', async () => {
+    await proxy.restore();
+    expect((await eventually(() => api().get('/v1/todos').set('Authorization', `Bearer ${token}`), 200)).status).toBe(200);
+    proxy.blackhole();
+    const started = Date.now();
+    const res = await api().get('/v1/sessions/current').set('Cookie', cookie);
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual(errorBody('service_unavailable'));
+    expect(res.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+    // REDIS_TIMEOUT_MS is 500 here; generous margin for a busy machine
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('serves again once Redis is back, without a restart', async () => {
-    proxy.restore();
+    await proxy.restore();
     expect((await eventually(() => api().get('/v1/todos').set('Authorization', `Bearer ${token}`), 200)).status).toBe(200);
     expect((await api().get('/v1/sessions/current').set('Cookie', cookie)).status).toBe(200);
     const viaKey = await api().get('/v1/todos').set('X-API-Key', apiKey);
     expect(viaKey.status).toBe(200);
-    // counting resumed where it was: one hit before the outage, this one now
+    expect((await api().get('/health/ready')).status).toBe(200);
+    // counting resumed where it was: one hit before the outage (none counted during it), this one now
     expect(viaKey.headers['ratelimit-remaining']).toBe('58');
   });
 });

@@ -1,5 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { NoDatabase } from '../common/openapi/api-errors.decorator.js';
 import { Public } from './decorators/auth.decorators.js';
 import { JwtKeys, type PublicJwk } from './jwt-keys.js';
 
@@ -11,6 +12,7 @@ export class WellKnownController {
 
   /** The JSON Web Key Set that verifies access tokens (RFC 7517). */
   @Public()
+  @NoDatabase()
   @Get('jwks.json')
   @Header('Cache-Control', 'public, max-age=300')
   @ApiOperation({ summary: 'Public keys that verify access tokens (JWKS)' })

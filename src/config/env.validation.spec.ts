@@ -1,5 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ConfigError, validateEnv } from './env.validation.js';
 
 const SECRET_32 = 'x'.repeat(32);
@@ -49,6 +53,13 @@ describe('validateEnv', () => {
         TRUST_PROXY: false,
         REDIS_URL: undefined,
         REDIS_TIMEOUT_MS: 1000,
+        SHUTDOWN_TIMEOUT_MS: 10_000,
+        DB_QUERY_TIMEOUT_MS: 5000,
+        HEALTH_CHECK_TIMEOUT_MS: 2000,
+        TLS_CERT: undefined,
+        TLS_KEY: undefined,
+        CORS_ORIGINS: [],
+        HSTS_MAX_AGE: 31_536_000,
       });
     });
 
@@ -94,6 +105,11 @@ describe('validateEnv', () => {
         TRUST_PROXY: '10.0.0.0/8, loopback',
         REDIS_URL: 'redis://:secret@redis.internal:6380/3',
         REDIS_TIMEOUT_MS: '250',
+        SHUTDOWN_TIMEOUT_MS: '0',
+        DB_QUERY_TIMEOUT_MS: '1500',
+        HEALTH_CHECK_TIMEOUT_MS: '500',
+        CORS_ORIGINS: 'https://app.example.com, http://localhost:5173,https://app.example.com',
+        HSTS_MAX_AGE: '63072000',
       });
       expect(env).toEqual({
         NODE_ENV: 'production',
@@ -116,6 +132,13 @@ describe('validateEnv', () => {
         TRUST_PROXY: '10.0.0.0/8, loopback',
         REDIS_URL: 'redis://:secret@redis.internal:6380/3',
         REDIS_TIMEOUT_MS: 250,
+        SHUTDOWN_TIMEOUT_MS: 0,
+        DB_QUERY_TIMEOUT_MS: 1500,
+        HEALTH_CHECK_TIMEOUT_MS: 500,
+        TLS_CERT: undefined,
+        TLS_KEY: undefined,
+        CORS_ORIGINS: ['https://app.example.com', 'http://localhost:5173'],
+        HSTS_MAX_AGE: 63_072_000,
       });
     });
 
@@ -184,6 +207,11 @@ describe('validateEnv', () => {
       ['REFRESH_TOKEN_TTL', '59', 'REFRESH_TOKEN_TTL must be an integer from 60 to 31536000'],
       ['DB_POOL_SIZE', '0', 'DB_POOL_SIZE must be an integer from 1 to 200'],
       ['DB_POOL_SIZE', 'ten', 'DB_POOL_SIZE must be an integer from 1 to 200'],
+      ['SHUTDOWN_TIMEOUT_MS', '-1', 'SHUTDOWN_TIMEOUT_MS must be an integer from 0 to 600000'],
+      ['SHUTDOWN_TIMEOUT_MS', '10s', 'SHUTDOWN_TIMEOUT_MS must be an integer from 0 to 600000'],
+      ['DB_QUERY_TIMEOUT_MS', '99', 'DB_QUERY_TIMEOUT_MS must be an integer from 100 to 600000'],
+      ['HEALTH_CHECK_TIMEOUT_MS', '60001', 'HEALTH_CHECK_TIMEOUT_MS must be an integer from 100 to 60000'],
+      ['HSTS_MAX_AGE', '86400', 'HSTS_MAX_AGE must be an integer from 31536000 to 315360000'],
     ])('rejects %s=%j', (variable, value, message) => {
       const error = configError({ [variable]: value });
       expectOneLineNaming(error, variable);
@@ -348,6 +376,63 @@ describe('validateEnv', () => {
       const error = configError(raw);
       expectOneLineNaming(error, 'DOCS_PASSWORD');
       expect(error.message).toBe('Invalid configuration: DOCS_USERNAME and DOCS_PASSWORD must be set together');
+    });
+  });
+
+  describe('CORS_ORIGINS', () => {
+    it.each([
+      ['', []],
+      [' , ', []],
+      ['https://app.example.com', ['https://app.example.com']],
+      ['http://localhost:5173, https://a.example.org:8443', ['http://localhost:5173', 'https://a.example.org:8443']],
+    ])('accepts %j', (value, expected) => {
+      expect(validateEnv({ CORS_ORIGINS: value }).CORS_ORIGINS).toEqual(expected);
+    });
+
+    it.each(['*', 'app.example.com', 'https://app.example.com/', 'https://app.example.com/path', 'ftp://files.example.com', 'https://App.example.com', 'https://*.example.com', 'null'])(
+      'refuses %j with one line naming CORS_ORIGINS',
+      (value) => {
+        expectOneLineNaming(configError({ CORS_ORIGINS: `https://ok.example.com,${value}` }), 'CORS_ORIGINS');
+      },
+    );
+  });
+
+  describe('TLS_CERT and TLS_KEY', () => {
+    let dir: string;
+    let cert: string;
+    let key: string;
+    let otherKey: string;
+
+    beforeAll(() => {
+      dir = mkdtempSync(path.join(os.tmpdir(), 'resource-api-tls-'));
+      cert = path.join(dir, 'cert.pem');
+      key = path.join(dir, 'key.pem');
+      otherKey = path.join(dir, 'other-key.pem');
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+      writeFileSync(otherKey, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('accepts a readable certificate with its key', () => {
+      expect(validateEnv({ TLS_CERT: cert, TLS_KEY: key })).toMatchObject({ TLS_CERT: cert, TLS_KEY: key });
+    });
+
+    it.each([{ TLS_CERT: 'cert.pem' }, { TLS_KEY: 'key.pem' }])('must be set together (%j)', (raw) => {
+      expect(configError(raw).message).toBe('Invalid configuration: TLS_CERT and TLS_KEY must be set together (file paths of a PEM certificate and its key)');
+    });
+
+    it('names the unreadable file', () => {
+      const error = configError({ TLS_CERT: path.join(dir, 'missing.pem'), TLS_KEY: key });
+      expectOneLineNaming(error, 'TLS_CERT');
+      expect(error.message).toContain('ENOENT');
+    });
+
+    it('refuses a key as certificate, a certificate as key, and a key of another pair', () => {
+      expectOneLineNaming(configError({ TLS_CERT: key, TLS_KEY: key }), 'TLS_CERT');
+      expectOneLineNaming(configError({ TLS_CERT: cert, TLS_KEY: cert }), 'TLS_KEY');
+      expect(configError({ TLS_CERT: cert, TLS_KEY: otherKey }).message).toBe(
+        'Invalid configuration: TLS_CERT and TLS_KEY do not belong together (or the certificate is not valid PEM)',
+      );
     });
   });
 });

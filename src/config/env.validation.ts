@@ -1,4 +1,6 @@
 import { createPrivateKey, createPublicKey, randomBytes, sign, verify } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 
 /** Runtime environment names accepted in `NODE_ENV` (SPEC §10). */
 export type NodeEnv = 'development' | 'test' | 'production';
@@ -45,6 +47,23 @@ export interface Env {
   REDIS_URL?: string;
   /** Milliseconds a Redis command may take before it fails (→ 503 or fail-open, see README). */
   REDIS_TIMEOUT_MS: number;
+  /** Milliseconds SIGTERM/SIGINT waits for in-flight requests before closing their connections (default 10000). */
+  SHUTDOWN_TIMEOUT_MS: number;
+  /**
+   * Milliseconds one database operation may take: PostgreSQL connect, pool wait and query
+   * (`statement_timeout` on the server, `query_timeout` in the client), SQLite `busy_timeout`
+   * (default 5000). Past it the request answers 503 `service_unavailable`.
+   */
+  DB_QUERY_TIMEOUT_MS: number;
+  /** Milliseconds each readiness check of GET /health/ready may take before it counts as down (default 2000). */
+  HEALTH_CHECK_TIMEOUT_MS: number;
+  /** PEM certificate (chain) and private key file paths: when both are set the service speaks HTTPS itself. */
+  TLS_CERT?: string;
+  TLS_KEY?: string;
+  /** Origins allowed to call the API from a browser (CORS), normalised; empty: no CORS headers at all. */
+  CORS_ORIGINS: string[];
+  /** `Strict-Transport-Security` max-age in seconds, sent in production (default 31536000, one year; at least that). */
+  HSTS_MAX_AGE: number;
 }
 
 /** Thrown for a bad environment value; its message is one line naming the variable. */
@@ -73,6 +92,61 @@ function checkRsaKeyPair(privatePem: string, publicPem: string): void {
   if (!verify('sha256', probe, publicKey, sign('sha256', probe, privateKey))) {
     throw new ConfigError('Invalid configuration: JWT_PUBLIC_KEY does not belong to JWT_PRIVATE_KEY');
   }
+}
+
+/** Reads a file named by an environment variable; a missing or unreadable file is a one-line ConfigError. */
+function readConfiguredFile(key: string, file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? 'unreadable';
+    throw new ConfigError(`Invalid configuration: ${key} file ${JSON.stringify(file)} cannot be read (${code})`);
+  }
+}
+
+/** Checks TLS_CERT/TLS_KEY: both or neither, readable, PEM, and a certificate with its own key. */
+function checkTls(cert: string | undefined, key: string | undefined): void {
+  if ((cert === undefined) !== (key === undefined)) {
+    throw new ConfigError('Invalid configuration: TLS_CERT and TLS_KEY must be set together (file paths of a PEM certificate and its key)');
+  }
+  if (cert === undefined || key === undefined) return;
+  const certPem = readConfiguredFile('TLS_CERT', cert);
+  const keyPem = readConfiguredFile('TLS_KEY', key);
+  if (!certPem.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError('Invalid configuration: TLS_CERT is not a PEM certificate');
+  try {
+    createPrivateKey(keyPem);
+  } catch {
+    throw new ConfigError('Invalid configuration: TLS_KEY is not a PEM private key (an encrypted key is not supported)');
+  }
+  try {
+    createSecureContext({ cert: certPem, key: keyPem });
+  } catch {
+    throw new ConfigError('Invalid configuration: TLS_CERT and TLS_KEY do not belong together (or the certificate is not valid PEM)');
+  }
+}
+
+/**
+ * Parses CORS_ORIGINS: comma-separated origins (`scheme://host[:port]`, http or https, no path,
+ * no wildcard). Returns them de-duplicated; `[]` for unset or empty.
+ */
+function corsOrigins(raw: Record<string, unknown>): string[] {
+  const text = optional(raw, 'CORS_ORIGINS');
+  if (text === undefined) return [];
+  const origins = new Set<string>();
+  for (const entry of text.split(',').map((part) => part.trim()).filter((part) => part.length > 0)) {
+    let origin: string | undefined;
+    try {
+      const url = new URL(entry);
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && url.origin === entry && !entry.includes('*')) origin = url.origin;
+    } catch {
+      origin = undefined;
+    }
+    if (origin === undefined) {
+      throw new ConfigError(`Invalid configuration: CORS_ORIGINS must be comma-separated origins such as https://app.example.com (lower case, no path, no wildcard; got ${JSON.stringify(entry)})`);
+    }
+    origins.add(origin);
+  }
+  return [...origins];
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -153,6 +227,9 @@ export function validateEnv(raw: Record<string, unknown>): Env {
   if (redisUrl !== undefined && !/^rediss?:\/\/[^\s/]+(\/\d{1,2})?\/?$/.test(redisUrl)) {
     throw new ConfigError('Invalid configuration: REDIS_URL must be redis://[user:password@]host:port[/db] or rediss://…');
   }
+  const tlsCert = optional(raw, 'TLS_CERT');
+  const tlsKey = optional(raw, 'TLS_KEY');
+  checkTls(tlsCert, tlsKey);
   return {
     NODE_ENV: nodeEnv as NodeEnv,
     PORT: int(raw, 'PORT', 3000, 0, 65535),
@@ -174,5 +251,12 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     TRUST_PROXY: trustProxy,
     REDIS_URL: redisUrl,
     REDIS_TIMEOUT_MS: int(raw, 'REDIS_TIMEOUT_MS', 1000, 50, 60_000),
+    SHUTDOWN_TIMEOUT_MS: int(raw, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    DB_QUERY_TIMEOUT_MS: int(raw, 'DB_QUERY_TIMEOUT_MS', 5000, 100, 600_000),
+    HEALTH_CHECK_TIMEOUT_MS: int(raw, 'HEALTH_CHECK_TIMEOUT_MS', 2000, 100, 60_000),
+    TLS_CERT: tlsCert,
+    TLS_KEY: tlsKey,
+    CORS_ORIGINS: corsOrigins(raw),
+    HSTS_MAX_AGE: int(raw, 'HSTS_MAX_AGE', 31_536_000, 31_536_000, 315_360_000),
   };
 }

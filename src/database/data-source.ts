@@ -24,11 +24,32 @@ export const MIGRATIONS = [InitialSchema1763700000000, ArticlesCommentsTagsOrder
  * TypeORM options for a `DATABASE_URL` (SPEC §10): `postgres://…` → PostgreSQL with a pool of
  * `poolSize` connections; `sqlite:<path>` → a better-sqlite3 file (its folder is created) in WAL
  * mode. Migrations run on initialisation; `synchronize` is never on.
+ *
+ * `timeoutMs` (DB_QUERY_TIMEOUT_MS) bounds every database operation so that a down or slow
+ * database turns into a 503 instead of a hanging request (see database-errors.ts):
+ * - PostgreSQL: connecting and waiting for a pool slot (`connectionTimeoutMillis`), each statement
+ *   on the server (`statement_timeout` → error 57014) and, for a dead network, in the client
+ *   (`query_timeout`, one second later so the server's cancel normally wins); TCP keep-alive
+ *   finds dead peers. Connections are named `resource-api` (`application_name`).
+ * - SQLite: how long a write waits for the file lock (`busy_timeout` → SQLITE_BUSY).
  */
-export function buildDataSourceOptions(databaseUrl: string, poolSize = 10): DataSourceOptions {
+export function buildDataSourceOptions(databaseUrl: string, poolSize = 10, timeoutMs = 5000): DataSourceOptions {
   const common = { entities: ENTITIES, migrations: MIGRATIONS, migrationsRun: true, synchronize: false, logging: false } as const;
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    return { ...common, type: 'postgres', url: databaseUrl, poolSize, extra: { max: poolSize } };
+    return {
+      ...common,
+      type: 'postgres',
+      url: databaseUrl,
+      poolSize,
+      applicationName: 'resource-api',
+      extra: {
+        max: poolSize,
+        connectionTimeoutMillis: timeoutMs,
+        statement_timeout: timeoutMs,
+        query_timeout: timeoutMs + 1000,
+        keepAlive: true,
+      },
+    };
   }
   const file = databaseUrl.replace(/^sqlite:/, '');
   if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -38,7 +59,7 @@ export function buildDataSourceOptions(databaseUrl: string, poolSize = 10): Data
     database: file,
     enableWAL: true,
     prepareDatabase: (db: { pragma: (sql: string) => unknown }) => {
-      db.pragma('busy_timeout = 5000');
+      db.pragma(`busy_timeout = ${Math.trunc(timeoutMs)}`);
       db.pragma('synchronous = NORMAL');
     },
   };

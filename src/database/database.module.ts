@@ -11,7 +11,11 @@ import { buildDataSourceOptions } from './data-source.js';
       inject: [ConfigService],
       useFactory: (config: ConfigService<Env, true>) =>
         ({
-        ...buildDataSourceOptions(config.get('DATABASE_URL', { infer: true }), config.get('DB_POOL_SIZE', { infer: true })),
+        ...buildDataSourceOptions(
+          config.get('DATABASE_URL', { infer: true }),
+          config.get('DB_POOL_SIZE', { infer: true }),
+          config.get('DB_QUERY_TIMEOUT_MS', { infer: true }),
+        ),
         retryAttempts: 3,
         retryDelay: 1000,
       }),

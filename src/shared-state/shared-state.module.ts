@@ -1,7 +1,9 @@
-import { Global, Module } from '@nestjs/common';
+import { Global, Module, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Env } from '../config/env.validation.js';
 import { TokenDenyList } from '../auth/deny-list.js';
+import { HealthModule } from '../health/health.module.js';
+import { ReadinessChecks } from '../health/readiness-checks.js';
 import { MemoryStore } from './memory-store.js';
 import { RedisStore } from './redis-store.js';
 import { SharedStore } from './shared-store.js';
@@ -11,11 +13,13 @@ import { SharedThrottlerStorage } from './throttler-storage.js';
  * Provides the {@link SharedStore} everywhere (SPEC §10 "shared state"): {@link RedisStore} when
  * `REDIS_URL` is set (start-up fails with one line when Redis is unreachable), else
  * {@link MemoryStore}. This is the one switch; the deny list, login throttle, session store and
- * the throttler storage only ever see `SharedStore`. Also provides the {@link TokenDenyList}
+ * the throttler storage only ever see `SharedStore`. With Redis, readiness (`GET /health/ready`)
+ * checks it too. Also provides the {@link TokenDenyList}
  * globally: the auth strategies read it and deleting a user (UsersModule) writes it.
  */
 @Global()
 @Module({
+  imports: [HealthModule],
   providers: [
     {
       provide: SharedStore,
@@ -30,4 +34,14 @@ import { SharedThrottlerStorage } from './throttler-storage.js';
   ],
   exports: [SharedStore, SharedThrottlerStorage, TokenDenyList],
 })
-export class SharedStateModule {}
+export class SharedStateModule implements OnModuleInit {
+  constructor(
+    private readonly store: SharedStore,
+    private readonly readiness: ReadinessChecks,
+  ) {}
+
+  /** With Redis, `GET /health/ready` checks it too (503 naming `redis` when it does not answer). */
+  onModuleInit(): void {
+    if (this.store.kind === 'redis') this.readiness.register('redis', () => this.store.ping());
+  }
+}

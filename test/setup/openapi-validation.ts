@@ -18,7 +18,8 @@ import { buildOpenApiDocument } from '../../src/common/openapi/docs.js';
  *   have an empty body; documented response headers must be present when `required` and match
  *   their schema when present;
  * - a path + method the document does not have may only answer an error, with an `ErrorResp`
- *   body (unknown routes 404, known paths 405), except the docs pages themselves (`/docs*`).
+ *   body (unknown routes 404, known paths 405), except the docs pages themselves (`/docs*`);
+ * - CORS preflights (OPTIONS with `Access-Control-Request-Method`) are not operations: not checked.
  *
  * Violations are collected in {@link violationStore} and turned into a failure of the running
  * test by openapi-assertions.ts (a `setupFilesAfterEnv` file).
@@ -305,7 +306,9 @@ export function installResponseRecorder(app: INestApplication): { attach: () => 
     res.end = ((...args: unknown[]) => {
       const [chunk, encoding] = args;
       if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') chunks.push(toBuffer(chunk, encoding));
-      if (validator) {
+      // a CORS preflight is the browser asking for permission, not an operation of the API
+      const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
+      if (validator && !preflight) {
         const url = new URL(req.originalUrl, 'http://localhost');
         const header = (name: string) => {
           const value = res.getHeader(name);

@@ -2,6 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger,
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { EntityNotFoundError, QueryFailedError } from 'typeorm';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../../database/database-errors.js';
 import { ApiException, ERROR_CODES, type ErrorDetail } from '../errors/api-exception.js';
 import { ensureRequestId } from '../middleware/request-id.js';
 import { allowedMethods } from './allowed-methods.js';
@@ -46,8 +47,10 @@ function isKnownStatus(status: number): status is keyof typeof ERROR_CODES {
 
 /**
  * The one exception filter (SPEC §2): every error — the service's {@link ApiException}s, Nest's
- * HttpExceptions, body-parser errors, TypeORM's not-found and constraint errors, anything else —
- * becomes the `ErrorResp` body `{error, code, details?, request_id}` with its status. Unknown
+ * HttpExceptions, body-parser errors, TypeORM's not-found and constraint errors, an unreachable,
+ * overloaded or too slow database (503 `service_unavailable` with `Retry-After`, see
+ * database-errors.ts), anything else (500) — becomes the `ErrorResp` body
+ * `{error, code, details?, request_id}` with its status. Unknown
  * routes become 404, or 405 with `Allow` when the path exists for other methods. A 5xx body never
  * carries internals; the error is logged instead.
  */
@@ -104,6 +107,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     const type = (exception as { type?: unknown } | null)?.type;
     if (typeof type === 'string' && type in BODY_PARSER_ERRORS) return BODY_PARSER_ERRORS[type];
+    if (isDatabaseUnavailable(exception)) {
+      return { status: 503, message: 'the database is unavailable; retry later', headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) } };
+    }
     return { status: 500, message: DEFAULT_MESSAGES[500] };
   }
 

@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiResponse } from '@nestjs/swagger';
+import { ApiExtension, ApiResponse } from '@nestjs/swagger';
 import { ErrorResp } from '../errors/error-resp.js';
 
 const DESCRIPTIONS: Record<number, string> = {
@@ -14,7 +14,7 @@ const DESCRIPTIONS: Record<number, string> = {
   422: 'Well-formed, but a value breaks a rule (range, length, format, enumeration).',
   429: 'Too many requests: an API key over its per-minute budget (RATE_LIMIT_PER_MINUTE), or too many failed logins from this address. Retry after `Retry-After` seconds.',
   500: 'Unexpected server error; the body carries no internals. Quote `request_id` when reporting it.',
-  503: 'A dependency (the database, or Redis for sessions, the token deny list and login counters) is unavailable or too slow; nothing was changed. Retry after `Retry-After` seconds.',
+  503: 'A dependency is unavailable or too slow: the database (no answer within DB_QUERY_TIMEOUT_MS), or Redis for sessions, the token deny list and login counters. Nothing was written. Retry after `Retry-After` seconds.',
 };
 
 const EXAMPLES: Record<number, object> = {
@@ -28,8 +28,17 @@ const EXAMPLES: Record<number, object> = {
   422: { error: 'age must not be less than 0', code: 'validation_failed', details: [{ field: 'age', message: 'age must not be less than 0' }], request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
   429: { error: 'rate limit of 60 requests per minute for this API key exceeded', code: 'rate_limited', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
   500: { error: 'internal server error', code: 'internal', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
-  503: { error: 'the shared state store (Redis) is unavailable; try again later', code: 'service_unavailable', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
+  503: { error: 'the database is unavailable; retry later', code: 'service_unavailable', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
 };
+
+/** Extension set by {@link NoDatabase}: the operation gets no documented 503 (removed from the output). */
+export const NO_DATABASE_EXTENSION = 'x-no-database';
+
+/**
+ * Marks an operation that never touches the database (e.g. `GET /health/live`), so the document
+ * does not give it the 503 every other operation can answer when the database is down.
+ */
+export const NoDatabase = () => ApiExtension(NO_DATABASE_EXTENSION, true);
 
 /**
  * The response object of an error `status` (`ErrorResp` with an example), for statuses the

@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { errorResponse } from './api-errors.decorator.js';
+import { errorResponse, NO_DATABASE_EXTENSION } from './api-errors.decorator.js';
 
 /** Extension set by `CreateOperation()`: the 201 response carries `Location` (removed from the output). */
 export const LOCATION_EXTENSION = 'x-location';
@@ -21,6 +21,7 @@ const TAGS = [
   { name: 'articles', description: 'Articles with a draft → published → archived life cycle.' },
   { name: 'comments', description: 'Comments on readable articles, nested under `/v1/articles/{id}`.' },
   { name: 'orders', description: 'Orders with items and a computed total in cents, private to their user.' },
+  { name: 'health', description: 'Liveness and readiness for load balancers and orchestrators: public, unversioned, not rate-limited.' },
 ];
 
 const RATE_LIMIT_NOTE = 'Sent on responses to requests authenticated with an API key (the per-key rate limit, SPEC §7).';
@@ -140,7 +141,8 @@ function addHeaders(response: Json, names: string[]): void {
  * Completes the generated document once for all operations (SPEC §8, issue 5), from what every
  * operation shares rather than per controller:
  * - error statuses the shared pipeline can return: 400 (bad query parameter, credential in the
- *   query), 500 and 503 (a dependency unavailable) everywhere; 413 and 415 wherever a body is read (POST, PUT, PATCH); 401, 403
+ *   query) and 500 everywhere; 503 (database or Redis unavailable, with `Retry-After`) everywhere but on
+ *   operations marked `NoDatabase()`; 413 and 415 wherever a body is read (POST, PUT, PATCH); 401, 403
  *   (role, ownership, API-key scope, CSRF token) and 429 (per-key rate limit) on every protected
  *   operation — each with `ErrorResp` and an example;
  * - response headers: `X-Request-Id` on every response, `Location` on creations, `WWW-Authenticate`
@@ -172,7 +174,10 @@ export function completeDocument(document: OpenAPIObject): void {
       // own copies: the generator may share response objects between operations
       const responses: Json = (operation.responses = structuredClone(operation.responses ?? {}));
 
-      const statuses = [400, 500, 503];
+      const statuses = [400, 500];
+      // the database may be down or too slow for any operation that reads it (SPEC §2, §10)
+      if (!operation[NO_DATABASE_EXTENSION]) statuses.push(503);
+      delete operation[NO_DATABASE_EXTENSION];
       if (BODY_METHODS.has(method)) statuses.push(413, 415);
       if (protectedOperation) statuses.push(401, 403, 429);
       for (const status of statuses) responses[status] ??= errorResponse(status);

@@ -1,0 +1,25 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ensureRequestId } from '../middleware/request-id.js';
+import { ERROR_CODES } from './api-exception.js';
+
+/**
+ * Writes an `ErrorResp` (SPEC §2) straight to `res`, for the few plain Express middlewares that
+ * run before Nest's pipeline (and its exception filter) exists for the request: the plain-HTTP
+ * refusal and the CORS preflight refusal. `status` must be one of {@link ERROR_CODES}.
+ */
+export function writeErrorResp(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: keyof typeof ERROR_CODES,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  const requestId = ensureRequestId(req, res);
+  res.statusCode = status;
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  const body = JSON.stringify({ error: message, code: ERROR_CODES[status], request_id: requestId });
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  // a HEAD answer is the GET answer without its body
+  res.end(req.method === 'HEAD' ? undefined : body);
+}

@@ -1,0 +1,226 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import request from 'supertest';
+import { bearer } from './factories/user.factory.js';
+import { loadFreshApp } from './setup/fresh-app.js';
+import { TcpProxy } from './setup/tcp-proxy.js';
+
+/**
+ * A database that goes away, hangs and comes back (SPEC §2, §10; README "Operating"): requests
+ * answer 503 `service_unavailable` with `Retry-After` within a bounded time — never hang, never
+ * 500 —, readiness turns 503, and the same process serves again once the database is back. A
+ * multi-row write cut in the middle leaves no row behind.
+ *
+ * The shared PostgreSQL server must keep running for everybody else, so the faults are made by a
+ * TCP proxy between the application and the server (test/setup/tcp-proxy.ts). The proxy is only
+ * meaningful for a network database; on SQLite the file cannot go away, but it can stay locked by
+ * another writer past busy_timeout (SQLITE_BUSY → 503), tested at the end.
+ */
+const DATABASE_URL = process.env.DATABASE_URL ?? '';
+const onPostgres = /^postgres(ql)?:\/\//.test(DATABASE_URL);
+const describeOnPostgres = onPostgres ? describe : describe.skip;
+const describeOnSqlite = onPostgres ? describe.skip : describe;
+
+/** DB_QUERY_TIMEOUT_MS and HEALTH_CHECK_TIMEOUT_MS of the application under test. */
+const TIMEOUT_MS = 1000;
+/** Worst case of one failing request (pool wait or connect, then one query: see data-source.ts) plus a generous margin for a loaded machine. */
+const BOUND_MS = 2 * TIMEOUT_MS + 1000 + 6000;
+
+const ORDER = {
+  currency: 'EUR',
+  items: [
+    { sku: 'BOOK-1', quantity: 1, unit_price_cents: 1999 },
+    { sku: 'PEN-2', quantity: 3, unit_price_cents: 250 },
+    { sku: 'INK-3', quantity: 2, unit_price_cents: 700 },
+  ],
+};
+
+describeOnPostgres(`database faults on PostgreSQL through a proxy${onPostgres ? '' : ' (skipped: DATABASE_URL is not postgres://, and the faults need a network database)'}`, () => {
+  let app: NestExpressApplication;
+  let restoreEnv: () => void;
+  let proxy: TcpProxy;
+  let direct: pg.Client;
+  let token: string;
+  let users = 0;
+  const api = () => request(app.getHttpServer());
+
+  /** Sends `send()`, returns the response and how long it took (ms). */
+  async function timed(send: () => request.Test): Promise<{ res: request.Response; elapsed: number }> {
+    const started = Date.now();
+    const res = await send();
+    return { res, elapsed: Date.now() - started };
+  }
+
+  const register = () => {
+    users += 1;
+    return api().post('/v1/users').send({ username: `fault_user_${users}`, password: 'correct-horse-1', name: 'Fault User' });
+  };
+
+  function expectUnavailable(res: request.Response): void {
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.body).toEqual({ error: 'the database is unavailable; retry later', code: 'service_unavailable', request_id: res.headers['x-request-id'] });
+  }
+
+  /** Polls readiness until 200 (the pool reconnects on demand); returns the last response. */
+  async function readyAgain(): Promise<request.Response> {
+    let res = await api().get('/health/ready');
+    for (let attempt = 0; attempt < 20 && res.status !== 200; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      res = await api().get('/health/ready');
+    }
+    return res;
+  }
+
+  async function countRows(): Promise<{ orders: number; items: number }> {
+    const { rows } = await direct.query('SELECT (SELECT count(*) FROM orders)::int AS orders, (SELECT count(*) FROM order_items)::int AS items');
+    return rows[0];
+  }
+
+  beforeAll(async () => {
+    const target = new URL(DATABASE_URL);
+    proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const port = await proxy.start();
+    const proxied = new URL(DATABASE_URL);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String(port);
+    const fresh = await loadFreshApp({ DATABASE_URL: proxied.toString(), DB_QUERY_TIMEOUT_MS: String(TIMEOUT_MS), HEALTH_CHECK_TIMEOUT_MS: String(TIMEOUT_MS), DB_POOL_SIZE: '4' });
+    restoreEnv = fresh.restoreEnv;
+    app = await fresh.createTestApp();
+    ({ token } = await fresh.createUser(app));
+    direct = new pg.Client({ connectionString: DATABASE_URL });
+    await direct.connect();
+  });
+  afterAll(async () => {
+    await proxy?.restore();
+    await app?.close();
+    await direct?.end();
+    await proxy?.stop();
+    restoreEnv?.();
+  });
+
+  it('serves through the proxy', async () => {
+    expect((await api().get('/health/ready')).status).toBe(200);
+    expect((await register()).status).toBe(201);
+  });
+
+  describe('database gone (connections reset, new ones refused)', () => {
+    beforeAll(() => proxy.cut());
+    afterAll(() => proxy.restore());
+
+    it('a write answers 503 service_unavailable with Retry-After, at once', async () => {
+      const { res, elapsed } = await timed(register);
+      expectUnavailable(res);
+      expect(elapsed).toBeLessThan(BOUND_MS);
+    });
+
+    it('a read answers 503 too, never 500', async () => {
+      const { res, elapsed } = await timed(() => api().get('/v1/orders').set('Authorization', bearer(token)));
+      expectUnavailable(res);
+      expect(elapsed).toBeLessThan(BOUND_MS);
+    });
+
+    it('readiness answers 503 naming the database; liveness stays 200', async () => {
+      const ready = await api().get('/health/ready');
+      expect(ready.status).toBe(503);
+      expect(ready.headers['retry-after']).toBe('5');
+      expect(ready.body).toEqual({
+        error: 'not ready: database unavailable',
+        code: 'service_unavailable',
+        details: [{ field: 'database', message: 'unreachable or failing' }],
+        request_id: ready.headers['x-request-id'],
+      });
+      expect((await api().get('/health/live')).status).toBe(200);
+    });
+  });
+
+  it('once the database is back, the same process serves again (no restart)', async () => {
+    const ready = await readyAgain();
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({ status: 'ok', checks: { database: { status: 'up' } } });
+    expect((await register()).status).toBe(201);
+  });
+
+  describe('database hanging (connections accepted, nothing answered)', () => {
+    beforeAll(() => proxy.blackhole());
+    afterAll(() => proxy.restore());
+
+    it('a request answers 503 within the bounded time instead of hanging', async () => {
+      const { res, elapsed } = await timed(register);
+      expectUnavailable(res);
+      expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
+      expect(elapsed).toBeLessThan(BOUND_MS);
+    });
+
+    it('readiness answers 503: no answer within HEALTH_CHECK_TIMEOUT_MS', async () => {
+      const { res, elapsed } = await timed(() => api().get('/health/ready'));
+      expect(res.status).toBe(503);
+      expect(res.body.details).toEqual([{ field: 'database', message: `no answer within ${TIMEOUT_MS} ms` }]);
+      expect(elapsed).toBeLessThan(BOUND_MS);
+    });
+  });
+
+  it('after the hang, the same process serves again', async () => {
+    expect((await readyAgain()).status).toBe(200);
+    expect((await register()).status).toBe(201);
+  });
+
+  describe('all-or-nothing writes: an order with three items cut mid-transaction leaves no row (SPEC §5, orders in one transaction)', () => {
+    it.each([
+      ['the INSERT of its items', 'INSERT INTO "order_items"'],
+      ['the COMMIT, after every row was written', 'COMMIT'],
+    ])('connection lost at %s → 503 and no order, no item', async (_, statement) => {
+      expect(await countRows()).toEqual({ orders: 0, items: 0 });
+      const cutsBefore = proxy.cuts;
+      proxy.cutWhen(statement);
+      const { res, elapsed } = await timed(() => api().post('/v1/orders').set('Authorization', bearer(token)).send(ORDER));
+      expect(proxy.cuts).toBe(cutsBefore + 1);
+      expectUnavailable(res);
+      expect(elapsed).toBeLessThan(BOUND_MS);
+      expect(await countRows()).toEqual({ orders: 0, items: 0 });
+    });
+
+    it('control: the same order without a fault is written whole (the count sees rows)', async () => {
+      expect((await readyAgain()).status).toBe(200);
+      const res = await api().post('/v1/orders').set('Authorization', bearer(token)).send(ORDER);
+      expect(res.status).toBe(201);
+      expect(res.body.total_cents).toBe(1999 + 3 * 250 + 2 * 700);
+      expect(await countRows()).toEqual({ orders: 1, items: 3 });
+    });
+  });
+});
+
+describeOnSqlite(`SQLite locked by another writer${onPostgres ? ' (skipped: DATABASE_URL is postgres://)' : ''}`, () => {
+  let app: NestExpressApplication;
+  let restoreEnv: () => void;
+  let other: Database.Database;
+  const LOCK_TIMEOUT_MS = 200;
+
+  beforeAll(async () => {
+    const fresh = await loadFreshApp({ DB_QUERY_TIMEOUT_MS: String(LOCK_TIMEOUT_MS) });
+    restoreEnv = fresh.restoreEnv;
+    app = await fresh.createTestApp();
+    other = new Database(DATABASE_URL.replace(/^sqlite:/, ''));
+  });
+  afterAll(async () => {
+    if (other?.inTransaction) other.exec('ROLLBACK');
+    other?.close();
+    await app?.close();
+    restoreEnv?.();
+  });
+
+  it('a write waiting past DB_QUERY_TIMEOUT_MS (busy_timeout) answers 503 with Retry-After, then works once the lock is gone', async () => {
+    other.exec('BEGIN IMMEDIATE');
+    const body = { username: 'locked_out', password: 'correct-horse-1', name: 'Locked Out' };
+    const res = await request(app.getHttpServer()).post('/v1/users').send(body);
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.body).toEqual({ error: 'the database is unavailable; retry later', code: 'service_unavailable', request_id: res.headers['x-request-id'] });
+    other.exec('ROLLBACK');
+    const retried = await request(app.getHttpServer()).post('/v1/users').send(body);
+    expect(retried.status).toBe(201);
+  });
+});
