@@ -7,12 +7,16 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { ensureRequestId } from './common/middleware/request-id.js';
 import { setupDocs } from './common/openapi/docs.js';
+import { enableApiVersioning } from './common/versioning/api-versions.js';
+import { versionNegotiation } from './common/versioning/version-negotiation.js';
 import type { Env } from './config/env.validation.js';
 
 /**
  * Applies what must be set on the application object rather than in a module: the pino logger,
- * the cookie parser, Express settings (no ETag, no `X-Powered-By`, simple query parser,
- * `trust proxy` from TRUST_PROXY), shutdown hooks and the docs.
+ * API versioning (every controller under /v1 and /v2; the version chosen by an `Accept` vendor
+ * type or a version subdomain rewritten to the path prefix before routing — SPEC §9,
+ * conventions §9.1), the cookie parser, Express settings (no ETag, no `X-Powered-By`, simple
+ * query parser, `trust proxy` from TRUST_PROXY), shutdown hooks and the docs (one per version).
  * Used by main.ts and by the e2e tests, so both run the same application.
  */
 export async function configureApp(app: NestExpressApplication): Promise<void> {
@@ -22,12 +26,14 @@ export async function configureApp(app: NestExpressApplication): Promise<void> {
     ensureRequestId(req, res);
     next();
   });
+  const config = app.get<ConfigService<Env, true>>(ConfigService);
+  enableApiVersioning(app);
+  app.use(versionNegotiation(config.get('API_BASE_HOST', { infer: true })));
   app.use(cookieParser());
   app.set('etag', false);
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.enableShutdownHooks();
-  const config = app.get<ConfigService<Env, true>>(ConfigService);
   app.set('trust proxy', config.get('TRUST_PROXY', { infer: true }));
   await setupDocs(app, {
     NODE_ENV: config.get('NODE_ENV', { infer: true }),

@@ -38,6 +38,15 @@ export interface Env {
    * a comma-separated list of proxy addresses/subnets (`loopback`, `10.0.0.0/8`, …).
    */
   TRUST_PROXY: boolean | number | string;
+  /** When API v1 is deprecated (its `Deprecation` header, SPEC §9). Default 2026-12-01T00:00:00Z. */
+  V1_DEPRECATED_AT: Date;
+  /** When API v1 stops being served (its `Sunset` header); after V1_DEPRECATED_AT. Default 2027-06-30T00:00:00Z. */
+  V1_SUNSET_AT: Date;
+  /**
+   * The API's base host name, e.g. `api.example.com`: a request to `v2.api.example.com` on an
+   * unprefixed path is served by API v2 (conventions §9.1). Unset: no version subdomains.
+   */
+  API_BASE_HOST?: string;
 }
 
 /** Thrown for a bad environment value; its message is one line naming the variable. */
@@ -78,6 +87,19 @@ function int(raw: Record<string, unknown>, key: string, def: number, min: number
     throw new ConfigError(`Invalid configuration: ${key} must be an integer from ${min} to ${max} (got ${JSON.stringify(text)})`);
   }
   return Number(text);
+}
+
+/** ISO 8601 date (`2026-12-01`, midnight UTC) or date-time with `Z` or an offset. */
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+function date(raw: Record<string, unknown>, key: string, def: string): Date {
+  const text = optional(raw, key)?.trim() ?? def;
+  const value = new Date(/T/.test(text) ? text : `${text}T00:00:00Z`);
+  // the round trip refuses calendar overflows such as 2026-02-30
+  if (!ISO_DATE.test(text) || Number.isNaN(value.getTime()) || (!/T/.test(text) && value.toISOString().slice(0, 10) !== text)) {
+    throw new ConfigError(`Invalid configuration: ${key} must be an ISO 8601 date or date-time, e.g. 2026-12-01 or 2026-12-01T00:00:00Z (got ${JSON.stringify(text)})`);
+  }
+  return value;
 }
 
 function optional(raw: Record<string, unknown>, key: string): string | undefined {
@@ -142,6 +164,15 @@ export function validateEnv(raw: Record<string, unknown>): Env {
   else {
     throw new ConfigError('Invalid configuration: TRUST_PROXY must be false, a hop count, or a comma-separated list of proxy addresses (never "true")');
   }
+  const deprecatedAt = date(raw, 'V1_DEPRECATED_AT', '2026-12-01');
+  const sunsetAt = date(raw, 'V1_SUNSET_AT', '2027-06-30');
+  if (sunsetAt.getTime() <= deprecatedAt.getTime()) {
+    throw new ConfigError(`Invalid configuration: V1_SUNSET_AT (${sunsetAt.toISOString()}) must be after V1_DEPRECATED_AT (${deprecatedAt.toISOString()})`);
+  }
+  const baseHost = optional(raw, 'API_BASE_HOST')?.trim().toLowerCase();
+  if (baseHost !== undefined && !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(baseHost)) {
+    throw new ConfigError(`Invalid configuration: API_BASE_HOST must be a host name such as api.example.com, without scheme or port (got ${JSON.stringify(baseHost)})`);
+  }
   return {
     NODE_ENV: nodeEnv as NodeEnv,
     PORT: int(raw, 'PORT', 3000, 0, 65535),
@@ -161,5 +192,8 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     SESSION_IDLE_TTL: int(raw, 'SESSION_IDLE_TTL', 1800, 60, 30 * 86_400),
     SESSION_ABSOLUTE_TTL: int(raw, 'SESSION_ABSOLUTE_TTL', 12 * 3600, 60, 90 * 86_400),
     TRUST_PROXY: trustProxy,
+    V1_DEPRECATED_AT: deprecatedAt,
+    V1_SUNSET_AT: sunsetAt,
+    API_BASE_HOST: baseHost,
   };
 }
