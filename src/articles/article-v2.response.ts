@@ -10,6 +10,6 @@ import { ArticleResponse } from './article.response.js';
 @ApiSchema({ name: 'ArticleV2' })
 export class ArticleV2Response extends OmitType(ArticleResponse, ['author'] as const) {
   /** The authoring user (v1: its id). */
-  @ApiProperty({ type: () => UserSummary })
+  @ApiProperty({ type: () => UserSummary, readOnly: true })
   author: UserSummary;
 }

@@ -9,6 +9,6 @@ import { CommentResponse } from './comment.response.js';
 @ApiSchema({ name: 'CommentV2' })
 export class CommentV2Response extends OmitType(CommentResponse, ['author'] as const) {
   /** The commenting user (v1: its id). */
-  @ApiProperty({ type: () => UserSummary })
+  @ApiProperty({ type: () => UserSummary, readOnly: true })
   author: UserSummary;
 }

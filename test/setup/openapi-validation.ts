@@ -265,7 +265,11 @@ function toAjv(node: unknown, close: boolean): unknown {
   return out;
 }
 
-/** Components referenced from an `allOf` are left open: closing them would refuse the other branches' properties. */
+/**
+ * Components referenced from an `allOf` of several branches are left open: closing them would
+ * refuse the other branches' properties. A one-branch `allOf` (how the generator attaches a
+ * description or `readOnly` to a `$ref`) composes nothing, so its component stays closed.
+ */
 function collectComposedRefs(node: unknown, into: Set<string>, inAllOf = false): void {
   if (Array.isArray(node)) {
     for (const item of node) collectComposedRefs(item, into, inAllOf);
@@ -274,7 +278,7 @@ function collectComposedRefs(node: unknown, into: Set<string>, inAllOf = false):
   if (!node || typeof node !== 'object') return;
   for (const [key, value] of Object.entries(node)) {
     if (key === '$ref' && inAllOf && typeof value === 'string') into.add(value.replace('#/components/schemas/', ''));
-    else collectComposedRefs(value, into, key === 'allOf' || (inAllOf && Array.isArray(node)));
+    else collectComposedRefs(value, into, (key === 'allOf' && Array.isArray(value) && value.length > 1) || (inAllOf && Array.isArray(node)));
   }
 }
 

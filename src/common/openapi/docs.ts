@@ -9,7 +9,6 @@ import { envelopeSchemas } from './api-page-response.decorator.js';
 import type { Env } from '../../config/env.validation.js';
 import { API_VERSIONS, type ApiVersion, DOCUMENT_VERSIONS, LATEST_VERSION } from '../versioning/api-versions.js';
 import { deprecationDates, type VersionDates } from '../versioning/deprecation.js';
-import { completeDocument } from './complete-document.js';
 import { LinkDto } from './link.dto.js';
 import { versionDocument } from './version-document.js';
 
@@ -118,7 +117,7 @@ async function buildCombinedDocument(app: INestApplication): Promise<OpenAPIObje
 /**
  * The OpenAPI 3.0 document of each API version (SPEC §8, §9): `1` → `info.version` 1.y.z with
  * the `/v1` paths (articles and comments deprecated, with the dates of V1_DEPRECATED_AT and
- * V1_SUNSET_AT), `2` → 2.y.z with the `/v2` paths; both with the unversioned ones. Each is
+ * V1_SUNSET_AT), `2` → 2.y.z with the `/v2` paths; both with the unversioned ones; each
  * completed (errors, headers, examples: complete-document.ts). Versioning must be enabled
  * (enableApiVersioning) before.
  */
@@ -128,9 +127,7 @@ export async function buildOpenApiDocuments(app: INestApplication): Promise<Reco
   const dates = deprecationDates({ V1_DEPRECATED_AT: config.get('V1_DEPRECATED_AT', { infer: true }), V1_SUNSET_AT: config.get('V1_SUNSET_AT', { infer: true }) });
   const documents = {} as Record<ApiVersion, OpenAPIObject>;
   for (const version of API_VERSIONS) {
-    const document = versionDocument(combined, version, `${DESCRIPTION}\n\n${versionsParagraph(version, dates)}`, dates);
-    completeDocument(document);
-    documents[version] = document;
+    documents[version] = versionDocument(combined, version, `${DESCRIPTION}\n\n${versionsParagraph(version, dates)}`, dates);
   }
   return documents;
 }

@@ -1,6 +1,7 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { DOCUMENT_VERSIONS, LATEST_VERSION, type ApiVersion, versionOfPath } from '../versioning/api-versions.js';
 import { DEPRECATED_VERSION, DEPRECATION_DOCS, httpDate, type VersionDates } from '../versioning/deprecation.js';
+import { completeDocument } from './complete-document.js';
 
 type Json = Record<string, any>;
 
@@ -50,9 +51,10 @@ function refsOf(node: unknown, into: Set<string>): void {
  * - its own schema names: `ArticleV2` and `ArticleV2List` are `Article` and `ArticleList` in the
  *   v2 document (a client of one version sees one `Article`); schemas no path uses are left out;
  * - texts and examples speak of the version's paths (`/v2/login` rather than `/v1/login`);
+ * - completed for all operations alike (errors, headers, examples: {@link completeDocument});
  * - operations marked `@DeprecatedVersion()` get `deprecated: true`, the dates in their
  *   description, and the `Deprecation`, `Sunset` and `Link` headers on every response.
- * `combined` is not changed. Run completeDocument on the result.
+ * `combined` is not changed.
  */
 export function versionDocument(combined: OpenAPIObject, version: ApiVersion, description: string, dates: Record<string, VersionDates>): OpenAPIObject {
   const rename = new RegExp(`^([A-Z][A-Za-z]*?)V${version}(List)?$`);
@@ -69,9 +71,10 @@ export function versionDocument(combined: OpenAPIObject, version: ApiVersion, de
   );
   const retarget = (text: string) =>
     text
-      .replace(/#\/components\/schemas\/([A-Za-z0-9]+)$/, (whole, name: string) => (names.has(name) ? `#/components/schemas/${names.get(name)}` : whole))
+      .replace(/^#\/components\/schemas\/([A-Za-z0-9]+)$/, (whole, name: string) => (names.has(name) ? `#/components/schemas/${names.get(name)}` : whole))
       .replace(/(^|[\s`(<"])\/v1\//g, `$1/v${version}/`);
-  const doc = mapStrings({ ...combined, info: { ...combined.info, description }, paths }, retarget) as Json;
+  // a copy with the version's `$ref`s, texts and examples
+  let doc = mapStrings({ ...combined, info: { ...combined.info, description }, paths }, retarget) as Json;
   doc.info.version = DOCUMENT_VERSIONS[version];
 
   // schemas: renamed, and only those the paths reach
@@ -91,6 +94,9 @@ export function versionDocument(combined: OpenAPIObject, version: ApiVersion, de
     }
   }
   doc.components.schemas = Object.fromEntries(Object.entries(schemas).filter(([name]) => reachable.has(name)));
+  completeDocument(doc as OpenAPIObject);
+  // after completion, which adds shared texts and examples of its own
+  doc = mapStrings(doc, retarget) as Json;
 
   const versionDates = dates[version];
   for (const [path, pathItem] of Object.entries<Json>(doc.paths)) {
