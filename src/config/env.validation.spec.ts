@@ -93,6 +93,9 @@ describe('validateEnv', () => {
         SESSION_IDLE_TTL: '600',
         SESSION_ABSOLUTE_TTL: '7200',
         TRUST_PROXY: '10.0.0.0/8, loopback',
+        V1_DEPRECATED_AT: '2027-01-01',
+        V1_SUNSET_AT: '2027-12-31T23:59:59Z',
+        API_BASE_HOST: 'api.example.com',
       });
       expect(env).toEqual({
         NODE_ENV: 'production',
@@ -113,6 +116,9 @@ describe('validateEnv', () => {
         SESSION_IDLE_TTL: 600,
         SESSION_ABSOLUTE_TTL: 7200,
         TRUST_PROXY: '10.0.0.0/8, loopback',
+        V1_DEPRECATED_AT: new Date('2027-01-01T00:00:00.000Z'),
+        V1_SUNSET_AT: new Date('2027-12-31T23:59:59.000Z'),
+        API_BASE_HOST: 'api.example.com',
       });
     });
 
