@@ -9,17 +9,21 @@ import { AppModule } from './app.module.js';
 import { ensureRequestId } from './common/middleware/request-id.js';
 import { cors, refusePlainHttp, securityHeaders } from './common/middleware/transport-security.js';
 import { setupDocs } from './common/openapi/docs.js';
+import { enableApiVersioning } from './common/versioning/api-versions.js';
+import { versionNegotiation } from './common/versioning/version-negotiation.js';
 import type { Env } from './config/env.validation.js';
 
 /**
  * Applies what must be set on the application object rather than in a module, in this order: the
  * pino logger; `X-Request-Id`; helmet's security headers (+ HSTS in production); CORS for
  * CORS_ORIGINS; in production behind TRUST_PROXY, the refusal of requests the proxy got over
- * plain HTTP (400); the cookie parser; Express settings (no ETag, no `X-Powered-By`, simple query
- * parser, `trust proxy` from TRUST_PROXY); the docs. These run before Nest's routing, so they
- * cover the docs pages, unknown routes and CORS preflights too (SPEC §1, §10).
- * Used by main.ts and by the e2e tests, so both run the same application. Signal handling is
- * main.ts' (tests close their applications themselves).
+ * plain HTTP (400); API versioning (every controller under /v1 and /v2; the version chosen by an
+ * `Accept` vendor type or a version subdomain rewritten to the path prefix before routing — SPEC
+ * §9, conventions §9.1); the cookie parser; Express settings (no ETag, no `X-Powered-By`, simple
+ * query parser, `trust proxy` from TRUST_PROXY); the docs (one document per version). These run
+ * before Nest's routing, so they cover the docs pages, unknown routes and CORS preflights too
+ * (SPEC §1, §10). Used by main.ts and by the e2e tests, so both run the same application. Signal
+ * handling is main.ts' (tests close their applications themselves).
  */
 export async function configureApp(app: NestExpressApplication): Promise<void> {
   app.useLogger(app.get(Logger));
@@ -35,6 +39,8 @@ export async function configureApp(app: NestExpressApplication): Promise<void> {
   app.use(cors(config.get('CORS_ORIGINS', { infer: true })));
   app.set('trust proxy', trustProxy);
   if (production && trustProxy !== false) app.use(refusePlainHttp());
+  enableApiVersioning(app);
+  app.use(versionNegotiation(config.get('API_BASE_HOST', { infer: true })));
   app.use(cookieParser());
   app.set('etag', false);
   app.disable('x-powered-by');

@@ -312,7 +312,7 @@ describe('API keys (SPEC §3)', () => {
 
   describe('OpenAPI security schemes (SPEC §3, §8)', () => {
     it('declares bearer, api_key and session; protected operations list all three, public ones none', async () => {
-      const res = await api().get('/docs/openapi.json');
+      const res = await api().get('/docs/v1/openapi.json');
       expect(res.status).toBe(200);
       const doc = res.body;
       expect(doc.components.securitySchemes).toEqual({

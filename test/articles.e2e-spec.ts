@@ -714,7 +714,7 @@ describe('articles (SPEC §5, §6 articles)', () => {
     const bodyOf = (path: string, method: string) => doc.paths[path][method].requestBody?.content['application/json'].schema.$ref;
 
     beforeAll(async () => {
-      const res = await http().get('/docs/openapi.json');
+      const res = await http().get('/docs/v1/openapi.json');
       expect(res.status).toBe(200);
       doc = res.body;
     });

@@ -72,11 +72,19 @@ describe('the docs page in a browser (SPEC §8: "Try it out" works)', () => {
     await app?.close();
   });
 
-  it('authorizes with a bearer token, runs "Try it out" on GET /v1/articles and shows the 200 with the list envelope', async () => {
+  it('offers both versions, authorizes with a bearer token, runs "Try it out" on GET /v2/articles (the newest) and shows the 200 with the list envelope', async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     try {
       const loaded = await page.goto(`${baseUrl}/docs`, { waitUntil: 'load' });
       expect(loaded?.status()).toBe(200);
+
+      // the version picker offers every version's document, the newest first and selected
+      const picker = page.locator('.topbar select');
+      await picker.waitFor();
+      const offered = await picker.locator('option').allInnerTexts();
+      expect(offered).toEqual([expect.stringMatching(/^v2 \(2\.\d+\.\d+, newest\)$/), expect.stringMatching(/^v1 \(1\.\d+\.\d+\)$/)]);
+      await page.locator('.info .title', { hasText: 'resource-api' }).waitFor();
+      expect(await page.locator('.info .title small pre, .info .title .version').first().innerText()).toMatch(/^\s*2\.\d+\.\d+\s*$/);
 
       // Authorize → the `bearer` scheme → the token → Authorize → Close
       await page.locator('.scheme-container button.authorize').click();
@@ -89,8 +97,8 @@ describe('the docs page in a browser (SPEC §8: "Try it out" works)', () => {
       await bearerScheme.locator('button.btn-done').click();
       await dialog.waitFor({ state: 'detached' });
 
-      // GET /v1/articles → Try it out → Execute
-      const operation = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/v1/articles"]') });
+      // GET /v2/articles → Try it out → Execute
+      const operation = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/v2/articles"]') });
       await operation.locator('.opblock-summary').first().click();
       await operation.locator('button.try-out__btn').click();
       // Swagger UI pre-fills every parameter with its example, page/size and offset/limit alike
@@ -129,14 +137,15 @@ describe('the docs page in a browser (SPEC §8: "Try it out" works)', () => {
 
       expect({ status, pageErrors }).toEqual({ status: '200', pageErrors: [] });
       const sent = new URL(requestUrl.trim());
-      expect(`${sent.origin}${sent.pathname}`).toBe(`${baseUrl}/v1/articles`);
+      expect(`${sent.origin}${sent.pathname}`).toBe(`${baseUrl}/v2/articles`);
       expect(Object.fromEntries(sent.searchParams)).toEqual({ page: '1', size: '10', sort: '-published_at', status: 'published', author: String(authorId), tag: TAG });
-      expect(curl).toContain(`${baseUrl}/v1/articles?`);
+      expect(curl).toContain(`${baseUrl}/v2/articles?`);
       expect(curl).toContain(`Authorization: Bearer ${token}`);
       for (const member of ['"data"', '"page"', '"size"', '"total"', '"links"']) expect(body).toContain(member);
-      const envelope = JSON.parse(body) as { data: { title: string }[]; total: number };
+      const envelope = JSON.parse(body) as { data: { title: string; author: unknown }[]; total: number };
       expect(envelope).toMatchObject({ page: 1, size: 10, total: 1 });
       expect(envelope.data.map((article) => article.title)).toEqual([title]);
+      expect(envelope.data[0].author).toEqual({ id: authorId, username: 'swagger_user', name: 'Swagger User' });
       expect(existsSync(SCREENSHOT)).toBe(true);
     } catch (error) {
       await page.screenshot({ path: FAILURE_SCREENSHOT, fullPage: true }).catch(() => undefined);

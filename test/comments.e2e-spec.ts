@@ -389,7 +389,7 @@ describe('comments (SPEC §6 comments)', () => {
     const bodyOf = (path: string, method: string) => doc.paths[path][method].requestBody?.content['application/json'].schema.$ref;
 
     beforeAll(async () => {
-      const res = await http().get('/docs/openapi.json');
+      const res = await http().get('/docs/v1/openapi.json');
       expect(res.status).toBe(200);
       doc = res.body;
     });

@@ -9,7 +9,7 @@ const DOCS_USERNAME = 'docs-reader';
 const DOCS_PASSWORD = 'open:sesame-4-docs';
 
 /** Everything the docs setup serves: the page, its assets (the init script embeds the document), the document. */
-const DOCS_PATHS = ['/docs', '/docs/', '/docs/swagger-ui-init.js', '/docs/swagger-ui.css', '/docs/openapi.json', '/docs/openapi.yaml'];
+const DOCS_PATHS = ['/docs', '/docs/', '/docs/swagger-ui-init.js', '/docs/swagger-ui.css', '/docs/openapi.json', '/docs/openapi.yaml', '/docs/v1/openapi.json', '/docs/v2/openapi.yaml'];
 
 const basic = (username: string, password: string) => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 const errorBody = (code: string) => ({ error: expect.any(String), code, request_id: expect.any(String) });
@@ -32,12 +32,13 @@ function expectDocsServed(res: request.Response, path: string): void {
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.text).toContain('resource-api docs');
   }
-  if (path === '/docs/openapi.json') {
+  if (path === '/docs/openapi.json' || path === '/docs/v1/openapi.json') {
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(res.body.openapi).toMatch(/^3\.0\.\d+$/);
-    expect(res.body.paths).toHaveProperty(['/v1/articles']);
+    // the newest version at /docs/openapi.json, each version at /docs/v<n>/openapi.json
+    expect(res.body.paths).toHaveProperty([path === '/docs/openapi.json' ? '/v2/articles' : '/v1/articles']);
   }
-  if (path === '/docs/openapi.yaml') {
+  if (path === '/docs/openapi.yaml' || path === '/docs/v2/openapi.yaml') {
     expect(res.headers['content-type']).toMatch(/yaml/);
     expect(res.text).toMatch(/^openapi: 3\.0\.\d+$/m);
   }

@@ -2,11 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { API_VERSION } from '../src/common/openapi/docs.js';
+import { DOCUMENT_VERSIONS } from '../src/common/versioning/api-versions.js';
 import { createTestApp } from './setup/test-app.js';
 
 /**
- * The OpenAPI document is complete (issue 5 "Complete", SPEC §8): checked on the document the
- * running application serves at /docs/openapi.json — the one `npm run docs:export` writes.
+ * The OpenAPI documents are complete (issue 5 "Complete", SPEC §8): checked on each version's
+ * document the running application serves at /docs/v<n>/openapi.json — the ones
+ * `npm run docs:export` writes (issue 8: one document per API version).
  */
 
 type Json = Record<string, any>;
@@ -15,12 +17,13 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 const ERROR_RESP = '#/components/schemas/ErrorResp';
 const ALL_SCHEMES = [{ bearer: [] }, { api_key: [] }, { session: [] }];
 
-/** Public by SPEC §3: no security requirement. */
-const PUBLIC = ['post /v1/users', 'post /v1/login', 'post /v1/refresh', 'post /v1/sessions', 'get /.well-known/jwks.json', 'get /health/live', 'get /health/ready'];
-/** Operations on the cookie session itself: only the `session` scheme can use them. */
-const COOKIE_ONLY = ['get /v1/sessions/current', 'delete /v1/sessions/current'];
+describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (SPEC §8, issue 5)', (version) => {
+  const v = `/v${version}`;
+  /** Public by SPEC §3: no security requirement. */
+  const PUBLIC = [`post ${v}/users`, `post ${v}/login`, `post ${v}/refresh`, `post ${v}/sessions`, 'get /.well-known/jwks.json', 'get /health/live', 'get /health/ready'];
+  /** Operations on the cookie session itself: only the `session` scheme can use them. */
+  const COOKIE_ONLY = [`get ${v}/sessions/current`, `delete ${v}/sessions/current`];
 
-describe('OpenAPI document completeness (SPEC §8, issue 5)', () => {
   let app: NestExpressApplication;
   let doc: Json;
   let operations: Array<{ at: string; method: string; path: string; op: Json }>;
@@ -34,7 +37,7 @@ describe('OpenAPI document completeness (SPEC §8, issue 5)', () => {
 
   beforeAll(async () => {
     app = await createTestApp();
-    const res = await request(app.getHttpServer()).get('/docs/openapi.json');
+    const res = await request(app.getHttpServer()).get(`/docs${v}/openapi.json`);
     expect(res.status).toBe(200);
     doc = res.body;
     operations = Object.entries<Json>(doc.paths).flatMap(([path, item]) =>
@@ -48,8 +51,9 @@ describe('OpenAPI document completeness (SPEC §8, issue 5)', () => {
 
   it('is OpenAPI 3.0 with info.version = the API version, a title, a description of auth and lists, and the server /', () => {
     expect(doc.openapi).toMatch(/^3\.0\.\d+$/);
-    expect(doc.info.version).toBe('1.0.0');
-    expect(doc.info.version).toBe(API_VERSION);
+    expect(doc.info.version).toBe(version === '1' ? '1.1.0' : '2.0.0');
+    expect(doc.info.version).toBe(DOCUMENT_VERSIONS[version]);
+    if (version === '2') expect(doc.info.version).toBe(API_VERSION);
     expect(doc.info.title).toBe('resource-api');
     for (const term of ['Bearer', 'X-API-Key', 'sid', 'page', 'size', 'offset', 'limit', 'sort', 'fields', 'ErrorResp']) {
       expect(doc.info.description).toContain(term);
@@ -60,7 +64,7 @@ describe('OpenAPI document completeness (SPEC §8, issue 5)', () => {
 
   it('documents every resource operation', () => {
     expect(operations.length).toBeGreaterThanOrEqual(46);
-    for (const path of ['/v1/users', '/v1/todos', '/v1/tags', '/v1/articles', '/v1/articles/{id}/comments', '/v1/orders', '/v1/api-keys']) {
+    for (const path of ['/users', '/todos', '/tags', '/articles', '/articles/{id}/comments', '/orders', '/api-keys'].map((path) => v + path)) {
       expect(doc.paths).toHaveProperty([path]);
     }
   });
@@ -88,7 +92,7 @@ describe('OpenAPI document completeness (SPEC §8, issue 5)', () => {
       expect(op.responses['429'].headers).toHaveProperty(['Retry-After']);
     }
     // login throttling
-    for (const at of ['post /v1/login', 'post /v1/sessions']) {
+    for (const at of [`post ${v}/login`, `post ${v}/sessions`]) {
       const { op } = operations.find((o) => o.at === at)!;
       expect(op.responses).toHaveProperty(['429']);
     }
@@ -114,7 +118,7 @@ describe('OpenAPI document completeness (SPEC §8, issue 5)', () => {
 
   it('documents the list grammar on every collection GET: paging, sort with its allowed values, filters, fields', () => {
     const lists = operations.filter(({ method, op }) => method === 'get' && resolve(op.responses['200']?.content?.['application/json']?.schema)?.properties?.data);
-    expect(lists.map(({ path }) => path).sort()).toEqual(['/v1/api-keys', '/v1/articles', '/v1/articles/{id}/comments', '/v1/orders', '/v1/tags', '/v1/todos', '/v1/users']);
+    expect(lists.map(({ path }) => path).sort()).toEqual(['/api-keys', '/articles', '/articles/{id}/comments', '/orders', '/tags', '/todos', '/users'].map((path) => v + path));
     for (const { at, op } of lists) {
       const names = (op.parameters ?? []).map((p: Json) => resolve(p)!.name);
       expect({ at, names }).toEqual({ at, names: expect.arrayContaining(['page', 'size', 'offset', 'limit', 'sort', 'fields']) });
@@ -123,7 +127,7 @@ describe('OpenAPI document completeness (SPEC §8, issue 5)', () => {
       const size = op.parameters.map(resolve).find((p: Json) => p.name === 'size');
       expect(size.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
     }
-    const todos = operations.find(({ at }) => at === 'get /v1/todos')!.op.parameters.map(resolve);
+    const todos = operations.find(({ at }) => at === `get ${v}/todos`)!.op.parameters.map(resolve);
     expect(todos.find((p: Json) => p.name === 'status').schema).toMatchObject({ type: 'array', items: { type: 'string', enum: ['pending', 'in_progress', 'done'] } });
   });
 
@@ -168,7 +172,7 @@ describe('OpenAPI document completeness (SPEC §8, issue 5)', () => {
   it('documents Location on creations and X-Request-Id on every response', () => {
     for (const { at, op } of operations) {
       for (const [status, response] of Object.entries<Json>(op.responses)) expect({ at, status, headers: Object.keys(response.headers ?? {}) }).toEqual({ at, status, headers: expect.arrayContaining(['X-Request-Id']) });
-      if (op.responses['201'] && at !== 'post /v1/sessions') expect(op.responses['201'].headers).toHaveProperty(['Location']);
+      if (op.responses['201'] && at !== `post ${v}/sessions`) expect(op.responses['201'].headers).toHaveProperty(['Location']);
     }
   });
 
@@ -214,6 +218,12 @@ describe('OpenAPI document completeness (SPEC §8, issue 5)', () => {
     expect(schemas.User.properties).not.toHaveProperty('password');
     for (const name of ['User', 'Todo', 'Tag', 'Article', 'Comment', 'Order', 'ApiKey']) {
       for (const field of ['id', 'created_at', 'links']) expect({ name, field, readOnly: schemas[name].properties[field]?.readOnly }).toEqual({ name, field, readOnly: true });
+    }
+    if (version === '2') {
+      // v2's breaking change: the author is an embedded UserSummary, read-only in every property
+      for (const name of ['Article', 'Comment']) expect(schemas[name].properties.author).toMatchObject({ allOf: [{ $ref: '#/components/schemas/UserSummary' }], readOnly: true });
+      expect(schemas.UserSummary.required.sort()).toEqual(['id', 'name', 'username']);
+      for (const field of ['id', 'name', 'username']) expect({ field, readOnly: schemas.UserSummary.properties[field].readOnly }).toEqual({ field, readOnly: true });
     }
     for (const [name, field] of [
       ['Todo', 'owner'],

@@ -350,7 +350,7 @@ describe('tags (SPEC §6 tags)', () => {
     const bodyOf = (path: string, method: string) => doc.paths[path][method].requestBody?.content['application/json'].schema.$ref;
 
     beforeAll(async () => {
-      const res = await http().get('/docs/openapi.json');
+      const res = await http().get('/docs/v1/openapi.json');
       expect(res.status).toBe(200);
       doc = res.body;
     });

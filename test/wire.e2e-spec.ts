@@ -344,13 +344,13 @@ describe('wire basics (SPEC §1)', () => {
     };
 
     beforeAll(async () => {
-      const res = await http().get('/docs/openapi.json');
+      const res = await http().get('/docs/v1/openapi.json');
       expect(res.status).toBe(200);
       doc = res.body;
     });
 
     it('serves an OpenAPI 3.0.x document as JSON', async () => {
-      const res = await http().get('/docs/openapi.json');
+      const res = await http().get('/docs/v1/openapi.json');
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(res.body.openapi).toMatch(/^3\.0\.\d+$/);

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, type Type } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../auth/auth-user.js';
 import { Authenticated, CurrentUser } from '../auth/decorators/auth.decorators.js';
@@ -8,6 +8,7 @@ import type { Page } from '../common/list/page.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { ApiPageResponse } from '../common/openapi/api-page-response.decorator.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
+import { DeprecatedVersion } from '../common/versioning/deprecation.js';
 import { ArticleResponse } from './article.response.js';
 import { ARTICLES_LIST } from './articles.list.js';
 import { ArticlesService } from './articles.service.js';
@@ -16,73 +17,92 @@ import { CreateArticleDto, ReplaceArticleDto, UpdateArticleDto } from './dto/cre
 const ARTICLE_ID = ApiParam({ name: 'id', description: 'The article’s id.', schema: { type: 'integer', minimum: 1 }, example: 1 });
 
 /**
+ * The route and documentation of each articles operation, shared by every API version: the
+ * versions differ only in the article schema (`item`, and the list envelope `list`) they return.
+ */
+export const ArticleOperations = {
+  create: (item: Type) =>
+    applyDecorators(
+      Post(),
+      CreateOperation(),
+      ApiOperation({ summary: 'Create an article' }),
+      ApiCreatedResponse({ type: item, description: 'The new article; `Location` holds its path.' }),
+      ApiErrors(400, 401, 413, 415, 422),
+    ),
+  list: (item: Type, list: string) =>
+    applyDecorators(
+      Get(),
+      ListOperation(ARTICLES_LIST),
+      ApiOperation({ summary: 'List articles (published ones and the caller’s own; all for admins)' }),
+      ApiPageResponse(item, list),
+      ApiErrors(400, 401),
+    ),
+  findOne: (item: Type) =>
+    applyDecorators(Get(':id'), ARTICLE_ID, ReadOperation(ARTICLES_LIST.fields), ApiOperation({ summary: 'Read an article' }), ApiOkResponse({ type: item }), ApiErrors(400, 401, 403, 404)),
+  replace: (item: Type) =>
+    applyDecorators(
+      Put(':id'),
+      ARTICLE_ID,
+      ApiOperation({ summary: 'Replace an article (omitted body → "", status → draft, tags → [])' }),
+      ApiOkResponse({ type: item }),
+      ApiErrors(400, 401, 403, 404, 409, 413, 415, 422),
+    ),
+  update: (item: Type) =>
+    applyDecorators(
+      Patch(':id'),
+      ARTICLE_ID,
+      ApiOperation({ summary: 'Update an article, e.g. {"status": "published"}' }),
+      ApiOkResponse({ type: item }),
+      ApiErrors(400, 401, 403, 404, 409, 413, 415, 422),
+    ),
+  remove: () =>
+    applyDecorators(Delete(':id'), ARTICLE_ID, HttpCode(204), ApiOperation({ summary: 'Delete an article and its comments' }), ApiNoContentResponse({ description: 'Deleted.' }), ApiErrors(400, 401, 403, 404)),
+};
+
+/**
  * `/v1/articles` (SPEC §6 articles): published articles are visible to every caller, drafts and
- * archived ones to their author and admins; writes by the author or an admin.
+ * archived ones to their author and admins; writes by the author or an admin. `author` is the
+ * author's id. Deprecated in favour of `/v2/articles` (`Deprecation`/`Sunset` headers, SPEC §9).
  */
 @ApiTags('articles')
 @Authenticated('articles')
-@Controller('v1/articles')
+@DeprecatedVersion()
+@Controller({ path: 'articles', version: '1' })
 export class ArticlesController {
   constructor(private readonly articles: ArticlesService) {}
 
   /** Create an article authored by the caller (a draft unless `status` says otherwise). */
-  @Post()
-  @CreateOperation()
-  @ApiOperation({ summary: 'Create an article' })
-  @ApiCreatedResponse({ type: ArticleResponse, description: 'The new article; `Location` holds its path.' })
-  @ApiErrors(400, 401, 413, 415, 422)
+  @ArticleOperations.create(ArticleResponse)
   create(@Body() body: CreateArticleDto, @CurrentUser() caller: AuthUser): Promise<ArticleResponse> {
     return this.articles.create(body, caller);
   }
 
   /** List the articles the caller may read. */
-  @Get()
-  @ListOperation(ARTICLES_LIST)
-  @ApiOperation({ summary: 'List articles (published ones and the caller’s own; all for admins)' })
-  @ApiPageResponse(ArticleResponse, 'ArticleList')
-  @ApiErrors(400, 401)
+  @ArticleOperations.list(ArticleResponse, 'ArticleList')
   list(@ListParams() query: ListQuery, @CurrentUser() caller: AuthUser): Promise<Page<ArticleResponse>> {
     return this.articles.list(query, caller);
   }
 
   /** Read an article. */
-  @Get(':id')
-  @ARTICLE_ID
-  @ReadOperation(ARTICLES_LIST.fields)
-  @ApiOperation({ summary: 'Read an article' })
-  @ApiOkResponse({ type: ArticleResponse })
-  @ApiErrors(400, 401, 403, 404)
+  @ArticleOperations.findOne(ArticleResponse)
   findOne(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<ArticleResponse> {
     return this.articles.findOne(id, caller);
   }
 
   /** Replace an article: omitted `body` → `""`, `status` → `draft`, `tags` → `[]`. */
-  @Put(':id')
-  @ARTICLE_ID
-  @ApiOperation({ summary: 'Replace an article (omitted body → "", status → draft, tags → [])' })
-  @ApiOkResponse({ type: ArticleResponse })
-  @ApiErrors(400, 401, 403, 404, 409, 413, 415, 422)
+  @ArticleOperations.replace(ArticleResponse)
   replace(@Param('id', ParseIdPipe) id: number, @Body() body: ReplaceArticleDto, @CurrentUser() caller: AuthUser): Promise<ArticleResponse> {
     return this.articles.replace(id, body, caller);
   }
 
   /** Update some fields of an article, e.g. `{"status": "published"}`. */
-  @Patch(':id')
-  @ARTICLE_ID
-  @ApiOperation({ summary: 'Update an article, e.g. {"status": "published"}' })
-  @ApiOkResponse({ type: ArticleResponse })
-  @ApiErrors(400, 401, 403, 404, 409, 413, 415, 422)
+  @ArticleOperations.update(ArticleResponse)
   update(@Param('id', ParseIdPipe) id: number, @Body() body: UpdateArticleDto, @CurrentUser() caller: AuthUser): Promise<ArticleResponse> {
     return this.articles.update(id, body, caller);
   }
 
   /** Delete an article with its comments. */
-  @Delete(':id')
-  @ARTICLE_ID
-  @HttpCode(204)
-  @ApiOperation({ summary: 'Delete an article and its comments' })
-  @ApiNoContentResponse({ description: 'Deleted.' })
-  @ApiErrors(400, 401, 403, 404)
+  @ArticleOperations.remove()
   async remove(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<void> {
     await this.articles.remove(id, caller);
   }

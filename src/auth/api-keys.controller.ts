@@ -16,7 +16,7 @@ import { CreateApiKeyDto } from './dto/create-api-key.dto.js';
 @ApiTags('api-keys')
 @Authenticated()
 @RequireScope(null)
-@Controller('v1/api-keys')
+@Controller('api-keys')
 export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 

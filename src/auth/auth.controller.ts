@@ -9,7 +9,7 @@ import { AuthService } from './auth.service.js';
 
 /** Token endpoints of SPEC §3: `POST /v1/login`, `POST /v1/refresh`, `POST /v1/logout`. */
 @ApiTags('auth')
-@Controller('v1')
+@Controller()
 export class AuthController {
   constructor(private readonly auth: AuthService) {}
 

@@ -14,7 +14,7 @@ import { SESSION_COOKIE, type SessionView, SessionsService } from './sessions.se
 /** `/v1/sessions` (SPEC §3): cookie sign-in for browsers. */
 @ApiTags('sessions')
 @RequireScope(null)
-@Controller('v1/sessions')
+@Controller('sessions')
 export class SessionsController {
   private readonly secure: boolean;
 

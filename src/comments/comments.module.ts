@@ -1,14 +1,19 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ArticlesModule } from '../articles/articles.module.js';
+import { UsersModule } from '../users/users.module.js';
 import { Comment } from './comment.entity.js';
+import { CommentsV2Controller } from './comments-v2.controller.js';
 import { CommentsController } from './comments.controller.js';
 import { CommentsService } from './comments.service.js';
 
-/** Comments resource (SPEC §6), nested under articles; checks articles through ArticlesService. */
+/**
+ * Comments resource (SPEC §6), nested under articles; checks articles through ArticlesService.
+ * One service, two shapes: v1 (deprecated, `author` an id) and v2 (`author` embedded).
+ */
 @Module({
-  imports: [TypeOrmModule.forFeature([Comment]), ArticlesModule],
-  controllers: [CommentsController],
+  imports: [TypeOrmModule.forFeature([Comment]), ArticlesModule, UsersModule],
+  controllers: [CommentsController, CommentsV2Controller],
   providers: [CommentsService],
 })
 export class CommentsModule {}

@@ -1,6 +1,6 @@
-import { type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
+import { type MiddlewareConsumer, Module, type NestModule, RequestMethod, type Type } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule, DiscoveryService, Reflector } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import type { Env } from '../config/env.validation.js';
 import { AllExceptionsFilter } from './filters/all-exceptions.filter.js';
@@ -8,15 +8,18 @@ import { ResourceInterceptor } from './interceptors/resource.interceptor.js';
 import { loggerParams } from './logging.js';
 import { WireMiddleware } from './middleware/wire.middleware.js';
 import { ApiValidationPipe } from './pipes/api-validation.pipe.js';
+import { DEPRECATED_VERSION, deprecationDates, deprecationMiddleware } from './versioning/deprecation.js';
 
 /**
  * The request pipeline every resource shares, registered globally here (not in main.ts) so that
  * tests booting AppModule run exactly what production runs: wire middleware (request id,
  * credentials in query, body media type/size/JSON), logging, the validation pipe, the resource
- * interceptor (list grammar, envelope, fields, Location) and the one exception filter.
+ * interceptor (list grammar, envelope, fields, Location, links per version), the one exception
+ * filter, and the deprecation headers on every route of a controller marked `@DeprecatedVersion()`.
  */
 @Module({
   imports: [
+    DiscoveryModule,
     LoggerModule.forRootAsync({
       inject: [ConfigService],
       useFactory: (config: ConfigService<Env, true>) => loggerParams(config.get('LOG_LEVEL', { infer: true })),
@@ -29,7 +32,22 @@ import { ApiValidationPipe } from './pipes/api-validation.pipe.js';
   ],
 })
 export class CommonModule implements NestModule {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly reflector: Reflector,
+    private readonly config: ConfigService<Env, true>,
+  ) {}
+
   configure(consumer: MiddlewareConsumer): void {
+    // first, so that responses refused by the wire rules (413, 415) carry the headers too
+    const deprecated = this.discovery
+      .getControllers()
+      .map((wrapper) => wrapper.metatype)
+      .filter((metatype): metatype is Type => !!metatype && this.reflector.get<boolean>(DEPRECATED_VERSION, metatype) === true);
+    if (deprecated.length > 0) {
+      const dates = deprecationDates({ V1_DEPRECATED_AT: this.config.get('V1_DEPRECATED_AT', { infer: true }), V1_SUNSET_AT: this.config.get('V1_SUNSET_AT', { infer: true }) });
+      consumer.apply(deprecationMiddleware(dates)).forRoutes(...deprecated);
+    }
     consumer.apply(WireMiddleware).forRoutes({ path: '*path', method: RequestMethod.ALL });
   }
 }

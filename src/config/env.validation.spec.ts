@@ -60,6 +60,9 @@ describe('validateEnv', () => {
         TLS_KEY: undefined,
         CORS_ORIGINS: [],
         HSTS_MAX_AGE: 31_536_000,
+        V1_DEPRECATED_AT: new Date('2026-12-01T00:00:00.000Z'),
+        V1_SUNSET_AT: new Date('2027-06-30T00:00:00.000Z'),
+        API_BASE_HOST: undefined,
       });
     });
 
@@ -110,6 +113,9 @@ describe('validateEnv', () => {
         HEALTH_CHECK_TIMEOUT_MS: '500',
         CORS_ORIGINS: 'https://app.example.com, http://localhost:5173,https://app.example.com',
         HSTS_MAX_AGE: '63072000',
+        V1_DEPRECATED_AT: '2027-01-01',
+        V1_SUNSET_AT: '2027-12-31T23:59:59Z',
+        API_BASE_HOST: 'api.example.com',
       });
       expect(env).toEqual({
         NODE_ENV: 'production',
@@ -139,6 +145,9 @@ describe('validateEnv', () => {
         TLS_KEY: undefined,
         CORS_ORIGINS: ['https://app.example.com', 'http://localhost:5173'],
         HSTS_MAX_AGE: 63_072_000,
+        V1_DEPRECATED_AT: new Date('2027-01-01T00:00:00.000Z'),
+        V1_SUNSET_AT: new Date('2027-12-31T23:59:59.000Z'),
+        API_BASE_HOST: 'api.example.com',
       });
     });
 
@@ -158,6 +167,40 @@ describe('validateEnv', () => {
 
     it.each(['0', '49', '60001', 'fast'])('rejects REDIS_TIMEOUT_MS=%j with one line naming it', (value) => {
       expectOneLineNaming(configError({ REDIS_TIMEOUT_MS: value }), 'REDIS_TIMEOUT_MS');
+    });
+  });
+
+  describe('V1_DEPRECATED_AT and V1_SUNSET_AT', () => {
+    it('takes ISO 8601 dates (midnight UTC) and date-times with an offset', () => {
+      const env = validateEnv({ V1_DEPRECATED_AT: '2027-01-15', V1_SUNSET_AT: '2027-09-01T12:30:00+02:00' });
+      expect(env.V1_DEPRECATED_AT.toISOString()).toBe('2027-01-15T00:00:00.000Z');
+      expect(env.V1_SUNSET_AT.toISOString()).toBe('2027-09-01T10:30:00.000Z');
+    });
+
+    it.each([
+      ['V1_DEPRECATED_AT', '01.12.2026'],
+      ['V1_DEPRECATED_AT', '2026-02-30'],
+      ['V1_SUNSET_AT', 'next summer'],
+      ['V1_SUNSET_AT', '2027-06-30T00:00:00'],
+    ])('refuses %s=%s with one line', (variable, value) => {
+      expectOneLineNaming(configError({ [variable]: value }), variable);
+    });
+
+    it('refuses a sunset that is not after the deprecation', () => {
+      const error = configError({ V1_DEPRECATED_AT: '2027-07-01', V1_SUNSET_AT: '2027-06-30' });
+      expectOneLineNaming(error, 'V1_SUNSET_AT');
+      expect(error.message).toContain('V1_DEPRECATED_AT');
+      expectOneLineNaming(configError({ V1_DEPRECATED_AT: '2027-06-30', V1_SUNSET_AT: '2027-06-30' }), 'V1_SUNSET_AT');
+    });
+  });
+
+  describe('API_BASE_HOST', () => {
+    it('takes a host name, lower-cased', () => {
+      expect(validateEnv({ API_BASE_HOST: 'API.Example.com' }).API_BASE_HOST).toBe('api.example.com');
+    });
+
+    it.each(['https://api.example.com', 'api.example.com:8080', 'api..example.com', '-api.example.com'])('refuses %s with one line', (value) => {
+      expectOneLineNaming(configError({ API_BASE_HOST: value }), 'API_BASE_HOST');
     });
   });
 

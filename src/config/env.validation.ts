@@ -64,6 +64,15 @@ export interface Env {
   CORS_ORIGINS: string[];
   /** `Strict-Transport-Security` max-age in seconds, sent in production (default 31536000, one year; at least that). */
   HSTS_MAX_AGE: number;
+  /** When API v1 is deprecated (its `Deprecation` header, SPEC §9). Default 2026-12-01T00:00:00Z. */
+  V1_DEPRECATED_AT: Date;
+  /** When API v1 stops being served (its `Sunset` header); after V1_DEPRECATED_AT. Default 2027-06-30T00:00:00Z. */
+  V1_SUNSET_AT: Date;
+  /**
+   * The API's base host name, e.g. `api.example.com`: a request to `v2.api.example.com` on an
+   * unprefixed path is served by API v2 (conventions §9.1). Unset: no version subdomains.
+   */
+  API_BASE_HOST?: string;
 }
 
 /** Thrown for a bad environment value; its message is one line naming the variable. */
@@ -161,6 +170,19 @@ function int(raw: Record<string, unknown>, key: string, def: number, min: number
   return Number(text);
 }
 
+/** ISO 8601 date (`2026-12-01`, midnight UTC) or date-time with `Z` or an offset. */
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+function date(raw: Record<string, unknown>, key: string, def: string): Date {
+  const text = optional(raw, key)?.trim() ?? def;
+  const value = new Date(/T/.test(text) ? text : `${text}T00:00:00Z`);
+  // the round trip refuses calendar overflows such as 2026-02-30
+  if (!ISO_DATE.test(text) || Number.isNaN(value.getTime()) || (!/T/.test(text) && value.toISOString().slice(0, 10) !== text)) {
+    throw new ConfigError(`Invalid configuration: ${key} must be an ISO 8601 date or date-time, e.g. 2026-12-01 or 2026-12-01T00:00:00Z (got ${JSON.stringify(text)})`);
+  }
+  return value;
+}
+
 function optional(raw: Record<string, unknown>, key: string): string | undefined {
   const value = raw[key];
   return value === undefined || value === '' ? undefined : String(value);
@@ -230,6 +252,15 @@ export function validateEnv(raw: Record<string, unknown>): Env {
   const tlsCert = optional(raw, 'TLS_CERT');
   const tlsKey = optional(raw, 'TLS_KEY');
   checkTls(tlsCert, tlsKey);
+  const deprecatedAt = date(raw, 'V1_DEPRECATED_AT', '2026-12-01');
+  const sunsetAt = date(raw, 'V1_SUNSET_AT', '2027-06-30');
+  if (sunsetAt.getTime() <= deprecatedAt.getTime()) {
+    throw new ConfigError(`Invalid configuration: V1_SUNSET_AT (${sunsetAt.toISOString()}) must be after V1_DEPRECATED_AT (${deprecatedAt.toISOString()})`);
+  }
+  const baseHost = optional(raw, 'API_BASE_HOST')?.trim().toLowerCase();
+  if (baseHost !== undefined && !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(baseHost)) {
+    throw new ConfigError(`Invalid configuration: API_BASE_HOST must be a host name such as api.example.com, without scheme or port (got ${JSON.stringify(baseHost)})`);
+  }
   return {
     NODE_ENV: nodeEnv as NodeEnv,
     PORT: int(raw, 'PORT', 3000, 0, 65535),
@@ -258,5 +289,8 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     TLS_KEY: tlsKey,
     CORS_ORIGINS: corsOrigins(raw),
     HSTS_MAX_AGE: int(raw, 'HSTS_MAX_AGE', 31_536_000, 31_536_000, 315_360_000),
+    V1_DEPRECATED_AT: deprecatedAt,
+    V1_SUNSET_AT: sunsetAt,
+    API_BASE_HOST: baseHost,
   };
 }

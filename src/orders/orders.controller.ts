@@ -20,7 +20,7 @@ const TRANSITIONS_TEXT =
 /** `/v1/orders` (SPEC §6 orders): private to their user, admins see and act on all. Money in cents. */
 @ApiTags('orders')
 @Authenticated('orders')
-@Controller('v1/orders')
+@Controller('orders')
 export class OrdersController {
   constructor(private readonly orders: OrdersService) {}
 

@@ -17,7 +17,7 @@ const TAG_ID = ApiParam({ name: 'id', description: 'The tag’s id.', schema: { 
 /** `/v1/tags` (SPEC §6 tags): every caller reads and creates; only admins rename and delete. */
 @ApiTags('tags')
 @Authenticated('tags')
-@Controller('v1/tags')
+@Controller('tags')
 export class TagsController {
   constructor(private readonly tags: TagsService) {}
 

@@ -16,7 +16,7 @@ import { TodosService } from './todos.service.js';
 /** `/v1/todos` (SPEC §6 todos): private to their owner, admins see all. */
 @ApiTags('todos')
 @Authenticated('todos')
-@Controller('v1/todos')
+@Controller('todos')
 export class TodosController {
   constructor(private readonly todos: TodosService) {}
 

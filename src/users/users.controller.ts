@@ -24,7 +24,7 @@ function requireSelfOrAdmin(caller: AuthUser, id: number): void {
 /** `/v1/users` (SPEC §6 users). */
 @ApiTags('users')
 @Authenticated('users')
-@Controller('v1/users')
+@Controller('users')
 export class UsersController {
   constructor(private readonly users: UsersService) {}
 

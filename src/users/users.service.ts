@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
 import { TokenDenyList } from '../auth/deny-list.js';
 import { hashPassword } from '../auth/passwords.js';
@@ -14,6 +14,7 @@ import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { ReplaceUserDto, UpdateUserDto } from './dto/replace-user.dto.js';
 import { User } from './user.entity.js';
 import { toUserResponse, type UserResponse } from './user.response.js';
+import type { UserSummary } from './user-summary.response.js';
 import { USERS_LIST } from './users.list.js';
 
 /**
@@ -84,6 +85,17 @@ export class UsersService implements OnApplicationBootstrap {
     const row = await this.users.findOne({ where: { id } });
     if (!row) throw notFound('user', id);
     return toUserResponse(row as unknown as Record<string, unknown>);
+  }
+
+  /**
+   * The summaries (`{id, username, name}`) of the given users in one query, for embedding authors
+   * (API v2): id → summary; unknown ids are absent. Visible to any caller who may read what the
+   * user authored.
+   */
+  async summaries(ids: number[]): Promise<Map<number, UserSummary>> {
+    const unique = [...new Set(ids)];
+    const rows = unique.length === 0 ? [] : await this.users.find({ where: { id: In(unique) }, select: { id: true, username: true, name: true } });
+    return new Map(rows.map((row) => [row.id, { id: row.id, username: row.username, name: row.name }]));
   }
 
   /** The user with its password hash, for login; null when unknown. */

@@ -60,14 +60,14 @@ export async function runScenario(baseUrl: string): Promise<ScenarioResult> {
   const password = 'correct-horse-battery';
 
   // register (public): 201, Location
-  const registered = await client.POST('/v1/users', { body: { username, password, name: 'Client Developer', email: `${username}@example.com` } });
+  const registered = await client.POST('/v2/users', { body: { username, password, name: 'Client Developer', email: `${username}@example.com` } });
   const user: User = expectData(registered, 201);
-  expect(registered.response.headers.get('location')).toBe(`/v1/users/${user.id}`);
+  expect(registered.response.headers.get('location')).toBe(`/v2/users/${user.id}`);
   expect(user).toMatchObject({ username, name: 'Client Developer', role: 'user' });
   expect(user).not.toHaveProperty('password');
 
   // log in: a token pair
-  const pair = expectData(await client.POST('/v1/login', { body: { username, password } }), 200);
+  const pair = expectData(await client.POST('/v2/login', { body: { username, password } }), 200);
   const tokenType: 'Bearer' = pair.token_type;
   expect(tokenType).toBe('Bearer');
   expect(pair.expires_in).toBeGreaterThan(0);
@@ -76,22 +76,25 @@ export async function runScenario(baseUrl: string): Promise<ScenarioResult> {
   // tags
   const tags: string[] = [];
   for (const name of ['nestjs', 'api-design', 'typescript']) {
-    const tag = expectData(await client.POST('/v1/tags', { body: { name } }), 201);
+    const tag = expectData(await client.POST('/v2/tags', { body: { name } }), 201);
     expect(tag.name).toBe(name);
     tags.push(tag.name);
   }
 
   // articles: two published (one at creation time, one by PATCH), one left a draft
   const newArticle = async (body: { title: string; body?: string; tags?: string[]; status?: ArticleStatus }): Promise<Article> => {
-    const created = await client.POST('/v1/articles', { body });
+    const created = await client.POST('/v2/articles', { body });
     const article = expectData(created, 201);
-    expect(created.response.headers.get('location')).toBe(`/v1/articles/${article.id}`);
+    expect(created.response.headers.get('location')).toBe(`/v2/articles/${article.id}`);
     return article;
   };
   const drafted = await newArticle({ title: 'Resource-oriented APIs', body: 'Nouns in paths, verbs in methods.', tags: ['NestJS', 'api-design'] });
-  expect(drafted).toMatchObject({ status: 'draft', published_at: null, tags: ['api-design', 'nestjs'], author: user.id });
-  const first = expectData(await client.PATCH('/v1/articles/{id}', { params: { path: { id: drafted.id } }, body: { status: 'published' } }), 200);
+  expect(drafted).toMatchObject({ status: 'draft', published_at: null, tags: ['api-design', 'nestjs'], author: { id: user.id, username, name: 'Client Developer' } });
+  const first = expectData(await client.PATCH('/v2/articles/{id}', { params: { path: { id: drafted.id } }, body: { status: 'published' } }), 200);
   expect(first.status).toBe('published');
+  // API v2: the author is embedded, typed as the UserSummary schema (v1: an integer id)
+  const authorName: string = first.author.username;
+  expect(authorName).toBe(username);
   const firstPublishedAt: string | null = first.published_at;
   expect(firstPublishedAt).toEqual(expect.any(String));
   await sleep(20); // distinct published_at for the sort below
@@ -99,12 +102,12 @@ export async function runScenario(baseUrl: string): Promise<ScenarioResult> {
   expect(second.published_at).toEqual(expect.any(String));
   const draft = await newArticle({ title: 'Half-written notes on NestJS', tags: ['nestjs'] });
 
-  const read = expectData(await client.GET('/v1/articles/{id}', { params: { path: { id: first.id } } }), 200);
+  const read = expectData(await client.GET('/v2/articles/{id}', { params: { path: { id: first.id } } }), 200);
   expect(read).toEqual(first);
 
   // lists: filters and sort as query parameters, an ArticleList back
-  const list = async (query: NonNullable<paths['/v1/articles']['get']['parameters']['query']>): Promise<ArticleList> =>
-    expectData(await client.GET('/v1/articles', { params: { query } }), 200);
+  const list = async (query: NonNullable<paths['/v2/articles']['get']['parameters']['query']>): Promise<ArticleList> =>
+    expectData(await client.GET('/v2/articles', { params: { query } }), 200);
   const titles = (page: ArticleList): string[] => page.data.map((article) => article.title);
 
   const nestjsPublished = await list({ tag: ['nestjs'], status: ['published'], sort: '-published_at' });
@@ -127,7 +130,7 @@ export async function runScenario(baseUrl: string): Promise<ScenarioResult> {
   expect(statuses).toEqual(['draft', 'published']);
 
   // a value that breaks a rule: 422, read as ErrorResp
-  const refused = await client.POST('/v1/users', { body: { username: `${username}_2`, password, name: 'Too Old', age: 151 } });
+  const refused = await client.POST('/v2/users', { body: { username: `${username}_2`, password, name: 'Too Old', age: 151 } });
   expect(refused.response.status).toBe(422);
   expect(refused.data).toBeUndefined();
   const validationError: ErrorResp | undefined = refused.error;
@@ -146,13 +149,13 @@ export async function runScenario(baseUrl: string): Promise<ScenarioResult> {
  */
 export function refusedByTheTypes(client: Client<paths>, article: Article, error: ErrorResp): void {
   // @ts-expect-error `status` is an enumeration
-  void client.GET('/v1/articles', { params: { query: { status: ['deleted'] } } });
+  void client.GET('/v2/articles', { params: { query: { status: ['deleted'] } } });
   // @ts-expect-error `title` is required
-  void client.POST('/v1/articles', { body: { body: 'no title' } });
+  void client.POST('/v2/articles', { body: { body: 'no title' } });
   // @ts-expect-error no such path
-  void client.GET('/v1/nowhere');
+  void client.GET('/v2/nowhere');
   // @ts-expect-error article ids are numbers
-  void client.GET('/v1/articles/{id}', { params: { path: { id: 'one' } } });
+  void client.GET('/v2/articles/{id}', { params: { path: { id: 'one' } } });
   // @ts-expect-error the password is write-only: never in a User
   void ({} as User).password;
   // @ts-expect-error `published_at` may be null

@@ -3,11 +3,16 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import formatsModule from 'ajv-formats';
 import type { NextFunction, Request, Response } from 'express';
-import { buildOpenApiDocument } from '../../src/common/openapi/docs.js';
+import { buildOpenApiDocuments } from '../../src/common/openapi/docs.js';
+import { type ApiVersion, isApiVersion, LATEST_VERSION, versionOfPath } from '../../src/common/versioning/api-versions.js';
+import { servedUrl } from '../../src/common/versioning/version-negotiation.js';
 
 /**
  * "True to the service" (issue 5): every response an e2e test receives from an application booted
- * by createTestApp is checked against the OpenAPI document that application serves —
+ * by createTestApp is checked against the OpenAPI document that application serves for the
+ * response's API version (issue 8: `/v1/…` against `/docs/v1/openapi.json`, `/v2/…` — also when
+ * the version was chosen by `Accept` or subdomain — against the v2 one, unversioned paths against
+ * the newest) —
  *
  * - the request's path and method are matched against the document's path templates; the status
  *   must be one the operation documents, and the body must validate against that response's
@@ -261,7 +266,11 @@ function toAjv(node: unknown, close: boolean): unknown {
   return out;
 }
 
-/** Components referenced from an `allOf` are left open: closing them would refuse the other branches' properties. */
+/**
+ * Components referenced from an `allOf` of several branches are left open: closing them would
+ * refuse the other branches' properties. A one-branch `allOf` (how the generator attaches a
+ * description or `readOnly` to a `$ref`) composes nothing, so its component stays closed.
+ */
 function collectComposedRefs(node: unknown, into: Set<string>, inAllOf = false): void {
   if (Array.isArray(node)) {
     for (const item of node) collectComposedRefs(item, into, inAllOf);
@@ -270,7 +279,7 @@ function collectComposedRefs(node: unknown, into: Set<string>, inAllOf = false):
   if (!node || typeof node !== 'object') return;
   for (const [key, value] of Object.entries(node)) {
     if (key === '$ref' && inAllOf && typeof value === 'string') into.add(value.replace('#/components/schemas/', ''));
-    else collectComposedRefs(value, into, key === 'allOf' || (inAllOf && Array.isArray(node)));
+    else collectComposedRefs(value, into, (key === 'allOf' && Array.isArray(value) && value.length > 1) || (inAllOf && Array.isArray(node)));
   }
 }
 
@@ -287,12 +296,12 @@ function escapeRegExp(text: string): string {
 
 /**
  * Installs the recorder as the first middleware of `app` (call before anything else is `use`d).
- * Each response is checked against the application's document just before its last byte is
- * written, so a violation is recorded before the test sees the response. The document is the one
- * {@link attachOpenApiDocument} builds after init.
+ * Each response is checked against the application's document of its version just before its
+ * last byte is written, so a violation is recorded before the test sees the response. The
+ * documents are built by `attach()` after init.
  */
 export function installResponseRecorder(app: INestApplication): { attach: () => Promise<void> } {
-  let validator: ResponseValidator | undefined;
+  let validators: Record<ApiVersion, ResponseValidator> | undefined;
   app.use((req: Request, res: Response, next: NextFunction) => {
     const chunks: Buffer[] = [];
     const toBuffer = (chunk: unknown, encoding?: unknown) =>
@@ -308,8 +317,11 @@ export function installResponseRecorder(app: INestApplication): { attach: () => 
       if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') chunks.push(toBuffer(chunk, encoding));
       // a CORS preflight is the browser asking for permission, not an operation of the API
       const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
-      if (validator && !preflight) {
-        const url = new URL(req.originalUrl, 'http://localhost');
+      if (validators && !preflight) {
+        // the URL as routed: `/v2/articles` for an unprefixed request whose version Accept or the host chose
+        const url = new URL(servedUrl(req), 'http://localhost');
+        const prefix = versionOfPath(url.pathname);
+        const validator = validators[prefix !== undefined && isApiVersion(prefix) ? prefix : LATEST_VERSION];
         const header = (name: string) => {
           const value = res.getHeader(name);
           return value === undefined ? undefined : Array.isArray(value) ? value.join(', ') : String(value);
@@ -325,7 +337,8 @@ export function installResponseRecorder(app: INestApplication): { attach: () => 
   });
   return {
     attach: async () => {
-      validator = new ResponseValidator(await buildOpenApiDocument(app));
+      const documents = await buildOpenApiDocuments(app);
+      validators = Object.fromEntries(Object.entries(documents).map(([version, document]) => [version, new ResponseValidator(document)])) as Record<ApiVersion, ResponseValidator>;
     },
   };
 }

@@ -5,6 +5,7 @@ import { map, type Observable } from 'rxjs';
 import { OPERATION_QUERY, PARSED_LIST_QUERY, type OperationQuery } from '../decorators/operation.decorators.js';
 import { parseListQuery, parseReadQuery, rejectQuery } from '../list/list-query.js';
 import { type Link, Page, pickFields, toEnvelope } from '../list/page.js';
+import { relinkToVersion, versionOfPath } from '../versioning/api-versions.js';
 
 /**
  * Shapes every controller response by the operation's declared query grammar (SPEC §4, §5):
@@ -12,7 +13,9 @@ import { type Link, Page, pickFields, toEnvelope } from '../list/page.js';
  *   returned {@link Page} into `{data, page, size, total, links}`, applying `fields` to each item;
  * - read: accepts only `fields` and applies it;
  * - create: sets `Location` to the created object's `self` link;
- * - any other operation: a query parameter is an unknown one → 400.
+ * - any other operation: a query parameter is an unknown one → 400;
+ * - always: `links` point into the API version the request was served as (`/v2/…` for v2,
+ *   however the version was chosen: path, Accept or subdomain), and so does `Location`.
  * The declaration is looked up once per handler and cached.
  */
 @Injectable()
@@ -31,11 +34,13 @@ export class ResourceInterceptor implements NestInterceptor {
     }
     const req = context.switchToHttp().getRequest<Request & { [PARSED_LIST_QUERY]?: unknown }>();
     const query = req.query as Record<string, unknown>;
+    const path = req.baseUrl + req.path;
+    const version = versionOfPath(path);
+    const handled = () => next.handle().pipe(map((result: unknown) => (version ? relinkToVersion(result, version) : result)));
     if (operation?.kind === 'list') {
       const parsed = parseListQuery(query, operation.spec);
       req[PARSED_LIST_QUERY] = parsed;
-      const path = req.baseUrl + req.path;
-      return next.handle().pipe(
+      return handled().pipe(
         map((result: unknown) => {
           if (!(result instanceof Page)) return result;
           const envelope = toEnvelope(result, path);
@@ -46,12 +51,12 @@ export class ResourceInterceptor implements NestInterceptor {
     }
     if (operation?.kind === 'read') {
       const fields = parseReadQuery(query, operation.fields);
-      return fields ? next.handle().pipe(map((result: unknown) => (result && typeof result === 'object' ? pickFields(result, fields) : result))) : next.handle();
+      return fields ? handled().pipe(map((result: unknown) => (result && typeof result === 'object' ? pickFields(result, fields) : result))) : handled();
     }
     rejectQuery(query);
     if (operation?.kind === 'create') {
       const res = context.switchToHttp().getResponse<Response>();
-      return next.handle().pipe(
+      return handled().pipe(
         map((result: unknown) => {
           const self = (result as { links?: Link[] } | null)?.links?.find((link) => link.rel === 'self');
           if (self) res.setHeader('Location', self.href);
@@ -59,6 +64,6 @@ export class ResourceInterceptor implements NestInterceptor {
         }),
       );
     }
-    return next.handle();
+    return handled();
   }
 }

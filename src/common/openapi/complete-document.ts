@@ -19,7 +19,7 @@ const TAGS = [
   { name: 'todos', description: 'Todos, private to their owner (admins see all).' },
   { name: 'tags', description: 'Tags for articles: everyone reads and creates, admins rename and delete.' },
   { name: 'articles', description: 'Articles with a draft → published → archived life cycle.' },
-  { name: 'comments', description: 'Comments on readable articles, nested under `/v1/articles/{id}`.' },
+  { name: 'comments', description: 'Comments on readable articles, nested under their article: `…/articles/{id}/comments`.' },
   { name: 'orders', description: 'Orders with items and a computed total in cents, private to their user.' },
   { name: 'health', description: 'Liveness and readiness for load balancers and orchestrators: public, unversioned, not rate-limited.' },
 ];

@@ -1,15 +1,19 @@
 import type { INestApplication } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import { ErrorResp } from '../errors/error-resp.js';
 import { MAX_ID } from '../pipes/parse-id.pipe.js';
 import { envelopeSchemas } from './api-page-response.decorator.js';
-import { completeDocument } from './complete-document.js';
+import type { Env } from '../../config/env.validation.js';
+import { API_VERSIONS, type ApiVersion, DOCUMENT_VERSIONS, LATEST_VERSION } from '../versioning/api-versions.js';
+import { deprecationDates, type VersionDates } from '../versioning/deprecation.js';
 import { LinkDto } from './link.dto.js';
+import { versionDocument } from './version-document.js';
 
-/** The API version, reported as `info.version` (SPEC §8, §9). */
-export const API_VERSION = '1.0.0';
+/** `info.version` of the newest document, the one at `/docs/openapi.json` (SPEC §8, §9). */
+export const API_VERSION = DOCUMENT_VERSIONS[LATEST_VERSION];
 
 const DESCRIPTION = `Resource-oriented HTTP JSON API.
 
@@ -35,6 +39,19 @@ breaks a rule. Every response carries \`X-Request-Id\` (yours when you send a sa
 \`application/merge-patch+json\`, with \`null\` clearing an optional field), at most 100 KiB.
 POST answers 201 with \`Location\`, DELETE 204.`;
 
+/** The "Versions" paragraph of a version's document: what it is, how to choose it, its dates. */
+function versionsParagraph(version: ApiVersion, dates: Record<string, VersionDates>): string {
+  const own = dates[version];
+  const status =
+    version === LATEST_VERSION
+      ? `This is **API v${version}**, the newest. Its breaking change against v1: \`author\` of articles and comments is the embedded \`{id, username, name}\` of the user instead of an integer id (the \`author\` filter still takes an id). Everything else is unchanged.`
+      : `This is **API v${version}**.` +
+        (own
+          ? ` Its articles and comments operations are **deprecated** since ${own.deprecatedAt.toISOString().slice(0, 10)} and reach their **sunset** on ${own.sunsetAt.toISOString().slice(0, 10)} (${own.sunsetAt.toISOString()}): after that date v${version} is no longer served. Their responses carry \`Deprecation\`, \`Sunset\` and \`Link: <…>; rel="successor-version"\`. Move to v${LATEST_VERSION} (document at \`/docs/v${LATEST_VERSION}/openapi.json\`).`
+          : '');
+  return `**Versions.** ${status} The version is the path prefix (\`/v1\`, \`/v2\`), the canonical form used in links and \`Location\`. On an unprefixed path it may instead be chosen with \`Accept: application/vnd.resource-api.v2+json\` (an unknown version → 406; a prefix and a header that disagree → 400; responses then carry \`Vary: Accept\`) or with a version subdomain, \`v2.<host>\`. Documents: ${API_VERSIONS.map((v) => `\`/docs/v${v}/openapi.json\``).join(', ')}; \`/docs/openapi.json\` is the newest.`;
+}
+
 type Parameter = { in?: string; name?: string; description?: string; schema?: Record<string, unknown> };
 type Operation = Record<string, unknown> & { security?: unknown; 'x-public'?: boolean; parameters?: Parameter[] };
 
@@ -50,11 +67,11 @@ function describeIdParameters(operation: Operation, path: string): void {
 }
 
 /**
- * Builds the OpenAPI 3.0 document from the running application's controllers and the Swagger
+ * Builds the OpenAPI 3.0 document of every controller from the application and the Swagger
  * plugin's metadata (src/metadata.ts): adds the shared `ErrorResp`, `Link` and `…List` schemas
- * and removes the security requirement from public operations.
+ * and removes the security requirement from public operations. Cut per version by {@link buildOpenApiDocuments}.
  */
-export async function buildOpenApiDocument(app: INestApplication): Promise<OpenAPIObject> {
+async function buildCombinedDocument(app: INestApplication): Promise<OpenAPIObject> {
   try {
     const generated = '../../metadata.js'; // written by scripts/swagger-metadata.mjs; not type-checked on purpose
     const { default: metadata } = (await import(generated)) as { default: () => Promise<Record<string, any>> };
@@ -94,8 +111,30 @@ export async function buildOpenApiDocument(app: INestApplication): Promise<OpenA
   }
   // the API is public to client developers, not internal (OWASP API9 inventory)
   for (const server of document.servers ?? []) Object.assign(server, { 'x-internal': false });
-  completeDocument(document);
   return document;
+}
+
+/**
+ * The OpenAPI 3.0 document of each API version (SPEC §8, §9): `1` → `info.version` 1.y.z with
+ * the `/v1` paths (articles and comments deprecated, with the dates of V1_DEPRECATED_AT and
+ * V1_SUNSET_AT), `2` → 2.y.z with the `/v2` paths; both with the unversioned ones; each
+ * completed (errors, headers, examples: complete-document.ts). Versioning must be enabled
+ * (enableApiVersioning) before.
+ */
+export async function buildOpenApiDocuments(app: INestApplication): Promise<Record<ApiVersion, OpenAPIObject>> {
+  const combined = await buildCombinedDocument(app);
+  const config = app.get<ConfigService<Env, true>>(ConfigService);
+  const dates = deprecationDates({ V1_DEPRECATED_AT: config.get('V1_DEPRECATED_AT', { infer: true }), V1_SUNSET_AT: config.get('V1_SUNSET_AT', { infer: true }) });
+  const documents = {} as Record<ApiVersion, OpenAPIObject>;
+  for (const version of API_VERSIONS) {
+    documents[version] = versionDocument(combined, version, `${DESCRIPTION}\n\n${versionsParagraph(version, dates)}`, dates);
+  }
+  return documents;
+}
+
+/** The document of one API version, the newest by default: what `/docs/openapi.json` serves. */
+export async function buildOpenApiDocument(app: INestApplication, version: ApiVersion = LATEST_VERSION): Promise<OpenAPIObject> {
+  return (await buildOpenApiDocuments(app))[version];
 }
 
 function basicAuth(username: string, password: string) {
@@ -109,20 +148,34 @@ function basicAuth(username: string, password: string) {
 }
 
 /**
- * Serves the docs page at `/docs` and the document at `/docs/openapi.json` and `.yaml` (SPEC §8):
- * on in development and test; in production only with DOCS_USERNAME/DOCS_PASSWORD, behind HTTP
- * Basic auth (401 without it).
+ * Serves the docs (SPEC §8, §9): each version's document at `/docs/v<n>/openapi.json` (and
+ * `.yaml`), the newest also at `/docs/openapi.json`, and the page at `/docs` offering every version
+ * (newest first). On in development and test; in production only with
+ * DOCS_USERNAME/DOCS_PASSWORD, behind HTTP Basic auth (401 without it).
  */
 export async function setupDocs(app: INestApplication, env: { NODE_ENV: string; DOCS_USERNAME?: string; DOCS_PASSWORD?: string }): Promise<void> {
   if (env.NODE_ENV === 'production') {
     if (!env.DOCS_USERNAME || !env.DOCS_PASSWORD) return;
     app.use('/docs', basicAuth(env.DOCS_USERNAME, env.DOCS_PASSWORD));
   }
-  const document = await buildOpenApiDocument(app);
-  SwaggerModule.setup('docs', app, document, {
+  const documents = await buildOpenApiDocuments(app);
+  for (const version of API_VERSIONS) {
+    SwaggerModule.setup(`docs/v${version}`, app, documents[version], {
+      ui: false,
+      raw: ['json', 'yaml'],
+      jsonDocumentUrl: `docs/v${version}/openapi.json`,
+      yamlDocumentUrl: `docs/v${version}/openapi.yaml`,
+    });
+  }
+  const newestFirst = [...API_VERSIONS].reverse();
+  SwaggerModule.setup('docs', app, documents[LATEST_VERSION], {
     jsonDocumentUrl: 'docs/openapi.json',
     yamlDocumentUrl: 'docs/openapi.yaml',
     customSiteTitle: 'resource-api docs',
-    swaggerOptions: { persistAuthorization: true },
+    explorer: true,
+    swaggerOptions: {
+      persistAuthorization: true,
+      urls: newestFirst.map((version) => ({ url: `/docs/v${version}/openapi.json`, name: `v${version} (${DOCUMENT_VERSIONS[version]}${version === LATEST_VERSION ? ', newest' : ''})` })),
+    },
   });
 }

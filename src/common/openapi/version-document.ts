@@ -1,0 +1,125 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { DOCUMENT_VERSIONS, LATEST_VERSION, type ApiVersion, versionOfPath } from '../versioning/api-versions.js';
+import { DEPRECATED_VERSION, DEPRECATION_DOCS, httpDate, type VersionDates } from '../versioning/deprecation.js';
+import { completeDocument } from './complete-document.js';
+
+type Json = Record<string, any>;
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** The response headers of deprecated operations (RFC 9745, RFC 8594, RFC 5829), shared through `components.headers`. */
+function deprecationHeaderComponents(dates: VersionDates): Record<string, Json> {
+  const seconds = Math.floor(dates.deprecatedAt.getTime() / 1000);
+  return {
+    Deprecation: {
+      description: `RFC 9745: when this operation's API version is (or was) deprecated, as \`@<unix seconds>\` — ${dates.deprecatedAt.toISOString()}.`,
+      schema: { type: 'string', pattern: '^@-?\\d{1,15}$', maxLength: 17, example: `@${seconds}` },
+    },
+    Sunset: {
+      description: `RFC 8594: when this operation's API version stops being served (an HTTP-date) — ${dates.sunsetAt.toISOString()}.`,
+      schema: { type: 'string', maxLength: 64, example: httpDate(dates.sunsetAt) },
+    },
+    Link: {
+      description: `The same resource in the newest version (\`rel="successor-version"\`, RFC 5829) and the documentation of the deprecation (\`rel="deprecation"\`, RFC 9745: ${DEPRECATION_DOCS}).`,
+      schema: { type: 'string', maxLength: 2048, example: `</v${LATEST_VERSION}/articles>; rel="successor-version", <${DEPRECATION_DOCS}>; rel="deprecation"; type="text/html"` },
+    },
+  };
+}
+
+/** Calls `visit` on every string reachable from `node` (object values and array items), replacing it with the result. */
+function mapStrings(node: unknown, visit: (text: string) => string): unknown {
+  if (typeof node === 'string') return visit(node);
+  if (Array.isArray(node)) return node.map((item) => mapStrings(item, visit));
+  if (!node || typeof node !== 'object') return node;
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, mapStrings(value, visit)]));
+}
+
+/** Names of the component schemas `node` references, directly. */
+function refsOf(node: unknown, into: Set<string>): void {
+  if (Array.isArray(node)) return node.forEach((item) => refsOf(item, into));
+  if (!node || typeof node !== 'object') return;
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) into.add(value.slice('#/components/schemas/'.length));
+    else refsOf(value, into);
+  }
+}
+
+/**
+ * The document of one API version, cut from the document of all controllers (SPEC §8, §9;
+ * conventions §9.2: `info.version` is the version's):
+ * - the version's paths (`/v<n>/…`) and the unversioned ones (`/.well-known/…`);
+ * - its own schema names: `ArticleV2` and `ArticleV2List` are `Article` and `ArticleList` in the
+ *   v2 document (a client of one version sees one `Article`); schemas no path uses are left out;
+ * - texts and examples speak of the version's paths (`/v2/login` rather than `/v1/login`);
+ * - completed for all operations alike (errors, headers, examples: {@link completeDocument});
+ * - operations marked `@DeprecatedVersion()` get `deprecated: true`, the dates in their
+ *   description, and the `Deprecation`, `Sunset` and `Link` headers on every response.
+ * `combined` is not changed.
+ */
+export function versionDocument(combined: OpenAPIObject, version: ApiVersion, description: string, dates: Record<string, VersionDates>): OpenAPIObject {
+  const rename = new RegExp(`^([A-Z][A-Za-z]*?)V${version}(List)?$`);
+  const names = new Map<string, string>();
+  for (const name of Object.keys(combined.components?.schemas ?? {})) {
+    const match = rename.exec(name);
+    if (match) names.set(name, `${match[1]}${match[2] ?? ''}`);
+  }
+  const paths = Object.fromEntries(
+    Object.entries(combined.paths).filter(([path]) => {
+      const prefix = versionOfPath(path);
+      return prefix === undefined || prefix === version;
+    }),
+  );
+  const retarget = (text: string) =>
+    text
+      .replace(/^#\/components\/schemas\/([A-Za-z0-9]+)$/, (whole, name: string) => (names.has(name) ? `#/components/schemas/${names.get(name)}` : whole))
+      .replace(/(^|[\s`(<"])\/v1\//g, `$1/v${version}/`);
+  // a copy with the version's `$ref`s, texts and examples
+  let doc = mapStrings({ ...combined, info: { ...combined.info, description }, paths }, retarget) as Json;
+  doc.info.version = DOCUMENT_VERSIONS[version];
+
+  // schemas: renamed, and only those the paths reach
+  const schemas: Json = {};
+  for (const [name, schema] of Object.entries<Json>(doc.components?.schemas ?? {})) {
+    if (names.has(name)) schemas[names.get(name)!] = schema;
+    else if (![...names.values()].includes(name)) schemas[name] = schema;
+  }
+  const reachable = new Set<string>();
+  refsOf(doc.paths, reachable);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const name of [...reachable]) {
+      const before = reachable.size;
+      refsOf(schemas[name], reachable);
+      grew ||= reachable.size > before;
+    }
+  }
+  doc.components.schemas = Object.fromEntries(Object.entries(schemas).filter(([name]) => reachable.has(name)));
+  completeDocument(doc as OpenAPIObject);
+  // after completion, which adds shared texts and examples of its own
+  doc = mapStrings(doc, retarget) as Json;
+
+  const versionDates = dates[version];
+  for (const [path, pathItem] of Object.entries<Json>(doc.paths)) {
+    for (const method of METHODS) {
+      const operation: Json | undefined = pathItem[method];
+      if (!operation?.[DEPRECATED_VERSION]) continue;
+      delete operation[DEPRECATED_VERSION];
+      if (!versionDates) continue;
+      operation.deprecated = true;
+      const successor = path.replace(/^\/v\d+/, `/v${LATEST_VERSION}`);
+      operation.description = [
+        operation.description,
+        `**Deprecated** since ${versionDates.deprecatedAt.toISOString()}; sunset (no longer served) on ${versionDates.sunsetAt.toISOString()}. ` +
+          `Use \`${method.toUpperCase()} ${successor}\` (API v${LATEST_VERSION}, see the changelog). Every response carries \`Deprecation\`, \`Sunset\` and \`Link\`.`,
+      ]
+        .filter(Boolean)
+        .join('\n\n');
+      for (const response of Object.values<Json>(operation.responses ?? {})) {
+        response.headers = { ...response.headers };
+        for (const name of ['Deprecation', 'Sunset', 'Link']) response.headers[name] = { $ref: `#/components/headers/${name}` };
+      }
+      doc.components.headers = { ...doc.components.headers, ...deprecationHeaderComponents(versionDates) };
+    }
+  }
+  return doc as OpenAPIObject;
+}

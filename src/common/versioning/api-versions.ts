@@ -1,0 +1,84 @@
+import { type INestApplication, VERSION_NEUTRAL, VersioningType } from '@nestjs/common';
+import { PATH_METADATA, VERSION_METADATA } from '@nestjs/common/constants.js';
+import { ModulesContainer } from '@nestjs/core';
+
+/** The API versions served, oldest first (SPEC §9, conventions §9). Each is a path prefix `/v<n>`. */
+export const API_VERSIONS = ['1', '2'] as const;
+export type ApiVersion = (typeof API_VERSIONS)[number];
+
+/** The newest version: what `/docs/openapi.json` describes. */
+export const LATEST_VERSION: ApiVersion = API_VERSIONS[API_VERSIONS.length - 1];
+
+/** `info.version` of each version's OpenAPI document: the major is the path prefix (conventions §9.2). */
+export const DOCUMENT_VERSIONS: Readonly<Record<ApiVersion, string>> = { '1': '1.1.0', '2': '2.0.0' };
+
+/** True for a version this service serves. */
+export function isApiVersion(version: string): version is ApiVersion {
+  return (API_VERSIONS as readonly string[]).includes(version);
+}
+
+/** Operational paths are unversioned (SPEC §1): `/health*`, `/docs*`, `/.well-known*`. */
+const OPERATIONAL_PATH = /^\/?(health|docs|\.well-known)(\/|$|-)/;
+
+/** True when `path` (a request path or a controller path) is an operational, unversioned one. */
+export function isOperationalPath(path: string): boolean {
+  return OPERATIONAL_PATH.test(path);
+}
+
+/** The version prefix of a request path: `/v2/articles` → `'2'`, `/articles` → undefined. Any number, served or not. */
+export function versionOfPath(path: string): string | undefined {
+  return /^\/v(\d+)(\/|$)/.exec(path)?.[1];
+}
+
+/**
+ * Serves every controller under each API version (URI versioning: `/v1/todos`, `/v2/todos`, the
+ * version is the path prefix, conventions §9.1). A controller says nothing about versions unless
+ * its shapes differ between them (`@Controller({ path: 'articles', version: '2' })`).
+ * Operational controllers (`health`, `.well-known`, `docs`) without a version of their own become
+ * `VERSION_NEUTRAL` here, by the SPEC §1 rule, so they stay unversioned.
+ * Call before `init()` (routes are registered then): configureApp and the docs export do.
+ * @throws Error naming the controller when its path carries a version segment itself
+ *   (`v1/things`): the prefix comes from here, it would be served as `/v1/v1/things`.
+ */
+export function enableApiVersioning(app: INestApplication): void {
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const { metatype } of module.controllers.values()) {
+      if (!metatype) continue;
+      const paths = [Reflect.getMetadata(PATH_METADATA, metatype) as string | string[] | undefined].flat();
+      const literal = paths.find((path) => typeof path === 'string' && versionOfPath(`/${path.replace(/^\//, '')}`) !== undefined);
+      if (literal !== undefined) {
+        throw new Error(`${metatype.name}: controller path '${literal}' carries a version; write '${literal.replace(/^\/?v\d+\/?/, '')}' — every controller is served under ${API_VERSIONS.map((v) => `/v${v}`).join(' and ')} (src/common/versioning/api-versions.ts)`);
+      }
+      const operational = paths.length > 0 && paths.every((path) => typeof path === 'string' && isOperationalPath(path));
+      if (operational && Reflect.getMetadata(VERSION_METADATA, metatype) === undefined) Reflect.defineMetadata(VERSION_METADATA, VERSION_NEUTRAL, metatype);
+    }
+  }
+  app.enableVersioning({ type: VersioningType.URI, defaultVersion: [...API_VERSIONS] });
+}
+
+/**
+ * Points the `links` of a response body into the version the request was served as (SPEC §4
+ * links, conventions §9.1: the path prefix is canonical in links): resource mappers write `/v1/…`
+ * hrefs, a v2 response gets `/v2/…`. Walks objects and arrays; rewrites only `{rel, href}` entries
+ * of arrays named `links`. Mutates and returns `body`.
+ */
+export function relinkToVersion<T>(body: T, version: string): T {
+  const walk = (node: unknown, depth: number): void => {
+    if (!node || typeof node !== 'object' || depth > 6) return;
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item, depth + 1);
+      return;
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'links' && Array.isArray(value)) {
+        for (const link of value) {
+          if (link && typeof link === 'object' && typeof link.href === 'string') link.href = link.href.replace(/^\/v\d+(?=\/|\?|$)/, `/v${version}`);
+        }
+      } else if (value && typeof value === 'object') {
+        walk(value, depth + 1);
+      }
+    }
+  };
+  walk(body, 0);
+  return body;
+}

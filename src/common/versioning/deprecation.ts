@@ -1,0 +1,67 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiExtension } from '@nestjs/swagger';
+import type { NextFunction, Request, Response } from 'express';
+import type { Env } from '../../config/env.validation.js';
+import { LATEST_VERSION, versionOfPath } from './api-versions.js';
+
+/** Metadata key, and OpenAPI extension (removed from the output), of {@link DeprecatedVersion}. */
+export const DEPRECATED_VERSION = 'x-deprecated-version';
+
+/** Where the `rel="deprecation"` link points: the docs page, which states the dates (RFC 9745 §3). */
+export const DEPRECATION_DOCS = '/docs';
+
+/** The deprecation and sunset dates of one API version. */
+export interface VersionDates {
+  deprecatedAt: Date;
+  sunsetAt: Date;
+}
+
+/** The dates of each deprecated API version, from the validated configuration (V1_DEPRECATED_AT, V1_SUNSET_AT; SPEC §9). */
+export function deprecationDates(config: Pick<Env, 'V1_DEPRECATED_AT' | 'V1_SUNSET_AT'>): Record<string, VersionDates> {
+  return { '1': { deprecatedAt: config.V1_DEPRECATED_AT, sunsetAt: config.V1_SUNSET_AT } };
+}
+
+/**
+ * Marks a controller's operations as belonging to a deprecated API version, superseded by the same
+ * path in the newest version (SPEC §9): every response carries the headers of
+ * {@link deprecationHeaders} (CommonModule binds {@link deprecationMiddleware} to such controllers),
+ * and the document marks the operations `deprecated: true` with the dates (docs.ts).
+ */
+export function DeprecatedVersion() {
+  return applyDecorators(SetMetadata(DEPRECATED_VERSION, true), ApiExtension(DEPRECATED_VERSION, true));
+}
+
+/** `Wed, 30 Jun 2027 00:00:00 GMT`: the IMF-fixdate of RFC 9110 §5.6.7, as `Sunset` takes it (RFC 8594). */
+export function httpDate(date: Date): string {
+  return date.toUTCString();
+}
+
+/**
+ * The headers of a deprecated operation's response to a request for `path` (`/v1/articles/7`):
+ * - `Deprecation: @<unix seconds>` (RFC 9745: a structured-field date, may lie in the future),
+ * - `Sunset: <HTTP-date>` (RFC 8594),
+ * - `Link: </v2/articles/7>; rel="successor-version", </docs>; rel="deprecation"; type="text/html"`
+ *   (RFC 5829, RFC 9745 §3): the same resource in the newest version, and the docs with the dates.
+ */
+export function deprecationHeaders(path: string, dates: VersionDates): Record<string, string> {
+  const successor = path.replace(/^\/v\d+(?=\/|$)/, `/v${LATEST_VERSION}`);
+  return {
+    Deprecation: `@${Math.floor(dates.deprecatedAt.getTime() / 1000)}`,
+    Sunset: httpDate(dates.sunsetAt),
+    Link: `<${successor}>; rel="successor-version", <${DEPRECATION_DOCS}>; rel="deprecation"; type="text/html"`,
+  };
+}
+
+/**
+ * Express middleware setting {@link deprecationHeaders} on every response of the routes it is
+ * bound to, by the version of the request path. A middleware rather than an interceptor, so that
+ * responses decided before the handler (401/403 from guards, 400/404 from pipes) carry them too.
+ */
+export function deprecationMiddleware(dates: Record<string, VersionDates>) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const path = req.baseUrl + req.path;
+    const versionDates = dates[versionOfPath(path) ?? ''];
+    if (versionDates) for (const [name, value] of Object.entries(deprecationHeaders(path, versionDates))) res.setHeader(name, value);
+    next();
+  };
+}

@@ -1,0 +1,103 @@
+import { describe, expect, it } from '@jest/globals';
+import { relinkToVersion, versionOfPath } from './api-versions.js';
+import { deprecationHeaders } from './deprecation.js';
+import { negotiateVersion, subdomainVersion, vendorVersions } from './version-negotiation.js';
+
+const V = (n: number | string) => `application/vnd.resource-api.v${n}+json`;
+const BASE = 'api.example.com';
+
+describe('vendorVersions (Accept)', () => {
+  it('reads the versions of vendor types, best q first, ignoring other ranges and q=0', () => {
+    expect(vendorVersions(undefined)).toEqual([]);
+    expect(vendorVersions('application/json, */*')).toEqual([]);
+    expect(vendorVersions(V(2))).toEqual(['2']);
+    expect(vendorVersions(`${V(1)};q=0.4, text/html, ${V(2)};q=0.9`)).toEqual(['2', '1']);
+    expect(vendorVersions(`${V(2)};q=0, ${V(1)}`)).toEqual(['1']);
+    expect(vendorVersions('APPLICATION/VND.RESOURCE-API.V02+JSON')).toEqual(['2']);
+    expect(vendorVersions('application/vnd.other-api.v2+json, application/json;v=2')).toEqual([]);
+  });
+});
+
+describe('subdomainVersion (Host)', () => {
+  it('reads v<n>.<base host>, and nothing else', () => {
+    expect(subdomainVersion(`v2.${BASE}`, BASE)).toBe('2');
+    expect(subdomainVersion(`V1.API.EXAMPLE.COM`, BASE)).toBe('1');
+    expect(subdomainVersion(BASE, BASE)).toBeUndefined();
+    expect(subdomainVersion(`www.${BASE}`, BASE)).toBeUndefined();
+    expect(subdomainVersion(`x.v2.${BASE}`, BASE)).toBeUndefined();
+    expect(subdomainVersion(`v2.${BASE}.evil.org`, BASE)).toBeUndefined();
+    expect(subdomainVersion(`v2.${BASE}`, undefined)).toBeUndefined();
+  });
+});
+
+describe('negotiateVersion', () => {
+  it('routes prefixed paths by their prefix; an agreeing header or host is fine', () => {
+    expect(negotiateVersion({ path: '/v1/articles' })).toEqual({ kind: 'pass', vary: false });
+    expect(negotiateVersion({ path: '/v2/articles', accept: `${V(2)}, application/json` })).toEqual({ kind: 'pass', vary: false });
+    expect(negotiateVersion({ path: '/v2/articles', hostname: `v2.${BASE}`, baseHost: BASE })).toEqual({ kind: 'pass', vary: false });
+  });
+
+  it('refuses a prefix that disagrees with the header or the host with 400', () => {
+    expect(negotiateVersion({ path: '/v2/articles', accept: V(1) })).toMatchObject({ kind: 'error', status: 400 });
+    expect(negotiateVersion({ path: '/v1/articles', accept: V(7) })).toMatchObject({ kind: 'error', status: 400 });
+    expect(negotiateVersion({ path: '/v1/articles', hostname: `v2.${BASE}`, baseHost: BASE })).toMatchObject({ kind: 'error', status: 400 });
+  });
+
+  it('rewrites unprefixed paths to the version Accept or the subdomain names, varying by Accept', () => {
+    expect(negotiateVersion({ path: '/articles/1', accept: V(2) })).toEqual({ kind: 'rewrite', version: '2', via: 'accept', vary: true });
+    expect(negotiateVersion({ path: '/articles', accept: `${V(9)}, ${V(1)}` })).toEqual({ kind: 'rewrite', version: '1', via: 'accept', vary: true });
+    expect(negotiateVersion({ path: '/todos', hostname: `v1.${BASE}`, baseHost: BASE })).toEqual({ kind: 'rewrite', version: '1', via: 'host', vary: true });
+    expect(negotiateVersion({ path: '/todos', accept: V(2), hostname: `v2.${BASE}`, baseHost: BASE })).toEqual({ kind: 'rewrite', version: '2', via: 'accept', vary: true });
+  });
+
+  it('406 for vendor types of unknown versions only, 404 for an unknown version subdomain, 400 when Accept and host disagree', () => {
+    expect(negotiateVersion({ path: '/articles', accept: V(3) })).toMatchObject({ kind: 'error', status: 406, message: expect.stringContaining('v3') });
+    expect(negotiateVersion({ path: '/articles', hostname: `v3.${BASE}`, baseHost: BASE })).toMatchObject({ kind: 'error', status: 404 });
+    expect(negotiateVersion({ path: '/articles', accept: V(1), hostname: `v2.${BASE}`, baseHost: BASE })).toMatchObject({ kind: 'error', status: 400 });
+  });
+
+  it('leaves an unprefixed path without a version alone (an unknown route), varying by Accept', () => {
+    expect(negotiateVersion({ path: '/articles', accept: 'application/json' })).toEqual({ kind: 'pass', vary: true });
+  });
+
+  it('never versions the operational paths', () => {
+    for (const path of ['/health/live', '/docs', '/docs/openapi.json', '/.well-known/jwks.json']) {
+      expect(negotiateVersion({ path, accept: V(3), hostname: `v9.${BASE}`, baseHost: BASE })).toEqual({ kind: 'pass', vary: false });
+    }
+  });
+});
+
+describe('versionOfPath and relinkToVersion', () => {
+  it('reads the prefix', () => {
+    expect(versionOfPath('/v2/articles')).toBe('2');
+    expect(versionOfPath('/v10')).toBe('10');
+    expect(versionOfPath('/articles')).toBeUndefined();
+    expect(versionOfPath('/vx/articles')).toBeUndefined();
+    expect(versionOfPath('/v1articles')).toBeUndefined();
+  });
+
+  it('points every links href into the served version, nested and in lists, and touches nothing else', () => {
+    const body = {
+      data: [{ id: 1, body: 'see /v1/articles/2', links: [{ rel: 'self', href: '/v1/articles/1' }, { rel: 'tags', href: '/v1/articles?tag=a' }] }],
+      user: { links: [{ rel: 'self', href: '/v1/users/1' }] },
+      links: [{ rel: 'first', href: '/v2/articles?page=1' }],
+    };
+    expect(relinkToVersion(body, '2')).toEqual({
+      data: [{ id: 1, body: 'see /v1/articles/2', links: [{ rel: 'self', href: '/v2/articles/1' }, { rel: 'tags', href: '/v2/articles?tag=a' }] }],
+      user: { links: [{ rel: 'self', href: '/v2/users/1' }] },
+      links: [{ rel: 'first', href: '/v2/articles?page=1' }],
+    });
+    expect(relinkToVersion(null, '2')).toBeNull();
+  });
+});
+
+describe('deprecationHeaders (RFC 9745, RFC 8594)', () => {
+  it('says when as @<unix seconds> and an HTTP-date, and links the successor and the docs', () => {
+    const headers = deprecationHeaders('/v1/articles/7/comments', { deprecatedAt: new Date('2026-12-01T00:00:00Z'), sunsetAt: new Date('2027-06-30T00:00:00Z') });
+    expect(headers).toEqual({
+      Deprecation: '@1796083200',
+      Sunset: 'Wed, 30 Jun 2027 00:00:00 GMT',
+      Link: '</v2/articles/7/comments>; rel="successor-version", </docs>; rel="deprecation"; type="text/html"',
+    });
+  });
+});

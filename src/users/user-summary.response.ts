@@ -1,0 +1,32 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+
+/**
+ * The public face of a user, embedded where API v2 names an author (SPEC §9: v2's breaking
+ * change): id, username and display name — never e-mail, age or role.
+ */
+@ApiSchema({ name: 'UserSummary' })
+export class UserSummary {
+  @ApiProperty({ readOnly: true, example: 1, type: 'integer' })
+  id: number;
+
+  @ApiProperty({ readOnly: true, example: 'ada_l' })
+  username: string;
+
+  @ApiProperty({ readOnly: true, example: 'Ada Lovelace' })
+  name: string;
+}
+
+/** `T` with its `author` id replaced by the author's {@link UserSummary}. */
+export type WithAuthor<T extends { author: number }> = Omit<T, 'author'> & { author: UserSummary };
+
+/**
+ * Replaces each item's `author` id by the author's summary from `authors` (UsersService.summaries).
+ * An item whose author is missing — deleted, with their articles and comments, between the two
+ * queries — is left out, as it no longer exists either.
+ */
+export function embedAuthors<T extends { author: number }>(items: T[], authors: Map<number, UserSummary>): WithAuthor<T>[] {
+  return items.flatMap((item) => {
+    const author = authors.get(item.author);
+    return author ? [{ ...item, author }] : [];
+  });
+}
