@@ -6,6 +6,7 @@ import { CommentsModule } from './comments/comments.module.js';
 import { CommonModule } from './common/common.module.js';
 import { validateEnv } from './config/env.validation.js';
 import { DatabaseModule } from './database/database.module.js';
+import { OAuthModule } from './oauth/oauth.module.js';
 import { OrdersModule } from './orders/orders.module.js';
 import { TagsModule } from './tags/tags.module.js';
 import { TodosModule } from './todos/todos.module.js';
@@ -24,6 +25,7 @@ import { UsersModule } from './users/users.module.js';
     ArticlesModule,
     CommentsModule,
     OrdersModule,
+    OAuthModule,
   ],
 })
 export class AppModule {}

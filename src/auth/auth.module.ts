@@ -73,5 +73,7 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
     { provide: APP_GUARD, useClass: ScopeGuard },
     { provide: APP_GUARD, useClass: RolesGuard },
   ],
+  // for the OAuth module: sign-in, sessions, the deny list and the token keys
+  exports: [AuthService, SessionsService, TokenDenyList, JwtKeys],
 })
 export class AuthModule {}

@@ -38,6 +38,12 @@ export interface Env {
    * a comma-separated list of proxy addresses/subnets (`loopback`, `10.0.0.0/8`, …).
    */
   TRUST_PROXY: boolean | number | string;
+  /**
+   * The OAuth 2.0 issuer identifier (RFC 8414, RFC 9207): the origin clients reach the service at,
+   * e.g. `https://api.example.com` (https; http only for a loopback host). Unset → each request's
+   * own origin (development and tests).
+   */
+  OAUTH_ISSUER?: string;
 }
 
 /** Thrown for a bad environment value; its message is one line naming the variable. */
@@ -66,6 +72,18 @@ function checkRsaKeyPair(privatePem: string, publicPem: string): void {
   if (!verify('sha256', probe, publicKey, sign('sha256', probe, privateKey))) {
     throw new ConfigError('Invalid configuration: JWT_PUBLIC_KEY does not belong to JWT_PRIVATE_KEY');
   }
+}
+
+/** True for `https://host[:port]` (or `http://` with a loopback host), without path, query or fragment. */
+function isIssuerOrigin(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  return (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) && url.origin === value.replace(/\/$/, '') && !url.username && !url.password;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -142,6 +160,10 @@ export function validateEnv(raw: Record<string, unknown>): Env {
   else {
     throw new ConfigError('Invalid configuration: TRUST_PROXY must be false, a hop count, or a comma-separated list of proxy addresses (never "true")');
   }
+  const issuer = optional(raw, 'OAUTH_ISSUER');
+  if (issuer !== undefined && !isIssuerOrigin(issuer)) {
+    throw new ConfigError('Invalid configuration: OAUTH_ISSUER must be an origin such as https://api.example.com (https, or http for a loopback host; no path, query or fragment)');
+  }
   return {
     NODE_ENV: nodeEnv as NodeEnv,
     PORT: int(raw, 'PORT', 3000, 0, 65535),
@@ -161,5 +183,6 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     SESSION_IDLE_TTL: int(raw, 'SESSION_IDLE_TTL', 1800, 60, 30 * 86_400),
     SESSION_ABSOLUTE_TTL: int(raw, 'SESSION_ABSOLUTE_TTL', 12 * 3600, 60, 90 * 86_400),
     TRUST_PROXY: trustProxy,
+    OAUTH_ISSUER: issuer?.replace(/\/$/, ''),
   };
 }

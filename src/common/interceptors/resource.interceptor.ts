@@ -12,6 +12,7 @@ import { type Link, Page, pickFields, toEnvelope } from '../list/page.js';
  *   returned {@link Page} into `{data, page, size, total, links}`, applying `fields` to each item;
  * - read: accepts only `fields` and applies it;
  * - create: sets `Location` to the created object's `self` link;
+ * - protocol (OAuth authorize): the handler reads its own query;
  * - any other operation: a query parameter is an unknown one → 400.
  * The declaration is looked up once per handler and cached.
  */
@@ -48,6 +49,7 @@ export class ResourceInterceptor implements NestInterceptor {
       const fields = parseReadQuery(query, operation.fields);
       return fields ? next.handle().pipe(map((result: unknown) => (result && typeof result === 'object' ? pickFields(result, fields) : result))) : next.handle();
     }
+    if (operation?.kind === 'protocol') return next.handle();
     rejectQuery(query);
     if (operation?.kind === 'create') {
       const res = context.switchToHttp().getResponse<Response>();
