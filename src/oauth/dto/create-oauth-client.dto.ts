@@ -16,16 +16,28 @@ import {
 import { ALL_SCOPES } from '../../auth/scopes.js';
 import { redirectUriProblem } from '../redirect-uri.js';
 
+/** The first acceptable-looking string of `value` (an array) that is not an acceptable redirect URI, with its problem. */
+function firstBadRedirectUri(value: unknown): { uri: string; problem: string } | undefined {
+  for (const uri of Array.isArray(value) ? value : []) {
+    const problem = typeof uri === 'string' ? redirectUriProblem(uri) : null;
+    if (problem) return { uri, problem };
+  }
+  return undefined;
+}
+
 /** class-validator rule: every element is an acceptable redirect URI ({@link redirectUriProblem}) → else 422. */
-function IsRedirectUri() {
+function IsRedirectUris() {
   return (object: object, propertyName: string) =>
     registerDecorator({
-      name: 'isRedirectUri',
+      name: 'isRedirectUris',
       target: object.constructor,
       propertyName,
       validator: {
-        validate: (value: unknown) => typeof value !== 'string' || redirectUriProblem(value) === null,
-        defaultMessage: (args?: ValidationArguments) => `each redirect URI ${redirectUriProblem(String(args?.value ?? '')) ?? 'is invalid'} (got ${JSON.stringify(args?.value)})`,
+        validate: (value: unknown) => firstBadRedirectUri(value) === undefined,
+        defaultMessage: (args?: ValidationArguments) => {
+          const bad = firstBadRedirectUri(args?.value);
+          return `redirect URI ${JSON.stringify(bad?.uri)} ${bad?.problem ?? 'is invalid'}`;
+        },
       },
     });
 }
@@ -50,7 +62,7 @@ export class CreateOAuthClientDto {
   @ArrayMaxSize(10)
   @ArrayUnique()
   @IsString({ each: true })
-  @IsRedirectUri()
+  @IsRedirectUris()
   redirect_uris: string[];
 
   /** The widest access the client may ever be granted; users approve a subset. */
