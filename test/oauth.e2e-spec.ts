@@ -74,7 +74,9 @@ describe('OAuth 2.0 authorization code with PKCE (issue 7)', () => {
 
   const token = (fields: Record<string, string | undefined>, basic?: [string, string]) => {
     const req = api().post('/v1/oauth/token').set('Content-Type', FORM);
-    if (basic) req.set('Authorization', `Basic ${Buffer.from(`${encodeURIComponent(basic[0])}:${encodeURIComponent(basic[1])}`).toString('base64')}`);
+    // RFC 6749 §2.3.1: both form-urlencoded before Base64; encode `_` too, as openid-client does
+    const formEncode = (value: string) => encodeURIComponent(value).replace(/_/g, '%5F');
+    if (basic) req.set('Authorization', `Basic ${Buffer.from(`${formEncode(basic[0])}:${formEncode(basic[1])}`).toString('base64')}`);
     return req.send(form(fields));
   };
   const exchange = (c: { code: string; verifier: string }, of: RegisteredClient = client) =>

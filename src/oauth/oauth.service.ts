@@ -196,7 +196,9 @@ export class OAuthService {
     if (typeof grantType !== 'string' || grantType === '') return oauthError(400, 'invalid_request', 'grant_type is missing');
     if (!GRANT_TYPES.includes(grantType)) return oauthError(400, 'unsupported_grant_type', `grant_type must be ${GRANT_TYPES.join(' or ')}`);
     if (grantType === 'authorization_code' && typeof body.code_verifier !== 'string') return oauthError(400, 'invalid_request', 'code_verifier is required (PKCE)');
-    const request = new OAuth2Server.Request({ method: 'POST', headers: req.headers as Record<string, string>, query: {}, body });
+    const headers = { ...(req.headers as Record<string, string>) };
+    if (headers.authorization) headers.authorization = normalizeBasic(headers.authorization);
+    const request = new OAuth2Server.Request({ method: 'POST', headers, query: {}, body });
     const response = new OAuth2Server.Response();
     try {
       await this.server.token(request, response);
@@ -290,6 +292,17 @@ export function clientCredentials(
   }
   if (typeof body.client_id !== 'string' || body.client_id === '') return { status: 401, error: 'invalid_client', description: 'client authentication is missing' };
   return { clientId: body.client_id, clientSecret: typeof body.client_secret === 'string' ? body.client_secret : undefined };
+}
+
+/**
+ * RFC 6749 §2.3.1: client_secret_basic sends the client id and secret form-urlencoded before the
+ * Base64 (openid-client encodes `_` as `%5F`); the library compares them undecoded, so the header is
+ * handed to it decoded. Anything that is not well-formed Basic is passed on unchanged (→ invalid_client).
+ */
+export function normalizeBasic(authorization: string): string {
+  const credentials = clientCredentials(authorization, {});
+  if (!/^basic\s/i.test(authorization) || !('clientId' in credentials)) return authorization;
+  return `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret ?? ''}`).toString('base64')}`;
 }
 
 /** Constant-time comparison of a submitted CSRF token with the session's. */
