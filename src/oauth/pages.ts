@@ -7,7 +7,7 @@ export function escapeHtml(value: string): string {
 
 /**
  * Headers of every OAuth HTML page: never cached (they carry a CSRF token or an authorization
- * request), never framed (RFC 6749 §10.13 clickjacking), no scripts, no referrer leaking the query.
+ * request), never framed (RFC 6749 §10.13 clickjacking), no scripts, no referrer to other sites.
  */
 export const PAGE_HEADERS: Record<string, string> = {
   'Content-Type': 'text/html; charset=utf-8',
@@ -16,7 +16,8 @@ export const PAGE_HEADERS: Record<string, string> = {
   'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
   'X-Frame-Options': 'DENY',
   'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
+  // same-origin: the form posts keep their Origin (checked at sign-in), other sites never see the query
+  'Referrer-Policy': 'same-origin',
 };
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#222}
