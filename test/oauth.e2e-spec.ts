@@ -632,6 +632,29 @@ describe('OAuth 2.0 authorization code with PKCE (issue 7)', () => {
     });
   });
 
+  describe('the OpenAPI document and the docs page', () => {
+    it('declares the oauth2 scheme (authorization code flow) and each operation’s scope; none on operations closed to third parties', async () => {
+      const doc = (await api().get('/docs/openapi.json')).body;
+      expect(doc.components.securitySchemes.oauth2).toMatchObject({
+        type: 'oauth2',
+        flows: { authorizationCode: { authorizationUrl: '/v1/oauth/authorize', tokenUrl: '/v1/oauth/token', scopes: expect.objectContaining({ 'todos:read': 'read todos' }) } },
+      });
+      expect(doc.paths['/v1/todos'].get.security).toContainEqual({ oauth2: ['todos:read'] });
+      expect(doc.paths['/v1/todos'].post.security).toContainEqual({ oauth2: ['todos:write'] });
+      for (const [path, method] of [['/v1/api-keys', 'get'], ['/v1/oauth-grants', 'get'], ['/v1/oauth-clients', 'post'], ['/v1/logout', 'post']]) {
+        expect(doc.paths[path][method].security.some((requirement: object) => 'oauth2' in requirement)).toBe(false);
+      }
+      expect(doc.paths['/v1/oauth/token'].post.requestBody.content).toHaveProperty(['application/x-www-form-urlencoded']);
+      expect(doc.paths['/v1/oauth/token'].post.security).toBeUndefined();
+    });
+
+    it('serves Swagger UI’s OAuth redirect page, where a client registered for the docs page comes back', async () => {
+      const res = await api().get('/docs/oauth2-redirect.html');
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+    });
+  });
+
   describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
     it('describes the endpoints, S256 only, the two grant types, the scopes; no jwks_uri under HS256; cacheable with OAUTH_ISSUER', async () => {
       const res = await api().get('/.well-known/oauth-authorization-server');
