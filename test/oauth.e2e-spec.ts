@@ -5,6 +5,7 @@ import request, { type Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { OAuthAuthorizationCode } from '../src/oauth/oauth-authorization-code.entity.js';
 import { OAuthClient } from '../src/oauth/oauth-client.entity.js';
+import { OAuthGrant } from '../src/oauth/oauth-grant.entity.js';
 import { OAuthRefreshToken } from '../src/oauth/oauth-refresh-token.entity.js';
 import { form, hiddenFields, locationParams, pkce, registerClient, type RegisteredClient, sidCookie, signIn } from './factories/oauth.factory.js';
 import { bearer, createUser, type CreatedUser } from './factories/user.factory.js';
@@ -614,8 +615,7 @@ describe('OAuth 2.0 authorization code with PKCE (issue 7)', () => {
       const t = await tokens();
       const fid = claims(t.access_token).fid;
       const list = await api().get('/v1/oauth-grants?size=100').set('Authorization', bearer(alice.token));
-      const rows = await app.get(DataSource).query('SELECT id FROM oauth_grants WHERE family_id = $1', [fid]).catch(() => app.get(DataSource).query('SELECT id FROM oauth_grants WHERE family_id = ?', [fid]));
-      const id = Number(rows[0].id);
+      const { id } = await app.get(DataSource).getRepository(OAuthGrant).findOneByOrFail({ family_id: fid as string });
       expect(list.body.data.map((g: { id: number }) => g.id)).toContain(id);
       const res = await api().delete(`/v1/oauth-grants/${id}`).set('Authorization', bearer(alice.token));
       expect(res.status).toBe(204);

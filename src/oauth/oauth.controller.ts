@@ -125,7 +125,7 @@ export class OAuthController {
   @Public()
   @Post('authorize')
   @ApiOperation({ summary: 'OAuth consent decision (form post of the consent page)' })
-  @ApiFormBody(CONSENT_FORM)
+  @ApiFormBody('OAuthConsentForm', CONSENT_FORM)
   @ApiRedirectResponse(302, 'Back to the client: `code` (approved), or `error=access_denied` (denied), with `state` and `iss`.')
   @ApiAuthorizeBadRequest()
   @ApiHtmlResponse(401, 'No valid session cookie: sign in again.', { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } })
@@ -156,7 +156,7 @@ export class OAuthController {
   @Public()
   @Post('sign-in')
   @ApiOperation({ summary: 'OAuth sign-in form post: start a session and return to the authorization request' })
-  @ApiFormBody(SIGN_IN_FORM)
+  @ApiFormBody('OAuthSignInForm', SIGN_IN_FORM)
   @ApiResponse({
     status: 303,
     description: 'Signed in (`Set-Cookie: sid=…`); back to the authorization request.',
@@ -211,7 +211,7 @@ export class OAuthController {
   @Post('token')
   @HttpCode(200)
   @ApiOperation({ summary: 'OAuth token endpoint (authorization_code with PKCE, refresh_token)' })
-  @ApiFormBody(TOKEN_FORM)
+  @ApiFormBody('OAuthTokenForm', TOKEN_FORM)
   @ApiOkResponse({
     type: OAuthTokenResponse,
     description: 'New tokens (RFC 6749 §5.1).',
@@ -235,7 +235,7 @@ export class OAuthController {
   @Post('revoke')
   @HttpCode(200)
   @ApiOperation({ summary: 'OAuth token revocation (RFC 7009)' })
-  @ApiFormBody(REVOKE_FORM)
+  @ApiFormBody('OAuthRevokeForm', REVOKE_FORM)
   @ApiResponse({ status: 200, description: 'Revoked, or nothing to revoke (RFC 7009 §2.2). No body.' })
   @ApiOAuthErrors()
   async revoke(@Req() req: Request, @Res() res: Response): Promise<void> {

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { ErrorResp } from '../common/errors/error-resp.js';
+import { namedSchema } from '../common/openapi/named-schemas.js';
 import { ALL_SCOPES } from '../auth/scopes.js';
 import { OAuthErrorResponse } from './oauth-protocol.response.js';
 
@@ -49,6 +50,10 @@ export function ApiAuthorizeBadRequest() {
  */
 export function ApiOAuthErrors() {
   const oauth = { $ref: getSchemaPath(OAuthErrorResponse) };
+  const either = namedSchema('OAuthEndpointError', {
+    description: 'An RFC 6749 `OAuthError` from the endpoint, or an `ErrorResp` from the shared pipeline (a query parameter, an unexpected failure before the endpoint).',
+    anyOf: [oauth, { $ref: getSchemaPath(ErrorResp) }],
+  });
   const example = { error: 'invalid_grant', error_description: 'Invalid grant: authorization code is invalid' };
   return applyDecorators(
     ApiExtraModels(OAuthErrorResponse),
@@ -56,7 +61,7 @@ export function ApiOAuthErrors() {
       status: 400,
       description: 'RFC 6749 §5.2 error (`OAuthError`): `invalid_request`, `invalid_grant` (bad, expired, used or revoked code or refresh token, wrong PKCE verifier), `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`. An unexpected query parameter gets the usual `ErrorResp`.',
       headers: NO_STORE_HEADERS,
-      content: { 'application/json': { schema: { anyOf: [oauth, { $ref: getSchemaPath(ErrorResp) }] }, example } },
+      content: { 'application/json': { schema: either, example } },
     }),
     ApiResponse({
       status: 401,
@@ -70,14 +75,14 @@ export function ApiOAuthErrors() {
     ApiResponse({
       status: 500,
       description: '`server_error`: unexpected failure; no internals in the body.',
-      content: { 'application/json': { schema: { anyOf: [oauth, { $ref: getSchemaPath(ErrorResp) }] }, example: { error: 'server_error', error_description: 'internal server error' } } },
+      content: { 'application/json': { schema: either, example: { error: 'server_error', error_description: 'internal server error' } } },
     }),
   );
 }
 
-/** The form-urlencoded request body of an OAuth endpoint (RFC 6749 requires it for the token endpoint). */
-export function ApiFormBody(schema: Record<string, unknown>) {
-  return applyDecorators(ApiConsumes('application/x-www-form-urlencoded'), ApiBody({ required: true, schema }));
+/** The form-urlencoded request body of an OAuth endpoint (RFC 6749 requires it for the token endpoint), as the named schema `name`. */
+export function ApiFormBody(name: string, schema: Record<string, unknown>) {
+  return applyDecorators(ApiConsumes('application/x-www-form-urlencoded'), ApiBody({ required: true, schema: namedSchema(name, schema) }));
 }
 
 const string = (description: string, example: string, extra: Record<string, unknown> = {}) => ({ type: 'string', maxLength: 2048, description, example, ...extra });
@@ -86,6 +91,13 @@ const string = (description: string, example: string, extra: Record<string, unkn
 export const TOKEN_FORM = {
   type: 'object',
   required: ['grant_type'],
+  example: {
+    grant_type: 'authorization_code',
+    code: 'Zq3c7Y1m0Wf3b6P3Qv8h0dY2kq9Z5c1T7rB4uN6eX0s',
+    code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+    redirect_uri: 'https://todo-sync.example/callback',
+    client_id: 'oc_5bG2f0hQ9yJ3kT8mW1xZ7a',
+  },
   properties: {
     grant_type: { type: 'string', enum: ['authorization_code', 'refresh_token'], description: 'Only these two: no implicit, password or client-credentials grant.', example: 'authorization_code' },
     code: string('authorization_code: the code from the redirect (single use, 60 s).', 'Zq3c7Y1m0Wf3b6P3Qv8h0dY2kq9Z5c1T7rB4uN6eX0s'),
@@ -102,6 +114,7 @@ export const TOKEN_FORM = {
 export const REVOKE_FORM = {
   type: 'object',
   required: ['token'],
+  example: { token: 'Zq3c7Y1m0Wf3b6P3Qv8h0dY2kq9Z5c1T7rB4uN6eX0s', token_type_hint: 'refresh_token', client_id: 'oc_5bG2f0hQ9yJ3kT8mW1xZ7a' },
   properties: {
     token: string('The refresh token (revokes the whole grant) or access token (denied until it expires) to revoke.', 'Zq3c7Y1m0Wf3b6P3Qv8h0dY2kq9Z5c1T7rB4uN6eX0s'),
     token_type_hint: { type: 'string', enum: ['refresh_token', 'access_token'], description: 'Optional; the kind is recognised anyway.', example: 'refresh_token' },
@@ -134,6 +147,7 @@ export const CONSENT_FORM = {
 export const SIGN_IN_FORM = {
   type: 'object',
   required: ['username', 'password', 'return_to'],
+  example: { username: 'alice', password: 'correct-horse-battery', return_to: '/v1/oauth/authorize?response_type=code&client_id=oc_5bG2f0hQ9yJ3kT8mW1xZ7a' },
   properties: {
     username: string('The account to sign in to.', 'alice', { maxLength: 32 }),
     password: { type: 'string', format: 'password', maxLength: 128, writeOnly: true, example: 'correct-horse-battery' },

@@ -190,6 +190,8 @@ export function completeDocument(document: OpenAPIObject): void {
         body.example ??= exampleFor(doc, body.schema, 'request');
         if (method === 'patch') operation.requestBody.content['application/merge-patch+json'] ??= { schema: body.schema, example: body.example };
       }
+      const form = operation.requestBody?.content?.['application/x-www-form-urlencoded'];
+      if (form) form.example ??= exampleFor(doc, form.schema, 'request');
 
       for (const [status, response] of Object.entries<Json>(responses)) {
         const code = Number(status);

@@ -8,6 +8,7 @@ import { ALL_SCOPES, describeScope } from '../../auth/scopes.js';
 import { MAX_ID } from '../pipes/parse-id.pipe.js';
 import { envelopeSchemas } from './api-page-response.decorator.js';
 import { completeDocument } from './complete-document.js';
+import { namedSchemas } from './named-schemas.js';
 import { LinkDto } from './link.dto.js';
 
 /** The API version, reported as `info.version` (SPEC §8, §9). */
@@ -55,7 +56,8 @@ function addOAuthRequirement(operation: Operation, method: string): void {
   delete operation[REQUIRED_SCOPE_EXTENSION];
   delete operation[SCOPE_RESOURCE_EXTENSION];
   const scope = explicit !== undefined ? (explicit === 'none' ? null : explicit) : resource ? `${resource}:${method === 'get' || method === 'head' ? 'read' : 'write'}` : null;
-  if (scope && Array.isArray(operation.security) && operation.security.length > 0) operation.security.push({ oauth2: [scope] });
+  // a new array: the generator shares one security list between the operations of a controller
+  if (scope && Array.isArray(operation.security) && operation.security.length > 0) operation.security = [...operation.security, { oauth2: [scope] }];
 }
 
 /** Path ids (`id`, `comment_id`, …) all go through ParseIdPipe: document them once here (SPEC §1, §8). */
@@ -117,7 +119,7 @@ export async function buildOpenApiDocument(app: INestApplication): Promise<OpenA
     .build();
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorResp, LinkDto] });
   document.components ??= {};
-  document.components.schemas = { ...document.components.schemas, ...envelopeSchemas() } as typeof document.components.schemas;
+  document.components.schemas = { ...document.components.schemas, ...envelopeSchemas(), ...namedSchemas() } as typeof document.components.schemas;
   for (const [path, pathItem] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(pathItem) as [string, Operation][]) {
       if (!operation || typeof operation !== 'object') continue;
