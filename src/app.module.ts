@@ -7,6 +7,7 @@ import { CommonModule } from './common/common.module.js';
 import { validateEnv } from './config/env.validation.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
+import { OAuthModule } from './oauth/oauth.module.js';
 import { OrdersModule } from './orders/orders.module.js';
 import { SharedStateModule } from './shared-state/shared-state.module.js';
 import { TagsModule } from './tags/tags.module.js';
@@ -28,6 +29,7 @@ import { UsersModule } from './users/users.module.js';
     ArticlesModule,
     CommentsModule,
     OrdersModule,
+    OAuthModule,
   ],
 })
 export class AppModule {}

@@ -311,7 +311,7 @@ describe('API keys (SPEC §3)', () => {
   });
 
   describe('OpenAPI security schemes (SPEC §3, §8)', () => {
-    it('declares bearer, api_key and session; protected operations list all three, public ones none', async () => {
+    it('declares bearer, api_key, session and oauth2; protected operations list the first three (plus oauth2 with a scope), public ones none', async () => {
       const res = await api().get('/docs/v1/openapi.json');
       expect(res.status).toBe(200);
       const doc = res.body;
@@ -319,6 +319,7 @@ describe('API keys (SPEC §3)', () => {
         bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
         api_key: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
         session: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'sid' }),
+        oauth2: expect.objectContaining({ type: 'oauth2', flows: { authorizationCode: expect.objectContaining({ authorizationUrl: '/v1/oauth/authorize', tokenUrl: '/v1/oauth/token' }) } }),
       });
       const alternatives = [{ bearer: [] }, { api_key: [] }, { session: [] }];
       expect(doc.security).toBeUndefined();
@@ -330,7 +331,7 @@ describe('API keys (SPEC §3)', () => {
         ['/v1/users/{id}', 'get'],
       ]) {
         expect({ path, method, security: doc.paths[path][method].security }).toEqual({ path, method, security: expect.arrayContaining(alternatives) });
-        expect(doc.paths[path][method].security).toHaveLength(3);
+        expect(doc.paths[path][method].security.filter((requirement: object) => !('oauth2' in requirement))).toHaveLength(3);
       }
       for (const [path, method] of [
         ['/v1/login', 'post'],

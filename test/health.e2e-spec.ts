@@ -60,7 +60,7 @@ describe('health (SPEC §10)', () => {
   });
 
   it('is documented: public, both routes, 200 bodies, 503 ErrorResp only on /health/ready', async () => {
-    const doc = (await api().get('/docs/openapi.json')).body;
+    const doc = (await api().get('/docs/v1/openapi.json')).body;
     const live = doc.paths['/health/live'].get;
     const ready = doc.paths['/health/ready'].get;
     expect(live.security).toBeUndefined();

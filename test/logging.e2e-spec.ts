@@ -1,8 +1,10 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { PARAMS_PROVIDER_TOKEN } from 'nestjs-pino';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import { loggerParams } from '../src/common/logging.js';
 import { createTestApp } from './setup/test-app.js';
 
@@ -55,6 +57,42 @@ describe('request logs (SPEC §3: credentials never reach logs)', () => {
     const viaCookie = await api().post('/v1/todos').set('Cookie', cookie).set('X-CSRF-Token', session.body.csrf_token).send({ title: 'logged' });
     expect(viaCookie.status).toBe(201);
 
+    // OAuth (issue 7): a client secret, the code in the consent redirect, the PKCE verifier, the tokens
+    const admin = await api().post('/v1/users').send({ username: 'logged_admin', password, name: 'Admin' });
+    await app.get(DataSource).query(`UPDATE users SET role = 'admin' WHERE id = ${Number(admin.body.id)}`);
+    const adminToken = (await api().post('/v1/login').send({ username: 'logged_admin', password })).body.token as string;
+    secrets.push(adminToken);
+    const client = await api().post('/v1/oauth-clients').set('Authorization', `Bearer ${adminToken}`).send({ name: 'Logged App', redirect_uris: ['https://app.example/cb'], scopes: ['todos:read'], confidential: true });
+    expect(client.status).toBe(201);
+    secrets.push(client.body.client_secret);
+    const verifier = randomBytes(32).toString('base64url');
+    secrets.push(verifier);
+    const authorize = {
+      response_type: 'code',
+      client_id: client.body.client_id,
+      redirect_uri: 'https://app.example/cb',
+      scope: 'todos:read',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    };
+    const consent = await api()
+      .post('/v1/oauth/authorize')
+      .set('Cookie', cookie)
+      .type('form')
+      .send({ ...authorize, csrf_token: session.body.csrf_token, decision: 'approve', grant_scope: 'todos:read' });
+    expect(consent.status).toBe(302);
+    const code = new URL(consent.headers.location as string).searchParams.get('code') as string;
+    secrets.push(code);
+    const exchanged = await api()
+      .post('/v1/oauth/token')
+      .type('form')
+      .send({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: 'https://app.example/cb', client_id: client.body.client_id, client_secret: client.body.client_secret });
+    expect(exchanged.status).toBe(200);
+    secrets.push(exchanged.body.access_token, exchanged.body.refresh_token);
+    expect((await api().get('/v1/todos').set('Authorization', `Bearer ${exchanged.body.access_token}`)).status).toBe(200);
+    const revoked = await api().post('/v1/oauth/revoke').type('form').send({ token: exchanged.body.refresh_token, client_id: client.body.client_id, client_secret: client.body.client_secret });
+    expect(revoked.status).toBe(200);
+
     const inQuery = await api().get('/v1/todos?status=done&access_token=query-secret-value');
     expect(inQuery.status).toBe(400);
     secrets.push('query-secret-value');
@@ -81,6 +119,9 @@ describe('request logs (SPEC §3: credentials never reach logs)', () => {
 
     const refused = entries.find((e) => e.res.statusCode === 400 && e.req.url.startsWith('/v1/todos'));
     expect(refused!.req.url).toBe('/v1/todos?status=done');
+
+    const consent = entries.find((e) => e.req.method === 'POST' && e.req.url === '/v1/oauth/authorize');
+    expect(consent!.res).toMatchObject({ statusCode: 302, headers: { location: expect.stringMatching(/^https:\/\/app\.example\/cb\?code=%5BREDACTED%5D&iss=/) } });
 
     const bearerCall = entries.find((e) => e.req.url === '/v1/api-keys');
     expect(bearerCall).toMatchObject({ auth_scheme: 'bearer', res: { statusCode: 201 } });

@@ -17,10 +17,28 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 const ERROR_RESP = '#/components/schemas/ErrorResp';
 const ALL_SCHEMES = [{ bearer: [] }, { api_key: [] }, { session: [] }];
 
+/** Error bodies an OAuth protocol endpoint may document. */
+const PROTOCOL_ERRORS = [ERROR_RESP, '#/components/schemas/OAuthError', '#/components/schemas/OAuthEndpointError'];
+
 describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (SPEC §8, issue 5)', (version) => {
   const v = `/v${version}`;
+  /**
+   * The OAuth protocol endpoints (issue 7): public, form-urlencoded bodies, RFC 6749 error bodies and
+   * HTML pages — the documented exception to `ErrorResp` and JSON bodies.
+   */
+  const OAUTH_PROTOCOL = [`get ${v}/oauth/authorize`, `post ${v}/oauth/authorize`, `post ${v}/oauth/sign-in`, `post ${v}/oauth/token`, `post ${v}/oauth/revoke`];
   /** Public by SPEC §3: no security requirement. */
-  const PUBLIC = [`post ${v}/users`, `post ${v}/login`, `post ${v}/refresh`, `post ${v}/sessions`, 'get /.well-known/jwks.json', 'get /health/live', 'get /health/ready'];
+  const PUBLIC = [
+    `post ${v}/users`,
+    `post ${v}/login`,
+    `post ${v}/refresh`,
+    `post ${v}/sessions`,
+    'get /.well-known/jwks.json',
+    'get /.well-known/oauth-authorization-server',
+    'get /health/live',
+    'get /health/ready',
+    ...OAUTH_PROTOCOL,
+  ];
   /** Operations on the cookie session itself: only the `session` scheme can use them. */
   const COOKIE_ONLY = [`get ${v}/sessions/current`, `delete ${v}/sessions/current`];
 
@@ -59,7 +77,7 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
       expect(doc.info.description).toContain(term);
     }
     expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['api_key', 'bearer', 'session']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['api_key', 'bearer', 'oauth2', 'session']);
   });
 
   it('documents every resource operation', () => {
@@ -78,15 +96,18 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
     for (const tag of ['users', 'todos', 'tags', 'articles', 'comments', 'orders', 'api-keys', 'auth', 'sessions']) expect(declared).toContain(tag);
   });
 
-  it('lists no security on public operations and the three schemes (bearer, api_key, session) on protected ones, with 401, 403 and 429', () => {
+  it('lists no security on public operations and the three schemes (bearer, api_key, session) on protected ones — plus oauth2 with the scope where third parties may call — with 401, 403 and 429', () => {
     expect(doc.security).toBeUndefined();
-    for (const { at, op } of operations) {
+    for (const { at, method, op } of operations) {
       if (PUBLIC.includes(at)) {
         expect({ at, security: op.security }).toEqual({ at, security: undefined });
         continue;
       }
       const expected = COOKIE_ONLY.includes(at) ? [{ session: [] }] : ALL_SCHEMES;
-      expect({ at, security: op.security }).toEqual({ at, security: expected });
+      const oauth2 = op.security.filter((requirement: Json) => 'oauth2' in requirement);
+      expect({ at, security: op.security.filter((requirement: Json) => !('oauth2' in requirement)) }).toEqual({ at, security: expected });
+      const scope = new RegExp(`^[a-z]+:${method === 'get' ? 'read' : 'write'}$`);
+      expect({ at, oauth2 }).toEqual({ at, oauth2: oauth2.length ? [{ oauth2: [expect.stringMatching(scope)] }] : [] });
       expect({ at, statuses: Object.keys(op.responses) }).toEqual({ at, statuses: expect.arrayContaining(['401', '403', '429']) });
       expect(op.responses['401'].headers).toHaveProperty(['WWW-Authenticate']);
       expect(op.responses['429'].headers).toHaveProperty(['Retry-After']);
@@ -118,7 +139,7 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
 
   it('documents the list grammar on every collection GET: paging, sort with its allowed values, filters, fields', () => {
     const lists = operations.filter(({ method, op }) => method === 'get' && resolve(op.responses['200']?.content?.['application/json']?.schema)?.properties?.data);
-    expect(lists.map(({ path }) => path).sort()).toEqual(['/api-keys', '/articles', '/articles/{id}/comments', '/orders', '/tags', '/todos', '/users'].map((path) => v + path));
+    expect(lists.map(({ path }) => path).sort()).toEqual(['/api-keys', '/articles', '/articles/{id}/comments', '/oauth-clients', '/oauth-grants', '/orders', '/tags', '/todos', '/users'].map((path) => v + path));
     for (const { at, op } of lists) {
       const names = (op.parameters ?? []).map((p: Json) => resolve(p)!.name);
       expect({ at, names }).toEqual({ at, names: expect.arrayContaining(['page', 'size', 'offset', 'limit', 'sort', 'fields']) });
@@ -138,10 +159,12 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
         for (const status of ['400', '413', '415']) if (!op.responses[status]) bad.push(`${at}: no ${status}`);
       }
       if (!op.requestBody) continue;
-      const media = op.requestBody.content?.['application/json'];
+      const protocol = OAUTH_PROTOCOL.includes(at);
+      // the OAuth endpoints take forms and never answer 422 (protocol errors are 400)
+      const media = op.requestBody.content?.[protocol ? 'application/x-www-form-urlencoded' : 'application/json'];
       if (!media?.schema?.$ref) bad.push(`${at}: body schema is not a named component`);
       if (media?.example === undefined) bad.push(`${at}: no body example`);
-      if (!op.responses['422']) bad.push(`${at}: no 422`);
+      if (!protocol && !op.responses['422']) bad.push(`${at}: no 422`);
     }
     expect(bad).toEqual([]);
   });
@@ -151,16 +174,26 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
     for (const { at, op } of operations) {
       const entries = Object.entries<Json>(op.responses);
       const success = entries.filter(([status]) => /^2\d\d$/.test(status));
-      if (success.length !== 1) bad.push(`${at}: ${success.length} success responses`);
+      if (success.length !== 1 && !(OAUTH_PROTOCOL.includes(at) && success.length === 0)) bad.push(`${at}: ${success.length} success responses`);
+      const protocol = OAUTH_PROTOCOL.includes(at);
+      // the consent and sign-in posts answer redirects; revocation answers 200 without a body (RFC 7009)
+      if (protocol && success.length === 0 && !Object.keys(op.responses).some((status) => /^30[23]$/.test(status))) bad.push(`${at}: no success or redirect response`);
       for (const [status, response] of success) {
         const media = response.content?.['application/json'];
-        if (status === '204' ? response.content !== undefined : media?.example === undefined) bad.push(`${at} ${status}: example`);
+        const html = protocol && response.content?.['text/html'] !== undefined;
+        const bodiless = status === '204' || (at === `post ${v}/oauth/revoke` && status === '200');
+        if (bodiless ? response.content !== undefined : !html && media?.example === undefined) bad.push(`${at} ${status}: example`);
         if (!response.description) bad.push(`${at} ${status}: description`);
       }
       const errors = entries.filter(([status]) => /^[45]\d\d$/.test(status));
       if (!errors.some(([status]) => status.startsWith('4'))) bad.push(`${at}: no 4xx`);
       for (const [status, response] of errors) {
         const media = response.content?.['application/json'];
+        if (protocol) {
+          // RFC 6749 §5.2 bodies, HTML error pages, or ErrorResp from the shared pipeline
+          if (!response.description || (!response.content?.['text/html'] && (!PROTOCOL_ERRORS.includes(media?.schema?.$ref) || media.example === undefined))) bad.push(`${at} ${status}: no OAuth error, HTML page or ErrorResp`);
+          continue;
+        }
         if (media?.schema?.$ref !== ERROR_RESP || media.example === undefined || !response.description) bad.push(`${at} ${status}: not an ErrorResp with an example`);
         else if (media.example.code === undefined || typeof media.example.request_id !== 'string') bad.push(`${at} ${status}: example is no ErrorResp`);
       }

@@ -338,8 +338,11 @@ describe('API versions (SPEC §9, conventions §9, issue 8)', () => {
     it('v1 is 1.y.z with only /v1 (and unversioned) paths; v2 is 2.y.z with only /v2 ones', () => {
       expect(v1.info.version).toMatch(/^1\.\d+\.\d+$/);
       expect(v2.info.version).toMatch(/^2\.\d+\.\d+$/);
-      expect(Object.keys(v1.paths).filter((p) => !p.startsWith('/v1/') && !p.startsWith('/.well-known/'))).toEqual([]);
-      expect(Object.keys(v2.paths).filter((p) => !p.startsWith('/v2/') && !p.startsWith('/.well-known/'))).toEqual([]);
+      // besides its own prefix, only the unversioned operational paths (SPEC §1: health, discovery)
+      const unversioned = (p: string) => p.startsWith('/.well-known/') || p.startsWith('/health/');
+      expect(Object.keys(v1.paths).filter((p) => !p.startsWith('/v1/') && !unversioned(p))).toEqual([]);
+      expect(Object.keys(v2.paths).filter((p) => !p.startsWith('/v2/') && !unversioned(p))).toEqual([]);
+      expect(Object.keys(v1.paths).filter(unversioned).sort()).toEqual(Object.keys(v2.paths).filter(unversioned).sort());
       expect(Object.keys(v2.paths).map((p) => p.replace(/^\/v2\//, '/v1/')).sort()).toEqual(Object.keys(v1.paths).sort());
     });
 

@@ -8,7 +8,7 @@ export interface AuthUser {
   id: number;
   role: Role;
   scheme?: AuthScheme;
-  /** The scopes a credential is limited to (API keys); undefined means the user's full rights. */
+  /** The scopes a credential is limited to (API keys, OAuth access tokens); undefined means the user's full rights. */
   scopes?: string[];
   /** The API key used, for rate limiting per key. */
   apiKeyId?: number;
@@ -20,6 +20,8 @@ export interface AuthUser {
   exp?: number;
   /** The login (refresh-token family) the access token belongs to. */
   fid?: string;
+  /** The OAuth client an OAuth access token was issued to (its `client_id` claim). */
+  clientId?: string;
 }
 
 /** The access-token payload of SPEC §3 (`iat`, `exp`, `jti` are added when signing). */
@@ -33,4 +35,7 @@ export interface AccessTokenPayload {
   iat: number;
   exp: number;
   jti: string;
+  /** OAuth access tokens only (issue 7): the client the token was issued to, and its space-separated scopes. */
+  client_id?: string;
+  scope?: string;
 }

@@ -73,5 +73,7 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
     { provide: APP_GUARD, useClass: ScopeGuard },
     { provide: APP_GUARD, useClass: RolesGuard },
   ],
+  // for the OAuth module: sign-in, sessions and the token keys (the deny list is the global SharedStateModule's)
+  exports: [AuthService, SessionsService, JwtKeys],
 })
 export class AuthModule {}

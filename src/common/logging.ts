@@ -21,6 +21,19 @@ export const REDACTED_PATHS = [
   '*.csrf_token',
 ];
 
+/** Query parameters of a response's `Location` that carry a credential: the OAuth authorization code (RFC 6749 §4.1.2). */
+const LOCATION_CREDENTIALS = ['code'];
+
+/** A `Location` header without its authorization code, for the logs. */
+export function redactLocation(location: unknown): unknown {
+  if (typeof location !== 'string' || !location.includes('?')) return location;
+  const q = location.indexOf('?');
+  const params = new URLSearchParams(location.slice(q + 1));
+  if (!LOCATION_CREDENTIALS.some((name) => params.has(name))) return location;
+  for (const name of LOCATION_CREDENTIALS) if (params.has(name)) params.set(name, '[REDACTED]');
+  return `${location.slice(0, q)}?${params.toString()}`;
+}
+
 /** Removes credential-named query parameters (SPEC §3: `access_token`, `token`, `api_key`, `apikey`, `key`) from a URL. */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
@@ -36,7 +49,8 @@ export function redactUrl(url: string): string {
 /**
  * nestjs-pino options: one JSON line per request with `req` (id, method, url without credential
  * parameters, headers with credentials redacted), `res.statusCode`, `responseTime` (ms),
- * `user_id` and `auth_scheme` (bearer, api_key, session) of the authenticated caller.
+ * `user_id` and `auth_scheme` (bearer, api_key, session) of the authenticated caller; an OAuth
+ * authorization code in a redirect's `Location` is redacted.
  */
 export function loggerParams(level: string): Params {
   return {
@@ -55,6 +69,8 @@ export function loggerParams(level: string): Params {
           url: redactUrl(req.url),
           headers: req.headers,
         }),
+        res: (res: { statusCode: number; headers?: Record<string, unknown> }) =>
+          res.headers?.location === undefined ? res : { ...res, headers: { ...res.headers, location: redactLocation(res.headers.location) } },
       },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     },

@@ -221,6 +221,25 @@ describe('validateEnv', () => {
     });
   });
 
+  describe('OAUTH_ISSUER', () => {
+    it.each([
+      ['https://api.example.com', 'https://api.example.com'],
+      ['https://api.example.com/', 'https://api.example.com'],
+      ['https://api.example.com:8443', 'https://api.example.com:8443'],
+      ['http://127.0.0.1:3000', 'http://127.0.0.1:3000'],
+      ['http://localhost:3000', 'http://localhost:3000'],
+    ])('accepts %j', (value, expected) => {
+      expect(validateEnv({ OAUTH_ISSUER: value }).OAUTH_ISSUER).toBe(expected);
+    });
+
+    it.each(['http://api.example.com', 'https://api.example.com/v1', 'https://api.example.com?x=1', 'https://api.example.com#f', 'https://u:p@api.example.com', 'api.example.com'])(
+      'refuses %j (an issuer is an https origin; RFC 8414 §2)',
+      (value) => {
+        expectOneLineNaming(configError({ OAUTH_ISSUER: value }), 'OAUTH_ISSUER');
+      },
+    );
+  });
+
   describe('PORT', () => {
     it.each([
       ['0', 0],

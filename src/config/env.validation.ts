@@ -73,6 +73,12 @@ export interface Env {
    * unprefixed path is served by API v2 (conventions §9.1). Unset: no version subdomains.
    */
   API_BASE_HOST?: string;
+  /**
+   * The OAuth 2.0 issuer identifier (RFC 8414, RFC 9207): the origin clients reach the service at,
+   * e.g. `https://api.example.com` (https; http only for a loopback host). Unset → each request's
+   * own origin (development and tests).
+   */
+  OAUTH_ISSUER?: string;
 }
 
 /** Thrown for a bad environment value; its message is one line naming the variable. */
@@ -156,6 +162,18 @@ function corsOrigins(raw: Record<string, unknown>): string[] {
     origins.add(origin);
   }
   return [...origins];
+}
+
+/** True for `https://host[:port]` (or `http://` with a loopback host), without path, query or fragment. */
+function isIssuerOrigin(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  return (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) && url.origin === value.replace(/\/$/, '') && !url.username && !url.password;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -261,6 +279,10 @@ export function validateEnv(raw: Record<string, unknown>): Env {
   if (baseHost !== undefined && !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(baseHost)) {
     throw new ConfigError(`Invalid configuration: API_BASE_HOST must be a host name such as api.example.com, without scheme or port (got ${JSON.stringify(baseHost)})`);
   }
+  const issuer = optional(raw, 'OAUTH_ISSUER');
+  if (issuer !== undefined && !isIssuerOrigin(issuer)) {
+    throw new ConfigError('Invalid configuration: OAUTH_ISSUER must be an origin such as https://api.example.com (https, or http for a loopback host; no path, query or fragment)');
+  }
   return {
     NODE_ENV: nodeEnv as NodeEnv,
     PORT: int(raw, 'PORT', 3000, 0, 65535),
@@ -292,5 +314,6 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     V1_DEPRECATED_AT: deprecatedAt,
     V1_SUNSET_AT: sunsetAt,
     API_BASE_HOST: baseHost,
+    OAUTH_ISSUER: issuer?.replace(/\/$/, ''),
   };
 }

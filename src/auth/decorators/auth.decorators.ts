@@ -8,6 +8,9 @@ export const IS_PUBLIC = 'resource-api:public';
 export const REQUIRED_ROLES = 'resource-api:roles';
 export const REQUIRED_SCOPE = 'resource-api:scope';
 export const SCOPE_RESOURCE = 'resource-api:scope-resource';
+/** OpenAPI extensions from which the document adds the `oauth2` requirement with the operation's scope (docs.ts). */
+export const SCOPE_RESOURCE_EXTENSION = 'x-scope-resource';
+export const REQUIRED_SCOPE_EXTENSION = 'x-required-scope';
 
 /**
  * Marks an operation as public (SPEC §3 list of public operations): the global auth guard lets it
@@ -28,7 +31,7 @@ export const Authenticated = (resource?: ScopeResource) =>
     ApiBearerAuth('bearer'),
     ApiSecurity('api_key'),
     ApiCookieAuth('session'),
-    ...(resource ? [SetMetadata(SCOPE_RESOURCE, resource)] : []),
+    ...(resource ? [SetMetadata(SCOPE_RESOURCE, resource), ApiExtension(SCOPE_RESOURCE_EXTENSION, resource)] : []),
   );
 
 /**
@@ -36,7 +39,8 @@ export const Authenticated = (resource?: ScopeResource) =>
  * credential without it → 403 naming the scope. `null` means scoped credentials may not use the
  * operation at all (e.g. managing API keys).
  */
-export const RequireScope = (scope: Scope | null) => SetMetadata(REQUIRED_SCOPE, scope);
+export const RequireScope = (scope: Scope | null) =>
+  applyDecorators(SetMetadata(REQUIRED_SCOPE, scope), ApiExtension(REQUIRED_SCOPE_EXTENSION, scope ?? 'none'));
 
 /** Restricts an operation to callers having one of `roles` (403 otherwise); enforced by RolesGuard. */
 export const Roles = (...roles: Role[]) => SetMetadata(REQUIRED_ROLES, roles);

@@ -6,8 +6,8 @@ import type { AuthUser } from '../auth-user.js';
 import { REQUIRED_SCOPE, SCOPE_RESOURCE } from '../decorators/auth.decorators.js';
 
 /**
- * Scope check for scoped credentials (SPEC §3: "A key without the scope an operation needs →
- * 403"): an operation needs `@RequireScope(scope)`, or `<resource>:read` (GET, HEAD) /
+ * Scope check for scoped credentials — API keys and OAuth access tokens (SPEC §3: "A key without
+ * the scope an operation needs → 403"): an operation needs `@RequireScope(scope)`, or `<resource>:read` (GET, HEAD) /
  * `<resource>:write` from its controller's `@Authenticated(resource)`; `@RequireScope(null)` or no
  * declaration means scoped credentials may not call it. Callers with their full rights (bearer,
  * session) pass. Runs after authentication and the rate limit; the scope is resolved once per handler.
@@ -24,7 +24,7 @@ export class ScopeGuard implements CanActivate {
     const user = req.user;
     if (!user?.scopes) return true;
     const scope = this.requiredScope(context, req.method);
-    if (scope === null) throw forbidden(`${user.scheme === 'api_key' ? 'API keys' : 'scoped tokens'} cannot use this operation`);
+    if (scope === null) throw forbidden(`${user.scheme === 'api_key' ? 'API keys' : 'OAuth access tokens'} cannot use this operation`);
     if (!user.scopes.includes(scope)) throw forbidden(`missing scope ${scope}`);
     return true;
   }

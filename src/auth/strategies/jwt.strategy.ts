@@ -13,6 +13,8 @@ import { JwtKeys } from '../jwt-keys.js';
  * headers are never followed); signature and `exp` are verified by jsonwebtoken. {@link validate}
  * further requires an explicit numeric `exp` (jsonwebtoken accepts a token without one),
  * `typ: "access"`, an integer `user_id`, a known `role`, a `jti` not on the deny list and a `fid`.
+ * An OAuth access token (issue 7) also carries `client_id` and `scope`: the caller is then limited
+ * to those scopes, checked by ScopeGuard exactly as for an API key.
  */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
@@ -34,8 +36,14 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     if (typeof payload.exp !== 'number' || payload.typ !== 'access' || typeof payload.jti !== 'string' || typeof payload.fid !== 'string') return false;
     if (!Number.isSafeInteger(payload.user_id) || (payload.user_id as number) < 1) return false;
     if (!ROLES.includes(payload.role as (typeof ROLES)[number])) return false;
+    if (payload.client_id !== undefined && (typeof payload.client_id !== 'string' || typeof payload.scope !== 'string')) return false;
     if (typeof payload.iat !== 'number') return false;
     if (await this.denyList.isDenied(payload.jti, { user_id: payload.user_id as number, iat: payload.iat })) return false;
-    return { id: payload.user_id as number, role: payload.role as AuthUser['role'], jti: payload.jti, exp: payload.exp, fid: payload.fid };
+    const user: AuthUser = { id: payload.user_id as number, role: payload.role as AuthUser['role'], jti: payload.jti, exp: payload.exp, fid: payload.fid };
+    if (payload.client_id !== undefined) {
+      user.clientId = payload.client_id;
+      user.scopes = (payload.scope as string).split(' ').filter(Boolean);
+    }
+    return user;
   }
 }

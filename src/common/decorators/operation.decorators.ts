@@ -10,7 +10,8 @@ export const OPERATION_QUERY = 'resource-api:operation-query';
 export type OperationQuery =
   | { kind: 'list'; spec: ListSpec }
   | { kind: 'read'; fields: readonly string[] }
-  | { kind: 'create' };
+  | { kind: 'create' }
+  | { kind: 'protocol' };
 
 /** Where the interceptor leaves the parsed list query for {@link ListParams}. */
 export const PARSED_LIST_QUERY = Symbol('parsedListQuery');
@@ -77,6 +78,14 @@ export function ReadOperation(fields: readonly string[]) {
 /** Marks a POST that creates a member (SPEC §5): 201 and `Location` from the result's `self` link (documented too). */
 export function CreateOperation() {
   return applyDecorators(SetMetadata(OPERATION_QUERY, { kind: 'create' } satisfies OperationQuery), HttpCode(201), ApiExtension(LOCATION_EXTENSION, true));
+}
+
+/**
+ * Marks a protocol operation that reads its own query parameters and must ignore unknown ones
+ * (OAuth's authorize endpoint, RFC 6749 §3.1): the interceptor does not refuse its query string.
+ */
+export function ProtocolOperation() {
+  return SetMetadata(OPERATION_QUERY, { kind: 'protocol' } satisfies OperationQuery);
 }
 
 /** Injects the {@link ListQuery} parsed by the interceptor for a {@link ListOperation}. */

@@ -36,6 +36,7 @@ const BODY_PARSER_ERRORS: Record<string, Problem> = {
   'entity.too.large': { status: 413, message: 'request body is larger than 100 KiB' },
   'encoding.unsupported': { status: 415, message: 'content encoding is not supported' },
   'charset.unsupported': { status: 415, message: 'charset is not supported; send utf-8' },
+  'parameters.too.many': { status: 413, message: 'request body has more than 100 form parameters' },
   'request.aborted': { status: 400, message: 'request body was aborted' },
   'request.size.invalid': { status: 400, message: 'request body size does not match Content-Length' },
   'stream.encoding.set': { status: 500, message: DEFAULT_MESSAGES[500] },

@@ -13,6 +13,7 @@ import { relinkToVersion, versionOfPath } from '../versioning/api-versions.js';
  *   returned {@link Page} into `{data, page, size, total, links}`, applying `fields` to each item;
  * - read: accepts only `fields` and applies it;
  * - create: sets `Location` to the created object's `self` link;
+ * - protocol (OAuth authorize): the handler reads its own query;
  * - any other operation: a query parameter is an unknown one → 400;
  * - always: `links` point into the API version the request was served as (`/v2/…` for v2,
  *   however the version was chosen: path, Accept or subdomain), and so does `Location`.
@@ -53,6 +54,7 @@ export class ResourceInterceptor implements NestInterceptor {
       const fields = parseReadQuery(query, operation.fields);
       return fields ? handled().pipe(map((result: unknown) => (result && typeof result === 'object' ? pickFields(result, fields) : result))) : handled();
     }
+    if (operation?.kind === 'protocol') return next.handle();
     rejectQuery(query);
     if (operation?.kind === 'create') {
       const res = context.switchToHttp().getResponse<Response>();

@@ -15,6 +15,9 @@ const TAGS = [
   { name: 'auth', description: 'Tokens: log in, refresh, log out; the public keys that verify access tokens.' },
   { name: 'sessions', description: 'Cookie sessions for browsers: sign in, read and end the current session.' },
   { name: 'api-keys', description: 'The caller’s scoped, rate-limited API keys (bearer token or session only).' },
+  { name: 'oauth', description: 'OAuth 2.0 authorization server: authorize (sign-in and consent pages), token, revocation, metadata. Protocol errors are RFC 6749 `{error, error_description}`.' },
+  { name: 'oauth-clients', description: 'Third-party applications registered for OAuth (admins only).' },
+  { name: 'oauth-grants', description: 'The access the caller granted OAuth clients, and its revocation.' },
   { name: 'users', description: 'User accounts: public registration; read and change by the user itself or an admin.' },
   { name: 'todos', description: 'Todos, private to their owner (admins see all).' },
   { name: 'tags', description: 'Tags for articles: everyone reads and creates, admins rename and delete.' },
@@ -192,6 +195,8 @@ export function completeDocument(document: OpenAPIObject): void {
         body.example ??= exampleFor(doc, body.schema, 'request');
         if (method === 'patch') operation.requestBody.content['application/merge-patch+json'] ??= { schema: body.schema, example: body.example };
       }
+      const form = operation.requestBody?.content?.['application/x-www-form-urlencoded'];
+      if (form) form.example ??= exampleFor(doc, form.schema, 'request');
 
       for (const [status, response] of Object.entries<Json>(responses)) {
         const code = Number(status);

@@ -4,11 +4,15 @@ import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swag
 import type { NextFunction, Request, Response } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import { ErrorResp } from '../errors/error-resp.js';
+import { REQUIRED_SCOPE_EXTENSION, SCOPE_RESOURCE_EXTENSION } from '../../auth/decorators/auth.decorators.js';
+import { ALL_SCOPES, describeScope } from '../../auth/scopes.js';
 import { MAX_ID } from '../pipes/parse-id.pipe.js';
 import { envelopeSchemas } from './api-page-response.decorator.js';
 import type { Env } from '../../config/env.validation.js';
 import { API_VERSIONS, type ApiVersion, DOCUMENT_VERSIONS, LATEST_VERSION } from '../versioning/api-versions.js';
 import { deprecationDates, type VersionDates } from '../versioning/deprecation.js';
+import { completeDocument } from './complete-document.js';
+import { namedSchemas } from './named-schemas.js';
 import { LinkDto } from './link.dto.js';
 import { versionDocument } from './version-document.js';
 
@@ -26,6 +30,10 @@ credential is 401; a valid one without the role, ownership, scope or CSRF token 
 Each API key may make \`RATE_LIMIT_PER_MINUTE\` (default 60) requests a minute: its responses carry
 \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`, and a request over the limit
 gets 429 with \`Retry-After\`. Repeated failed logins from one address are throttled (429).
+Third-party applications use OAuth 2.0 (authorization code with PKCE S256, \`oauth2\` scheme):
+their access tokens are bearer JWTs limited to the scopes the user approved, exactly like API keys;
+the token and revocation endpoints answer RFC 6749 \`{error, error_description}\` bodies instead of
+\`ErrorResp\`. Metadata: \`/.well-known/oauth-authorization-server\`.
 
 **Lists.** Collections return \`{data, page, size, total, links}\`. Page with \`page\`/\`size\`
 (size ≤ 100) or \`offset\`/\`limit\`; sort with \`sort=-created_at,title\`; filter with
@@ -53,7 +61,22 @@ function versionsParagraph(version: ApiVersion, dates: Record<string, VersionDat
 }
 
 type Parameter = { in?: string; name?: string; description?: string; schema?: Record<string, unknown> };
-type Operation = Record<string, unknown> & { security?: unknown; 'x-public'?: boolean; parameters?: Parameter[] };
+type Operation = Record<string, unknown> & { security?: Record<string, string[]>[]; 'x-public'?: boolean; parameters?: Parameter[] };
+
+/**
+ * Adds the `oauth2` requirement with the operation's scope to a protected operation (issue 7):
+ * `@RequireScope(scope)`, else `<resource>:read|write` of `@Authenticated(resource)`; operations
+ * closed to scoped credentials (`@RequireScope(null)`, or no resource) get none.
+ */
+function addOAuthRequirement(operation: Operation, method: string): void {
+  const explicit = operation[REQUIRED_SCOPE_EXTENSION] as string | undefined;
+  const resource = operation[SCOPE_RESOURCE_EXTENSION] as string | undefined;
+  delete operation[REQUIRED_SCOPE_EXTENSION];
+  delete operation[SCOPE_RESOURCE_EXTENSION];
+  const scope = explicit !== undefined ? (explicit === 'none' ? null : explicit) : resource ? `${resource}:${method === 'get' || method === 'head' ? 'read' : 'write'}` : null;
+  // a new array: the generator shares one security list between the operations of a controller
+  if (scope && Array.isArray(operation.security) && operation.security.length > 0) operation.security = [...operation.security, { oauth2: [scope] }];
+}
 
 /** Path ids (`id`, `comment_id`, …) all go through ParseIdPipe: document them once here (SPEC §1, §8). */
 function describeIdParameters(operation: Operation, path: string): void {
@@ -95,13 +118,30 @@ async function buildCombinedDocument(app: INestApplication): Promise<OpenAPIObje
     )
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key from POST /v1/api-keys, limited to its scopes and rate-limited' }, 'api_key')
     .addCookieAuth('sid', { type: 'apiKey', in: 'cookie', name: 'sid', description: 'Session cookie from POST /v1/sessions; writes also need X-CSRF-Token' }, 'session')
+    .addOAuth2(
+      {
+        type: 'oauth2',
+        description:
+          'OAuth 2.0 authorization code with PKCE (S256 only) for third-party applications registered by an admin (POST /v1/oauth-clients). The access token is a bearer JWT limited to the approved scopes, a signed JWS following RFC8725 as for the `bearer` scheme. To authorize from this page, register a public client with the redirect URI `<origin>/docs/oauth2-redirect.html`.',
+        flows: {
+          authorizationCode: {
+            authorizationUrl: '/v1/oauth/authorize',
+            tokenUrl: '/v1/oauth/token',
+            refreshUrl: '/v1/oauth/token',
+            scopes: Object.fromEntries(ALL_SCOPES.map((scope) => [scope, describeScope(scope)])),
+          },
+        },
+      },
+      'oauth2',
+    )
     .build();
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorResp, LinkDto] });
   document.components ??= {};
-  document.components.schemas = { ...document.components.schemas, ...envelopeSchemas() } as typeof document.components.schemas;
+  document.components.schemas = { ...document.components.schemas, ...envelopeSchemas(), ...namedSchemas() } as typeof document.components.schemas;
   for (const [path, pathItem] of Object.entries(document.paths)) {
-    for (const operation of Object.values(pathItem) as Operation[]) {
+    for (const [method, operation] of Object.entries(pathItem) as [string, Operation][]) {
       if (!operation || typeof operation !== 'object') continue;
+      addOAuthRequirement(operation, method);
       if (operation['x-public']) {
         delete operation.security;
         delete operation['x-public'];
@@ -175,6 +215,7 @@ export async function setupDocs(app: INestApplication, env: { NODE_ENV: string; 
     explorer: true,
     swaggerOptions: {
       persistAuthorization: true,
+      initOAuth: { usePkceWithAuthorizationCodeGrant: true },
       urls: newestFirst.map((version) => ({ url: `/docs/v${version}/openapi.json`, name: `v${version} (${DOCUMENT_VERSIONS[version]}${version === LATEST_VERSION ? ', newest' : ''})` })),
     },
   });
