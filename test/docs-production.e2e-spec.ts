@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
-import { loadFreshApp } from './setup/fresh-app.js';
+import { bootFreshApp } from './setup/fresh-app.js';
 
 const PRODUCTION = { NODE_ENV: 'production', JWT_SECRET: 'production-docs-test-secret-of-at-least-32-bytes' };
 const DOCS_USERNAME = 'docs-reader';
@@ -13,17 +13,6 @@ const DOCS_PATHS = ['/docs', '/docs/', '/docs/swagger-ui-init.js', '/docs/swagge
 
 const basic = (username: string, password: string) => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 const errorBody = (code: string) => ({ error: expect.any(String), code, request_id: expect.any(String) });
-
-/** Boots the application with `env` (see test/setup/fresh-app.ts); returns it and a restore function. */
-async function bootWith(env: Record<string, string | undefined>): Promise<{ app: NestExpressApplication; restoreEnv: () => void }> {
-  const fresh = await loadFreshApp(env);
-  try {
-    return { app: await fresh.createTestApp(), restoreEnv: fresh.restoreEnv };
-  } catch (error) {
-    fresh.restoreEnv();
-    throw error;
-  }
-}
 
 /** The successful answers of the docs paths, whoever serves them. */
 function expectDocsServed(res: request.Response, path: string): void {
@@ -50,7 +39,7 @@ describe('docs in production without DOCS_USERNAME/DOCS_PASSWORD (SPEC §8: off)
   const api = () => request(app.getHttpServer());
 
   beforeAll(async () => {
-    ({ app, restoreEnv } = await bootWith({ ...PRODUCTION, DOCS_USERNAME: undefined, DOCS_PASSWORD: undefined }));
+    ({ app, restoreEnv } = await bootFreshApp({ ...PRODUCTION, DOCS_USERNAME: undefined, DOCS_PASSWORD: undefined }));
   });
   afterAll(async () => {
     await app?.close();
@@ -82,7 +71,7 @@ describe('docs in production with DOCS_USERNAME/DOCS_PASSWORD (SPEC §8: behind 
   const api = () => request(app.getHttpServer());
 
   beforeAll(async () => {
-    ({ app, restoreEnv } = await bootWith({ ...PRODUCTION, DOCS_USERNAME, DOCS_PASSWORD }));
+    ({ app, restoreEnv } = await bootFreshApp({ ...PRODUCTION, DOCS_USERNAME, DOCS_PASSWORD }));
   });
   afterAll(async () => {
     await app?.close();
@@ -144,7 +133,7 @@ describe('docs in development (SPEC §8: served without authentication)', () => 
 
   beforeAll(async () => {
     // DOCS_* only matter in production
-    ({ app, restoreEnv } = await bootWith({ NODE_ENV: 'development', DOCS_USERNAME, DOCS_PASSWORD }));
+    ({ app, restoreEnv } = await bootFreshApp({ NODE_ENV: 'development', DOCS_USERNAME, DOCS_PASSWORD }));
   });
   afterAll(async () => {
     await app?.close();

@@ -1,24 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
-import { loadFreshApp } from './setup/fresh-app.js';
+import { bootFreshApp } from './setup/fresh-app.js';
 import { createTestApp } from './setup/test-app.js';
 
 const errorBody = (code: string) => ({ error: expect.any(String), code, request_id: expect.any(String) });
 const ALLOWED = 'https://app.example.com';
 const OTHER = 'https://evil.example.net';
 const REGISTRATION = { username: 'cors_user', password: 'correct-horse-1', name: 'Cors User' };
-
-/** Boots the application with `env` (see test/setup/fresh-app.ts); returns it and a restore function. */
-async function bootWith(env: Record<string, string | undefined>): Promise<{ app: NestExpressApplication; restoreEnv: () => void }> {
-  const fresh = await loadFreshApp(env);
-  try {
-    return { app: await fresh.createTestApp(), restoreEnv: fresh.restoreEnv };
-  } catch (error) {
-    fresh.restoreEnv();
-    throw error;
-  }
-}
 
 const CORS_HEADERS = ['access-control-allow-origin', 'access-control-allow-credentials', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-expose-headers', 'access-control-max-age'];
 const corsHeadersOf = (res: request.Response) => CORS_HEADERS.filter((name) => res.headers[name] !== undefined);
@@ -87,7 +76,7 @@ describe('CORS for CORS_ORIGINS (SPEC §10 headers)', () => {
   const api = () => request(app.getHttpServer());
 
   beforeAll(async () => {
-    ({ app, restoreEnv } = await bootWith({ CORS_ORIGINS: `${ALLOWED}, http://localhost:5173` }));
+    ({ app, restoreEnv } = await bootFreshApp({ CORS_ORIGINS: `${ALLOWED}, http://localhost:5173` }));
   });
   afterAll(async () => {
     await app?.close();
@@ -163,7 +152,7 @@ describe('production behind a trusted proxy (SPEC §10 transport)', () => {
   const HSTS = 'max-age=31536000; includeSubDomains';
 
   beforeAll(async () => {
-    ({ app, restoreEnv } = await bootWith({ NODE_ENV: 'production', JWT_SECRET: 'production-transport-test-secret-of-32-bytes', TRUST_PROXY: 'loopback' }));
+    ({ app, restoreEnv } = await bootFreshApp({ NODE_ENV: 'production', JWT_SECRET: 'production-transport-test-secret-of-32-bytes', TRUST_PROXY: 'loopback' }));
   });
   afterAll(async () => {
     await app?.close();
@@ -208,7 +197,7 @@ describe('production without TRUST_PROXY: X-Forwarded-Proto from an untrusted pe
   let restoreEnv: () => void;
 
   beforeAll(async () => {
-    ({ app, restoreEnv } = await bootWith({ NODE_ENV: 'production', JWT_SECRET: 'production-transport-test-secret-of-32-bytes', TRUST_PROXY: undefined, HSTS_MAX_AGE: '63072000' }));
+    ({ app, restoreEnv } = await bootFreshApp({ NODE_ENV: 'production', JWT_SECRET: 'production-transport-test-secret-of-32-bytes', TRUST_PROXY: undefined, HSTS_MAX_AGE: '63072000' }));
   });
   afterAll(async () => {
     await app?.close();

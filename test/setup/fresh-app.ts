@@ -1,4 +1,5 @@
 import { jest } from '@jest/globals';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 
 /** The test helpers of a fresh copy of the application, loaded by {@link loadFreshApp}. */
 export interface FreshApp {
@@ -34,4 +35,19 @@ export async function loadFreshApp(env: Record<string, string | undefined>): Pro
   const { createUser } = await import('../factories/user.factory.js');
   const { DataSource } = await import('typeorm');
   return { createTestApp, createUser, DataSource, restoreEnv: () => apply(saved) };
+}
+
+/**
+ * Boots a fresh application with `env` ({@link loadFreshApp}, then its createTestApp); returns it
+ * and the function that restores the environment (call it after closing the app). When the boot
+ * fails, the environment is restored before the error is rethrown.
+ */
+export async function bootFreshApp(env: Record<string, string | undefined>): Promise<{ app: NestExpressApplication; restoreEnv: () => void }> {
+  const fresh = await loadFreshApp(env);
+  try {
+    return { app: await fresh.createTestApp(), restoreEnv: fresh.restoreEnv };
+  } catch (error) {
+    fresh.restoreEnv();
+    throw error;
+  }
 }
