@@ -59,7 +59,7 @@ export async function configureApp(app: NestExpressApplication): Promise<void> {
  */
 export async function createApp(env: Env): Promise<NestExpressApplication> {
   const httpsOptions = env.TLS_CERT && env.TLS_KEY ? { cert: readFileSync(env.TLS_CERT), key: readFileSync(env.TLS_KEY) } : undefined;
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true, abortOnError: false, httpsOptions });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, logger: false, abortOnError: false, httpsOptions });
   await configureApp(app);
   return app;
 }

@@ -214,7 +214,7 @@ describe('OAuth 2.0 authorization code with PKCE (issue 7)', () => {
       ['a dot segment', 'https://todo-sync.example/x/../callback'],
       ['http instead of https', 'http://todo-sync.example/callback'],
       ['another host', 'https://evil.example/callback'],
-      ['other case', 'https://TODO-SYNC.example/callback'],
+      ['other case', 'https://Todo-Sync.EXAMPLE/callback'],
     ])('a redirect URI with %s: 400 HTML error page, never a redirect (exact match)', async (_what, uri) => {
       const res = await authorize(authorizeParams({ redirect_uri: uri }), session.cookie);
       expect(res.status).toBe(400);

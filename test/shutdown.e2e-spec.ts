@@ -90,8 +90,14 @@ describe('graceful shutdown of the real server process (SPEC §10 shutdown)', ()
     server.child.kill('SIGTERM');
     await server.waitForOutput('SIGTERM: not ready any more; draining 1 request(s) in flight');
 
-    // no new connections while draining
-    expect(await connectOutcome(port)).toBe('ECONNREFUSED');
+    // no new connections while draining: the listening socket closes within the event-loop turn
+    // after the log line (a connection already in the accept backlog then may be reset instead)
+    let outcome = await connectOutcome(port);
+    for (let i = 0; i < 20 && outcome !== 'ECONNREFUSED'; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      outcome = await connectOutcome(port);
+    }
+    expect(outcome).toBe('ECONNREFUSED');
     // the idle keep-alive connection was closed by the server
     await idleSocketClosed;
     agent.destroy();
