@@ -474,6 +474,20 @@ describe('OAuth 2.0 authorization code with PKCE (issue 7)', () => {
       expect((await refresh(first.body.refresh_token)).body).toEqual(oauthError('invalid_grant'));
     });
 
+    it('a code exchanged twice at the same moment: one gets tokens, the other invalid_grant, and those tokens are revoked', async () => {
+      for (let round = 0; round < 3; round += 1) {
+        const c = await code();
+        const [a, b] = await Promise.all([exchange(c), exchange(c)]);
+        const won = [a, b].filter((res) => res.status === 200);
+        const lost = [a, b].filter((res) => res.status !== 200);
+        expect({ round, won: won.length, lost: lost.map((res) => [res.status, res.body.error]) }).toEqual({ round, won: 1, lost: [[400, 'invalid_grant']] });
+        // the winner's tokens were issued from a code used twice: revoked like after a sequential reuse
+        const after = await api().get('/v1/todos').set('Authorization', bearer(won[0].body.access_token));
+        expect({ round, status: after.status }).toEqual({ round, status: 401 });
+        expect((await refresh(won[0].body.refresh_token)).body).toEqual(oauthError('invalid_grant'));
+      }
+    });
+
     it('an expired code (older than its 60 s): invalid_grant', async () => {
       const c = await code();
       await app.get(DataSource).getRepository(OAuthAuthorizationCode).update({ code_hash: sha256(c.code) }, { expires_at: new Date(Date.now() - 1000) });

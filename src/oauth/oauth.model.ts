@@ -9,6 +9,7 @@ import { sha256 } from '../auth/hashing.js';
 import { JwtKeys } from '../auth/jwt-keys.js';
 import { ALL_SCOPES } from '../auth/scopes.js';
 import type { Env } from '../config/env.validation.js';
+import { SharedStore } from '../shared-state/shared-store.js';
 import { UsersService } from '../users/users.service.js';
 import { OAuthAuthorizationCode } from './oauth-authorization-code.entity.js';
 import { OAuthClient } from './oauth-client.entity.js';
@@ -70,6 +71,7 @@ export class OAuthModel {
     private readonly users: UsersService,
     private readonly jwt: JwtService,
     private readonly keys: JwtKeys,
+    private readonly store: SharedStore,
     config: ConfigService<Env, true>,
   ) {
     this.accessTtl = config.get('ACCESS_TOKEN_TTL', { infer: true });
@@ -142,7 +144,7 @@ export class OAuthModel {
     if (!row) return null;
     if (row.used_at) {
       // second use (RFC 6749 §4.1.2): refuse, and revoke the tokens issued from the code
-      if (row.grant_id) await this.grants.revoke(row.grant_id);
+      await this.codeReused(row.id);
       return null;
     }
     const [client, user] = await Promise.all([this.clientByPk(row.oauth_client_id), this.users.findCredentialsById(row.user_id)]);
@@ -161,8 +163,25 @@ export class OAuthModel {
 
   /** Claims the code atomically: only the first exchange gets `true`. */
   private async revokeAuthorizationCode(code: OAuth2Server.AuthorizationCode): Promise<boolean> {
-    const claimed = await this.codes.update({ id: (code.user as ModelUser).codeId, used_at: IsNull() }, { used_at: new Date() });
-    return claimed.affected === 1;
+    const codeId = (code.user as ModelUser).codeId as number;
+    const claimed = await this.codes.update({ id: codeId, used_at: IsNull() }, { used_at: new Date() });
+    if (claimed.affected === 1) return true;
+    // lost the race against a concurrent exchange of the same code: a second use all the same
+    await this.codeReused(codeId);
+    return false;
+  }
+
+  /**
+   * A code came back after its first use (RFC 6749 §4.1.2, RFC 9700 §4.5): the tokens issued from
+   * it are revoked. The first exchange may still be issuing them, so the reuse is first marked in
+   * the shared store (checked by {@link saveToken} once its tokens exist), then the grant, if it
+   * is recorded on the code already, is revoked. Either this sees the grant or the first exchange
+   * sees the mark: the grant is recorded on the code only after its tokens are stored.
+   */
+  private async codeReused(codeId: number): Promise<void> {
+    await this.store.set(reusedCodeKey(codeId), '1', CODE_REUSE_MARK_MS);
+    const row = await this.codes.findOne({ where: { id: codeId }, select: { id: true, grant_id: true } });
+    if (row?.grant_id) await this.grants.revoke(row.grant_id);
   }
 
   /** Signs the service's access JWT (SPEC §3 payload plus `client_id` and `scope`), lifetime ACCESS_TOKEN_TTL. */
@@ -192,7 +211,6 @@ export class OAuthModel {
         last_used_at: now,
       });
       grantId = Number(inserted.identifiers[0].id);
-      await this.codes.update({ id: user.codeId }, { grant_id: grantId });
     } else {
       await this.grantRows.update({ id: grantId }, { last_used_at: now });
     }
@@ -207,6 +225,11 @@ export class OAuthModel {
       rotated_at: null,
       created_at: now,
     });
+    if (token.authorizationCode) {
+      // recorded on the code only now that its tokens exist, then the reuse mark is read (codeReused)
+      await this.codes.update({ id: user.codeId }, { grant_id: grantId });
+      if ((await this.store.get(reusedCodeKey(user.codeId as number))) !== null) await this.grants.revoke(grantId as number);
+    }
     return { ...token, client, user };
   }
 
@@ -259,3 +282,9 @@ export function toModelClient(row: OAuthClient | null): ModelClient | null {
     confidential: Boolean(row.confidential),
   };
 }
+
+/** How long (ms) the mark of a reused code is kept: far longer than any exchange takes. */
+const CODE_REUSE_MARK_MS = 10 * 60 * 1000;
+
+/** The shared-store key marking that authorization code `codeId` was presented more than once. */
+const reusedCodeKey = (codeId: number) => `oauth-code-reused:${codeId}`;
