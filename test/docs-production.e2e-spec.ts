@@ -3,7 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { bootFreshApp } from './setup/fresh-app.js';
 
-const PRODUCTION = { NODE_ENV: 'production', JWT_SECRET: 'production-docs-test-secret-of-at-least-32-bytes' };
+const PRODUCTION = { NODE_ENV: 'production', JWT_SECRET: 'production-docs-test-secret-of-at-least-32-bytes', OAUTH_ISSUER: 'https://api.example.com' };
 const DOCS_USERNAME = 'docs-reader';
 /** With a colon: HTTP Basic splits user and password at the first one only. */
 const DOCS_PASSWORD = 'open:sesame-4-docs';

@@ -346,7 +346,7 @@ describe('cookie sessions in production (SPEC §3: Secure in production)', () =>
   const api = () => request(app.getHttpServer());
 
   beforeAll(async () => {
-    const fresh = await loadFreshApp({ NODE_ENV: 'production', JWT_SECRET: 'production-test-secret-of-at-least-32-bytes' });
+    const fresh = await loadFreshApp({ NODE_ENV: 'production', JWT_SECRET: 'production-test-secret-of-at-least-32-bytes', OAUTH_ISSUER: 'https://api.example.com' });
     restoreEnv = fresh.restoreEnv;
     app = await fresh.createTestApp();
     user = await fresh.createUser(app);

@@ -152,7 +152,7 @@ describe('production behind a trusted proxy (SPEC §10 transport)', () => {
   const HSTS = 'max-age=31536000; includeSubDomains';
 
   beforeAll(async () => {
-    ({ app, restoreEnv } = await bootFreshApp({ NODE_ENV: 'production', JWT_SECRET: 'production-transport-test-secret-of-32-bytes', TRUST_PROXY: 'loopback' }));
+    ({ app, restoreEnv } = await bootFreshApp({ NODE_ENV: 'production', JWT_SECRET: 'production-transport-test-secret-of-32-bytes', OAUTH_ISSUER: 'https://api.example.com', TRUST_PROXY: 'loopback' }));
   });
   afterAll(async () => {
     await app?.close();
@@ -197,7 +197,7 @@ describe('production without TRUST_PROXY: X-Forwarded-Proto from an untrusted pe
   let restoreEnv: () => void;
 
   beforeAll(async () => {
-    ({ app, restoreEnv } = await bootFreshApp({ NODE_ENV: 'production', JWT_SECRET: 'production-transport-test-secret-of-32-bytes', TRUST_PROXY: undefined, HSTS_MAX_AGE: '63072000' }));
+    ({ app, restoreEnv } = await bootFreshApp({ NODE_ENV: 'production', JWT_SECRET: 'production-transport-test-secret-of-32-bytes', OAUTH_ISSUER: 'https://api.example.com', TRUST_PROXY: undefined, HSTS_MAX_AGE: '63072000' }));
   });
   afterAll(async () => {
     await app?.close();

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ConfigError, validateEnv } from './env.validation.js';
 
 const SECRET_32 = 'x'.repeat(32);
+const ISSUER = 'https://api.example.com';
 
 /** Runs validateEnv and returns the ConfigError it throws; fails the test when it throws nothing or something else. */
 function configError(raw: Record<string, unknown>): ConfigError {
@@ -85,12 +86,13 @@ describe('validateEnv', () => {
     it('is silent by default in test, info otherwise', () => {
       expect(validateEnv({ NODE_ENV: 'test' }).LOG_LEVEL).toBe('silent');
       expect(validateEnv({ NODE_ENV: 'development' }).LOG_LEVEL).toBe('info');
-      expect(validateEnv({ NODE_ENV: 'production', JWT_SECRET: SECRET_32 }).LOG_LEVEL).toBe('info');
+      expect(validateEnv({ NODE_ENV: 'production', JWT_SECRET: SECRET_32, OAUTH_ISSUER: ISSUER }).LOG_LEVEL).toBe('info');
     });
 
     it('takes the given values', () => {
       const env = validateEnv({
         NODE_ENV: 'production',
+        OAUTH_ISSUER: ISSUER,
         PORT: '8080',
         DATABASE_URL: 'postgres://app:pw@db:5432/app',
         JWT_SECRET: SECRET_32,
@@ -119,6 +121,7 @@ describe('validateEnv', () => {
       });
       expect(env).toEqual({
         NODE_ENV: 'production',
+        OAUTH_ISSUER: ISSUER,
         PORT: 8080,
         DATABASE_URL: 'postgres://app:pw@db:5432/app',
         JWT_SECRET: SECRET_32,
@@ -222,6 +225,11 @@ describe('validateEnv', () => {
   });
 
   describe('OAUTH_ISSUER', () => {
+    it('is required in production (else a forged Host header would name the issuer)', () => {
+      expectOneLineNaming(configError({ NODE_ENV: 'production', JWT_SECRET: SECRET_32 }), 'OAUTH_ISSUER');
+      expect(validateEnv({ NODE_ENV: 'development' }).OAUTH_ISSUER).toBeUndefined();
+    });
+
     it.each([
       ['https://api.example.com', 'https://api.example.com'],
       ['https://api.example.com/', 'https://api.example.com'],
@@ -343,7 +351,7 @@ describe('validateEnv', () => {
     const otherPublic = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
 
     it('accepts a matching RSA pair, also with \\n escapes, and then needs no JWT_SECRET in production', () => {
-      const env = validateEnv({ NODE_ENV: 'production', JWT_PRIVATE_KEY: privatePem.replace(/\n/g, '\\n'), JWT_PUBLIC_KEY: publicPem });
+      const env = validateEnv({ NODE_ENV: 'production', OAUTH_ISSUER: ISSUER, JWT_PRIVATE_KEY: privatePem.replace(/\n/g, '\\n'), JWT_PUBLIC_KEY: publicPem });
       expect(env.JWT_PRIVATE_KEY).toBe(privatePem);
       expect(env.JWT_PUBLIC_KEY).toBe(publicPem);
     });
@@ -381,12 +389,12 @@ describe('validateEnv', () => {
     });
 
     it('accepts exactly 32 bytes in production', () => {
-      expect(validateEnv({ NODE_ENV: 'production', JWT_SECRET: SECRET_32 }).JWT_SECRET).toBe(SECRET_32);
+      expect(validateEnv({ NODE_ENV: 'production', JWT_SECRET: SECRET_32, OAUTH_ISSUER: ISSUER }).JWT_SECRET).toBe(SECRET_32);
     });
 
     it('counts bytes, not characters', () => {
       const sixteenTwoByteChars = 'é'.repeat(16);
-      expect(validateEnv({ NODE_ENV: 'production', JWT_SECRET: sixteenTwoByteChars }).JWT_SECRET).toBe(sixteenTwoByteChars);
+      expect(validateEnv({ NODE_ENV: 'production', JWT_SECRET: sixteenTwoByteChars, OAUTH_ISSUER: ISSUER }).JWT_SECRET).toBe(sixteenTwoByteChars);
       expectOneLineNaming(configError({ NODE_ENV: 'production', JWT_SECRET: 'é'.repeat(15) + 'x' }), 'JWT_SECRET');
     });
 

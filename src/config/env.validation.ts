@@ -283,6 +283,10 @@ export function validateEnv(raw: Record<string, unknown>): Env {
   if (issuer !== undefined && !isIssuerOrigin(issuer)) {
     throw new ConfigError('Invalid configuration: OAUTH_ISSUER must be an origin such as https://api.example.com (https, or http for a loopback host; no path, query or fragment)');
   }
+  if (issuer === undefined && nodeEnv === 'production') {
+    // taken from the request's Host otherwise: a forged Host would then name another issuer (RFC 9207 mix-up)
+    throw new ConfigError('Invalid configuration: OAUTH_ISSUER is required in production (the origin clients reach the service at, e.g. https://api.example.com)');
+  }
   return {
     NODE_ENV: nodeEnv as NodeEnv,
     PORT: int(raw, 'PORT', 3000, 0, 65535),
