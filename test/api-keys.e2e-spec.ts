@@ -7,11 +7,11 @@ import { ApiKey } from '../src/auth/api-key.entity.js';
 import { bearer, createUser, type CreatedUser } from './factories/user.factory.js';
 import { loadFreshApp } from './setup/fresh-app.js';
 import { createTestApp } from './setup/test-app.js';
+import { errorBody } from './setup/error-body.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const KEY = /^rk_[A-Za-z0-9_-]{43}$/;
-const errorBody = (code: string, error: unknown = expect.any(String)) => ({ error, code, request_id: expect.any(String) });
 /** A well-formed key (rk_ + 43 base64url characters) that was never issued. */
 const UNKNOWN_KEY = `rk_${'A'.repeat(43)}`;
 

@@ -10,13 +10,13 @@ import { createComment } from './factories/comment.factory.js';
 import { createTag } from './factories/tag.factory.js';
 import { bearer, createUser, type CreatedUser } from './factories/user.factory.js';
 import { createTestApp, truncateAll } from './setup/test-app.js';
+import { errorBody } from './setup/error-body.js';
 
 /** ISO 8601 UTC with milliseconds (SPEC §1). */
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const errorBody = (code: string, error: unknown = expect.any(String)) => ({ error, code, request_id: expect.any(String) });
 
 interface Shape {
   id: number;

@@ -8,6 +8,7 @@ import { createArticle } from './factories/article.factory.js';
 import { createComment } from './factories/comment.factory.js';
 import { bearer, createUser, type CreatedUser } from './factories/user.factory.js';
 import { createTestApp, truncateAll } from './setup/test-app.js';
+import { errorBody } from './setup/error-body.js';
 
 /** ISO 8601 UTC with milliseconds (SPEC §1). */
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -17,7 +18,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** A comment as returned by the API. */
 type CommentBody = Record<string, any> & { id: number };
 
-const errorBody = (code: string, error: unknown = expect.any(String)) => ({ error, code, request_id: expect.any(String) });
 
 /** The response object of a comment (SPEC §6 comments), for exact comparisons. */
 function commentShape(fields: { id: number; body: string; article: number; author: number }) {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { bootFreshApp } from './setup/fresh-app.js';
+import { errorBody } from './setup/error-body.js';
 
 const PRODUCTION = { NODE_ENV: 'production', JWT_SECRET: 'production-docs-test-secret-of-at-least-32-bytes', OAUTH_ISSUER: 'https://api.example.com' };
 const DOCS_USERNAME = 'docs-reader';
@@ -12,7 +13,6 @@ const DOCS_PASSWORD = 'open:sesame-4-docs';
 const DOCS_PATHS = ['/docs', '/docs/', '/docs/swagger-ui-init.js', '/docs/swagger-ui.css', '/docs/openapi.json', '/docs/openapi.yaml', '/docs/v1/openapi.json', '/docs/v2/openapi.yaml'];
 
 const basic = (username: string, password: string) => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
-const errorBody = (code: string) => ({ error: expect.any(String), code, request_id: expect.any(String) });
 
 /** The successful answers of the docs paths, whoever serves them. */
 function expectDocsServed(res: request.Response, path: string): void {

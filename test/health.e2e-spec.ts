@@ -6,8 +6,7 @@ import { ReadinessChecks } from '../src/health/readiness-checks.js';
 
 const WITH_REDIS = Boolean(process.env.REDIS_URL);
 import { createTestApp } from './setup/test-app.js';
-
-const errorBody = (code: string) => ({ error: expect.any(String), code, request_id: expect.any(String) });
+import { errorBody } from './setup/error-body.js';
 
 describe('health (SPEC §10)', () => {
   let app: NestExpressApplication;

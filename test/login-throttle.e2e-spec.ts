@@ -4,9 +4,9 @@ import request, { type Response } from 'supertest';
 import { createUser, DEFAULT_PASSWORD, type CreatedUser } from './factories/user.factory.js';
 import { loadFreshApp } from './setup/fresh-app.js';
 import { createTestApp } from './setup/test-app.js';
+import { errorBody } from './setup/error-body.js';
 
 const WINDOW_SECONDS = 15 * 60;
-const errorBody = (code: string, error: unknown = expect.any(String)) => ({ error, code, request_id: expect.any(String) });
 
 /** Asserts a login-throttling refusal: 429 `rate_limited` with `Retry-After` ≤ the 15-minute window. */
 function expectThrottled(res: Response): void {

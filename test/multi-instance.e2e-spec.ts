@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureBuilt, startServer, type ServerProcess } from './setup/server-process.js';
+import { errorBody } from './setup/error-body.js';
 
 /**
  * Several instances behave as one (SPEC §10, issue 6): two real server processes on different
@@ -13,7 +14,6 @@ import { ensureBuilt, startServer, type ServerProcess } from './setup/server-pro
 const shared = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '') && Boolean(process.env.REDIS_URL);
 const describeShared = shared ? describe : describe.skip;
 const PASSWORD = 'correct-horse-battery';
-const errorBody = (code: string) => ({ error: expect.any(String), code, request_id: expect.any(String) });
 
 describeShared('two instances behind a load balancer (PostgreSQL + Redis)', () => {
   let a: ServerProcess;

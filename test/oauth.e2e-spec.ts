@@ -9,10 +9,10 @@ import { OAuthGrant } from '../src/oauth/oauth-grant.entity.js';
 import { OAuthRefreshToken } from '../src/oauth/oauth-refresh-token.entity.js';
 import { form, hiddenFields, locationParams, pkce, registerClient, type RegisteredClient, sidCookie, signIn } from './factories/oauth.factory.js';
 import { bearer, createUser, type CreatedUser } from './factories/user.factory.js';
+import { errorBody } from './setup/error-body.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const errorBody = (code: string) => ({ error: expect.any(String), code, request_id: expect.any(String) });
 const oauthError = (error: string) => ({ error, error_description: expect.any(String) });
 const REDIRECT = 'https://todo-sync.example/callback';
 const FORM = 'application/x-www-form-urlencoded';

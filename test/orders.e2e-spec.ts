@@ -6,6 +6,7 @@ import { Order, OrderItem, type Currency, type OrderStatus } from '../src/orders
 import type { User } from '../src/users/user.entity.js';
 import { bearer, createUser } from './factories/user.factory.js';
 import { createTestApp, truncateAll } from './setup/test-app.js';
+import { errorBody } from './setup/error-body.js';
 
 /** ISO 8601 UTC with milliseconds (SPEC §1). */
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -35,7 +36,6 @@ function orderShape(fields: { id: number; items: Item[]; currency: Currency; sta
 }
 
 /** The ErrorResp body of SPEC §2 without details. */
-const errorBody = (code: string, error: unknown = expect.any(String)) => ({ error, code, request_id: expect.any(String) });
 
 /** An envelope link's path and its query parameters (each name → all its values), order-insensitive. */
 function parseHref(href: string): { path: string; query: Record<string, string[]> } {

@@ -5,11 +5,11 @@ import request, { type Response } from 'supertest';
 import { SharedStore } from '../src/shared-state/shared-store.js';
 import type { CreatedUser } from './factories/user.factory.js';
 import { loadFreshApp } from './setup/fresh-app.js';
+import { errorBody } from './setup/error-body.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const PASSWORD = 'password-123'; // DEFAULT_PASSWORD of the user factory
-const errorBody = (code: string, error: unknown = expect.any(String)) => ({ error, code, request_id: expect.any(String) });
 const bearer = (token: string) => `Bearer ${token}`;
 
 /** The `Set-Cookie` line for `sid` in a response, or undefined. */

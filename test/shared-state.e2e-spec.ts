@@ -5,7 +5,12 @@ import { RedisStore } from '../src/shared-state/redis-store.js';
 import type { HitOutcome } from '../src/shared-state/rate-window.js';
 import { DEFAULT_PASSWORD } from './factories/user.factory.js';
 import { loadFreshApp, type FreshApp } from './setup/fresh-app.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ensureBuilt, startServer } from './setup/server-process.js';
 import { TcpProxy } from './setup/tcp-proxy.js';
+import { errorBody } from './setup/error-body.js';
 
 /**
  * The shared state in Redis (SPEC §10, issue 6): the rate-limit script against a real Redis, and
@@ -15,7 +20,6 @@ import { TcpProxy } from './setup/tcp-proxy.js';
  */
 const REDIS_URL = process.env.REDIS_URL;
 const describeWithRedis = REDIS_URL ? describe : describe.skip;
-const errorBody = (code: string) => ({ error: expect.any(String), code, request_id: expect.any(String) });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describeWithRedis('the Redis rate-limit script (same arithmetic as applyHit)', () => {
@@ -188,5 +192,36 @@ describeWithRedis('Redis down (documented policy) and back', () => {
     expect((await api().get('/health/ready')).status).toBe(200);
     // counting resumed where it was: one hit before the outage (none counted during it), this one now
     expect(viaKey.headers['ratelimit-remaining']).toBe('58');
+  });
+});
+
+describe('an unreachable Redis at start-up (SPEC §10 configuration)', () => {
+  let dir: string;
+  let proxy: TcpProxy;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    dir = mkdtempSync(path.join(os.tmpdir(), 'resource-api-redis-down-'));
+    // a port that refuses connections: a proxy cut before anything connects
+    proxy = new TcpProxy({ host: '127.0.0.1', port: 6379 });
+    await proxy.start();
+    proxy.cut();
+  }, 300_000);
+  afterAll(async () => {
+    await proxy?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('stops start-up with exit 1 and one line naming REDIS_URL', async () => {
+    const failed = await startServer(dir, { REDIS_URL: `redis://127.0.0.1:${proxy.port}` }, 30_000).then(
+      async (server) => {
+        await server.kill();
+        return 'started';
+      },
+      (error: Error) => error.message,
+    );
+    expect(failed).toContain('server exited before writing');
+    const output = failed.slice(failed.indexOf('output:\n') + 'output:\n'.length);
+    expect(output).toMatch(/^resource-api failed to start: Redis at REDIS_URL is unreachable: [^\n]+\n$/);
   });
 });

@@ -7,6 +7,7 @@ import { createArticle } from './factories/article.factory.js';
 import { createTag } from './factories/tag.factory.js';
 import { bearer, createUser, type CreatedUser } from './factories/user.factory.js';
 import { createTestApp, truncateAll } from './setup/test-app.js';
+import { errorBody } from './setup/error-body.js';
 
 /** ISO 8601 UTC with milliseconds (SPEC §1). */
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -27,7 +28,6 @@ function tagShape(id: number, name: string) {
   };
 }
 
-const errorBody = (code: string, error: unknown = expect.any(String)) => ({ error, code, request_id: expect.any(String) });
 
 describe('tags (SPEC §6 tags)', () => {
   let app: NestExpressApplication;

@@ -3,8 +3,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { bootFreshApp } from './setup/fresh-app.js';
 import { createTestApp } from './setup/test-app.js';
+import { errorBody } from './setup/error-body.js';
 
-const errorBody = (code: string) => ({ error: expect.any(String), code, request_id: expect.any(String) });
 const ALLOWED = 'https://app.example.com';
 const OTHER = 'https://evil.example.net';
 const REGISTRATION = { username: 'cors_user', password: 'correct-horse-1', name: 'Cors User' };

@@ -7,6 +7,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { bearer, type CreatedUser } from './factories/user.factory.js';
 import { type FreshApp, loadFreshApp } from './setup/fresh-app.js';
+import { errorBody } from './setup/error-body.js';
 
 /**
  * Issue 8, SPEC §9, conventions §9: `/v2` with one breaking change (the embedded `author` of
@@ -31,7 +32,6 @@ const deprecationHeaders = (successor: string) => ({
   link: `<${successor}>; rel="successor-version", </docs>; rel="deprecation"; type="text/html"`,
 });
 
-const errorBody = (code: string, error: unknown = expect.any(String)) => ({ error, code, request_id: expect.any(String) });
 
 describe('API versions (SPEC §9, conventions §9, issue 8)', () => {
   let fresh: FreshApp & { restoreEnv: () => void };

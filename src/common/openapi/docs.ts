@@ -4,6 +4,7 @@ import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swag
 import type { NextFunction, Request, Response } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import { ErrorResp } from '../errors/error-resp.js';
+import { writeErrorResp } from '../errors/write-error.js';
 import { REQUIRED_SCOPE_EXTENSION, SCOPE_RESOURCE_EXTENSION } from '../../auth/decorators/auth.decorators.js';
 import { ALL_SCOPES, describeScope } from '../../auth/scopes.js';
 import { MAX_ID } from '../pipes/parse-id.pipe.js';
@@ -182,8 +183,7 @@ function basicAuth(username: string, password: string) {
   return (req: Request, res: Response, next: NextFunction) => {
     const given = Buffer.from(req.headers.authorization ?? '');
     if (given.length === expected.length && timingSafeEqual(given, expected)) return next();
-    res.setHeader('WWW-Authenticate', 'Basic realm="docs"');
-    res.status(401).json({ error: 'authentication required', code: 'unauthorized', request_id: (req as { id?: string }).id ?? '' });
+    writeErrorResp(req, res, 401, 'authentication required', { 'WWW-Authenticate': 'Basic realm="docs"' });
   };
 }
 

@@ -1,6 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ERROR_CODES } from '../errors/api-exception.js';
-import { ensureRequestId } from '../middleware/request-id.js';
+import { writeErrorResp } from '../errors/write-error.js';
 import { API_VERSIONS, isApiVersion, isOperationalPath, versionOfPath } from './api-versions.js';
 
 /** The vendor media type of conventions §9.1: `application/vnd.resource-api.v2+json`. */
@@ -102,10 +101,7 @@ export function servedUrl(req: Request): string {
 export function versionNegotiation(baseHost: string | undefined) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const decision = negotiateVersion({ path: req.path, accept: req.headers.accept, hostname: req.hostname, baseHost });
-    if (decision.kind === 'error') {
-      res.status(decision.status).json({ error: decision.message, code: ERROR_CODES[decision.status], request_id: ensureRequestId(req, res) });
-      return;
-    }
+    if (decision.kind === 'error') return writeErrorResp(req, res, decision.status, decision.message);
     if (decision.vary) res.vary('Accept');
     if (decision.kind === 'rewrite') {
       req.url = `/v${decision.version}${req.url}`;
