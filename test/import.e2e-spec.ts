@@ -9,7 +9,7 @@ import { runImport } from '../src/cli/import.js';
 import { bearer } from './factories/user.factory.js';
 import { createTestApp, truncateAll } from './setup/test-app.js';
 
-const FILE = path.resolve(process.cwd(), '../shared/data/jsonplaceholder.json');
+const FILE = path.resolve(process.cwd(), 'samples/jsonplaceholder.json');
 const PASSWORD = 'imported-pass-1';
 
 interface FileData {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request, { type Response } from 'supertest';
-import { SharedStore } from '../src/shared-state/shared-store.js';
+import { SharedStore } from '../src/store/shared-store.js';
 import type { CreatedUser } from './factories/user.factory.js';
 import { loadFreshApp } from './setup/fresh-app.js';
 import { errorBody } from './setup/error-body.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request, { type Response } from 'supertest';
-import { RedisStore } from '../src/shared-state/redis-store.js';
-import type { HitOutcome } from '../src/shared-state/rate-window.js';
+import { RedisStore } from '../src/store/redis-store.js';
+import type { HitOutcome } from '../src/store/rate-window.js';
 import { DEFAULT_PASSWORD } from './factories/user.factory.js';
 import { loadFreshApp, type FreshApp } from './setup/fresh-app.js';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -11,7 +11,7 @@ import { AuthService } from './auth.service.js';
 import { JwtKeys } from './jwt-keys.js';
 import { WellKnownController } from './well-known.controller.js';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { SharedThrottlerStorage } from '../shared-state/throttler-storage.js';
+import { SharedThrottlerStorage } from '../store/throttler-storage.js';
 import { ApiKey } from './api-key.entity.js';
 import { ApiKeysController } from './api-keys.controller.js';
 import { ApiKeysService } from './api-keys.service.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Env } from '../config/env.validation.js';
-import { SharedStore } from '../shared-state/shared-store.js';
+import { SharedStore } from '../store/shared-store.js';
 
 /**
  * The access-token deny list (SPEC §3), kept in the {@link SharedStore} so a logout or a deletion

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiException } from '../common/errors/api-exception.js';
-import { SharedStore } from '../shared-state/shared-store.js';
+import { SharedStore } from '../store/shared-store.js';
 
 /** Failed logins allowed per window for one username from one client address (SPEC §3). */
 export const MAX_FAILURES_PER_USERNAME = 5;

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { unauthorized } from '../common/errors/api-exception.js';
 import type { Env } from '../config/env.validation.js';
-import { SharedStore } from '../shared-state/shared-store.js';
+import { SharedStore } from '../store/shared-store.js';
 import type { UserResponse } from '../users/user.response.js';
 import { UsersService } from '../users/users.service.js';
 import type { AuthUser } from './auth-user.js';

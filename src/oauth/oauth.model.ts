@@ -9,7 +9,7 @@ import { sha256 } from '../auth/hashing.js';
 import { JwtKeys } from '../auth/jwt-keys.js';
 import { ALL_SCOPES } from '../auth/scopes.js';
 import type { Env } from '../config/env.validation.js';
-import { SharedStore } from '../shared-state/shared-store.js';
+import { SharedStore } from '../store/shared-store.js';
 import { UsersService } from '../users/users.service.js';
 import { OAuthAuthorizationCode } from './oauth-authorization-code.entity.js';
 import { OAuthClient } from './oauth-client.entity.js';

@@ -6,7 +6,7 @@ import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
 import { validateEnv } from '../../src/config/env.validation.js';
 import { buildDataSourceOptions } from '../../src/database/data-source.js';
-import { SharedStore } from '../../src/shared-state/shared-store.js';
+import { SharedStore } from '../../src/store/shared-store.js';
 import { installResponseRecorder } from './openapi-validation.js';
 
 export interface TestAppOptions {
