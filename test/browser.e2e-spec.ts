@@ -1,13 +1,12 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM_PATH, describeWithBrowser } from './setup/chromium.js';
 import { createTestApp } from './setup/test-app.js';
 
-/** Debian's chromium: CI installs it with scripts/ci-browser.sh when missing. */
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'artifacts');
 const SCREENSHOT = path.join(ARTIFACTS, 'docs-try-it-out.png');
 const FAILURE_SCREENSHOT = path.join(ARTIFACTS, 'docs-try-it-out-failure.png');
@@ -16,7 +15,7 @@ const STEP_TIMEOUT = 20_000;
 /** The tag of the article the page lists (a second, untagged article is filtered out). */
 const TAG = 'swagger-ui';
 
-describe('the docs page in a browser (SPEC §8: "Try it out" works)', () => {
+describeWithBrowser('the docs page in a browser (SPEC §8: "Try it out" works)', () => {
   let app: NestExpressApplication;
   let baseUrl: string;
   let browser: Browser | undefined;
@@ -34,9 +33,6 @@ describe('the docs page in a browser (SPEC §8: "Try it out" works)', () => {
   }
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: the browser test needs Debian's chromium. Install it with scripts/ci-browser.sh (as root: apt-get install -y chromium).`);
-    }
     app = await createTestApp();
     await app.listen(0, '127.0.0.1');
     baseUrl = await app.getUrl();
@@ -54,7 +50,7 @@ describe('the docs page in a browser (SPEC §8: "Try it out" works)', () => {
     expect((await post('/v1/articles', { title: 'Not tagged', status: 'published' }, auth)).status).toBe(201);
 
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath: CHROMIUM_PATH,
       headless: true,
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
       timeout: 60_000,

@@ -1,15 +1,14 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { pkce, registerClient, type RegisteredClient } from './factories/oauth.factory.js';
 import { createUser, DEFAULT_PASSWORD, type CreatedUser } from './factories/user.factory.js';
+import { CHROMIUM_PATH, describeWithBrowser } from './setup/chromium.js';
 import { createTestApp } from './setup/test-app.js';
 
-/** Debian's chromium: CI installs it with scripts/ci-browser.sh when missing. */
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'artifacts');
 const SIGN_IN_SCREENSHOT = path.join(ARTIFACTS, 'oauth-sign-in.png');
 const CONSENT_SCREENSHOT = path.join(ARTIFACTS, 'oauth-consent.png');
@@ -18,7 +17,7 @@ const FAILURE_SCREENSHOT = path.join(ARTIFACTS, 'oauth-failure.png');
 const REDIRECT_URI = 'http://127.0.0.1/browser-callback';
 const STEP_TIMEOUT = 20_000;
 
-describe('the OAuth sign-in and consent pages in a browser (issue 7)', () => {
+describeWithBrowser('the OAuth sign-in and consent pages in a browser (OAuth authorization code with PKCE)', () => {
   let app: NestExpressApplication;
   let baseUrl: string;
   let browser: Browser | undefined;
@@ -28,16 +27,13 @@ describe('the OAuth sign-in and consent pages in a browser (issue 7)', () => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: the browser test needs Debian's chromium. Install it with scripts/ci-browser.sh (as root: apt-get install -y chromium).`);
-    }
     app = await createTestApp();
     await app.listen(0, '127.0.0.1');
     baseUrl = (await app.getUrl()).replace('[::1]', '127.0.0.1');
     const admin = await createUser(app, { role: 'admin' });
     alice = await createUser(app, { name: 'Alice' });
     client = await registerClient(app, admin, { name: 'Todo Sync', redirect_uris: [REDIRECT_URI], scopes: ['todos:read', 'todos:write'] });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'], timeout: 60_000 });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'], timeout: 60_000 });
     page = await browser.newPage({ viewport: { width: 900, height: 700 } });
     page.setDefaultTimeout(STEP_TIMEOUT);
     page.on('pageerror', (error) => pageErrors.push(`pageerror: ${error.message}`));
