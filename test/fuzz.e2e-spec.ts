@@ -50,7 +50,7 @@ import { createTestApp } from './setup/test-app.js';
  */
 
 const DEFAULT_SEED = 20261123;
-const DEFAULT_RUNS = 5;
+const DEFAULT_RUNS = 4;
 const SEED = Number(process.env.FUZZ_SEED ?? DEFAULT_SEED);
 const RUNS = Number(process.env.FUZZ_RUNS ?? DEFAULT_RUNS);
 

@@ -98,6 +98,28 @@ const validChar = fc.oneof(
 /** Number of code points, as JSON Schema counts `minLength`/`maxLength`. */
 export const codePoints = (text: string) => [...text].length;
 
+/**
+ * Strings matching an ECMA `pattern`. fast-check cannot generate from lookaheads: they are removed
+ * for generation (the sort grammar's "no field twice", e.g.) and the full pattern filters the draws.
+ */
+function matching(pattern: string): fc.Arbitrary<string> {
+  const full = new RegExp(pattern, 'u');
+  const lookahead = /\(\?[=!]/;
+  if (!lookahead.test(pattern)) return fc.stringMatching(new RegExp(pattern));
+  let generating = pattern;
+  for (let start = generating.search(lookahead); start >= 0; start = generating.search(lookahead)) {
+    let depth = 0;
+    let end = start;
+    for (; end < generating.length; end += 1) {
+      if (generating[end] === '\\') end += 1;
+      else if (generating[end] === '(') depth += 1;
+      else if (generating[end] === ')' && --depth === 0) break;
+    }
+    generating = generating.slice(0, start) + generating.slice(end + 1);
+  }
+  return fc.stringMatching(new RegExp(generating)).filter((text) => full.test(text));
+}
+
 /** Valid strings of a schema (`format`, `pattern`, length bounds). */
 function validString(schema: Schema): fc.Arbitrary<string> {
   const minLength = (schema.minLength as number | undefined) ?? 0;
@@ -116,7 +138,7 @@ function validString(schema: Schema): fc.Arbitrary<string> {
     default:
       break;
   }
-  if (typeof schema.pattern === 'string') return fc.stringMatching(new RegExp(schema.pattern as string)).filter(fits);
+  if (typeof schema.pattern === 'string') return matching(schema.pattern as string).filter(fits);
   const cap = Math.min(maxLength ?? 64, Math.max(minLength, 64));
   const arbitraries: fc.Arbitrary<string>[] = [fc.string({ unit: validChar, minLength, maxLength: cap })];
   // the boundary itself: exactly maxLength code points
