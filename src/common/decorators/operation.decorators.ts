@@ -17,6 +17,15 @@ export type OperationQuery =
 export const PARSED_LIST_QUERY = Symbol('parsedListQuery');
 
 /**
+ * The documented `sort` grammar of a list (SPEC §4): comma-separated sortable fields, each with an
+ * optional `-`, none named twice (a negative lookahead; the list parser answers 400 for a repeat).
+ */
+export function sortPattern(fields: string[]): string {
+  const field = `(${fields.join('|')})`;
+  return `^(?!(?:.*,)?-?${field}(?:,.*)?,-?\\1(?:,|$))-?${field}(,-?${field})*$`;
+}
+
+/**
  * Marks a collection GET (SPEC §4): the interceptor parses the list grammar of `spec` (400 on a
  * bad parameter) and wraps the returned `Page` in the envelope. Documents every query parameter.
  */
@@ -34,7 +43,7 @@ export function ListOperation(spec: ListSpec) {
       description: `Comma-separated sort keys, \`-\` for descending; \`id\` ascending is always the last tie-breaker. Allowed: ${sortValues.join(', ')}.`,
       schema: {
         type: 'string',
-        pattern: `^-?(${Object.keys(spec.sortable).join('|')})(,-?(${Object.keys(spec.sortable).join('|')}))*$`,
+        pattern: sortPattern(Object.keys(spec.sortable)),
         example: sortValues[sortValues.length - 1] ?? 'id',
       },
     }),

@@ -36,15 +36,33 @@ export function httpDate(date: Date): string {
   return date.toUTCString();
 }
 
+/** Successor paths `Link` names as they are: segments of letters, digits, `_` and `-`, at most 512 characters. */
+const LINKABLE_PATH = /^(\/[A-Za-z0-9_-]{1,64}){1,8}$/;
+const MAX_LINKED_PATH = 512;
+
+/**
+ * The newest version's path for a request path: `/v1/articles/7` → `/v2/articles/7`. A path that
+ * is no plausible resource path (a 10,000-character or percent-encoded id, which the request
+ * answers with 400 anyway) links to its collection (`/v2/articles`), so the header stays within
+ * its documented length whatever the client sent.
+ */
+function successorPath(path: string): string {
+  const successor = path.replace(/^\/v\d+(?=\/|$)/, `/v${LATEST_VERSION}`);
+  if (successor.length <= MAX_LINKED_PATH && LINKABLE_PATH.test(successor)) return successor;
+  const collection = successor.split('/').slice(0, 3).join('/');
+  return LINKABLE_PATH.test(collection) ? collection : `/v${LATEST_VERSION}`;
+}
+
 /**
  * The headers of a deprecated operation's response to a request for `path` (`/v1/articles/7`):
  * - `Deprecation: @<unix seconds>` (RFC 9745: a structured-field date, may lie in the future),
  * - `Sunset: <HTTP-date>` (RFC 8594),
  * - `Link: </v2/articles/7>; rel="successor-version", </docs>; rel="deprecation"; type="text/html"`
- *   (RFC 5829, RFC 9745 §3): the same resource in the newest version, and the docs with the dates.
+ *   (RFC 5829, RFC 9745 §3): the same resource in the newest version (its collection when the path
+ *   is no plausible resource path, see {@link successorPath}), and the docs with the dates.
  */
 export function deprecationHeaders(path: string, dates: VersionDates): Record<string, string> {
-  const successor = path.replace(/^\/v\d+(?=\/|$)/, `/v${LATEST_VERSION}`);
+  const successor = successorPath(path);
   return {
     Deprecation: `@${Math.floor(dates.deprecatedAt.getTime() / 1000)}`,
     Sunset: httpDate(dates.sunsetAt),

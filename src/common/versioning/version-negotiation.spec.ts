@@ -100,4 +100,13 @@ describe('deprecationHeaders (RFC 9745, RFC 8594)', () => {
       Link: '</v2/articles/7/comments>; rel="successor-version", </docs>; rel="deprecation"; type="text/html"',
     });
   });
+
+  it.each([
+    ['a 10,000-character id', `/v1/articles/${'x'.repeat(10_000)}`],
+    ['a percent-encoded id', '/v1/articles/%ED%A0%80/comments'],
+    ['an id with a quote', "/v1/articles/1'--"],
+  ])('links the collection, not the path, for %s (the header stays within its documented 2048 characters)', (_name, path) => {
+    const headers = deprecationHeaders(path, { deprecatedAt: new Date('2026-12-01T00:00:00Z'), sunsetAt: new Date('2027-06-30T00:00:00Z') });
+    expect(headers.Link).toBe('</v2/articles>; rel="successor-version", </docs>; rel="deprecation"; type="text/html"');
+  });
 });
