@@ -53,6 +53,9 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
     return current;
   };
 
+  /** The full schema of a 200 body: the first branch of `anyOf: [X, XSparse]` (operations taking `fields`), else the schema. */
+  const full = (schema: Json | undefined): Json | undefined => (schema?.anyOf ? schema.anyOf[0] : schema);
+
   beforeAll(async () => {
     app = await createTestApp();
     const res = await request(app.getHttpServer()).get(`/docs${v}/openapi.json`);
@@ -138,7 +141,7 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
   });
 
   it('documents the list grammar on every collection GET: paging, sort with its allowed values, filters, fields', () => {
-    const lists = operations.filter(({ method, op }) => method === 'get' && resolve(op.responses['200']?.content?.['application/json']?.schema)?.properties?.data);
+    const lists = operations.filter(({ method, op }) => method === 'get' && resolve(full(op.responses['200']?.content?.['application/json']?.schema))?.properties?.data);
     expect(lists.map(({ path }) => path).sort()).toEqual(['/api-keys', '/articles', '/articles/{id}/comments', '/oauth-clients', '/oauth-grants', '/orders', '/tags', '/todos', '/users'].map((path) => v + path));
     for (const { at, op } of lists) {
       const names = (op.parameters ?? []).map((p: Json) => resolve(p)!.name);
@@ -220,7 +223,14 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
     for (const { at, op } of operations) {
       for (const [status, response] of Object.entries<Json>(op.responses)) {
         const schema = response.content?.['application/json']?.schema;
-        if (schema && at !== 'get /.well-known/jwks.json') expect({ at, status, ref: schema.$ref }).toEqual({ at, status, ref: expect.stringMatching(/^#\/components\/schemas\//) });
+        if (schema?.anyOf) {
+          // a `fields` operation: the full schema or its sparse variant, both named
+          expect({ at, status, refs: schema.anyOf.map((branch: Json) => branch.$ref) }).toEqual({
+            at,
+            status,
+            refs: [expect.stringMatching(/^#\/components\/schemas\//), expect.stringMatching(/^#\/components\/schemas\/[A-Za-z]+Sparse(List)?$/)],
+          });
+        } else if (schema && at !== 'get /.well-known/jwks.json') expect({ at, status, ref: schema.$ref }).toEqual({ at, status, ref: expect.stringMatching(/^#\/components\/schemas\//) });
       }
     }
   });
