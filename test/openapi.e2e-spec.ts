@@ -3,6 +3,11 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { API_VERSION } from '../src/common/openapi/docs.js';
 import { DOCUMENT_VERSIONS } from '../src/common/versioning/api-versions.js';
+import { getMetadataStorage } from 'class-validator';
+import { fieldsPattern } from '../src/common/decorators/operation.decorators.js';
+import { TODOS_LIST } from '../src/todos/todos.list.js';
+import { bearer, createUser } from './factories/user.factory.js';
+import { errorBody } from './setup/error-body.js';
 import { createTestApp } from './setup/test-app.js';
 
 /**
@@ -52,6 +57,9 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
     while (current?.$ref) current = (current.$ref as string).slice(2).split('/').reduce((n: Json, key: string) => n?.[key], doc);
     return current;
   };
+
+  /** The full schema of a 200 body: the first branch of `anyOf: [X, XSparse]` (operations taking `fields`), else the schema. */
+  const full = (schema: Json | undefined): Json | undefined => (schema?.anyOf ? schema.anyOf[0] : schema);
 
   beforeAll(async () => {
     app = await createTestApp();
@@ -138,7 +146,7 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
   });
 
   it('documents the list grammar on every collection GET: paging, sort with its allowed values, filters, fields', () => {
-    const lists = operations.filter(({ method, op }) => method === 'get' && resolve(op.responses['200']?.content?.['application/json']?.schema)?.properties?.data);
+    const lists = operations.filter(({ method, op }) => method === 'get' && resolve(full(op.responses['200']?.content?.['application/json']?.schema))?.properties?.data);
     expect(lists.map(({ path }) => path).sort()).toEqual(['/api-keys', '/articles', '/articles/{id}/comments', '/oauth-clients', '/oauth-grants', '/orders', '/tags', '/todos', '/users'].map((path) => v + path));
     for (const { at, op } of lists) {
       const names = (op.parameters ?? []).map((p: Json) => resolve(p)!.name);
@@ -220,7 +228,14 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
     for (const { at, op } of operations) {
       for (const [status, response] of Object.entries<Json>(op.responses)) {
         const schema = response.content?.['application/json']?.schema;
-        if (schema && at !== 'get /.well-known/jwks.json') expect({ at, status, ref: schema.$ref }).toEqual({ at, status, ref: expect.stringMatching(/^#\/components\/schemas\//) });
+        if (schema?.anyOf) {
+          // a `fields` operation: the full schema or its sparse variant, both named
+          expect({ at, status, refs: schema.anyOf.map((branch: Json) => branch.$ref) }).toEqual({
+            at,
+            status,
+            refs: [expect.stringMatching(/^#\/components\/schemas\//), expect.stringMatching(/^#\/components\/schemas\/[A-Za-z]+Sparse(List)?$/)],
+          });
+        } else if (schema && at !== 'get /.well-known/jwks.json') expect({ at, status, ref: schema.$ref }).toEqual({ at, status, ref: expect.stringMatching(/^#\/components\/schemas\//) });
       }
     }
   });
@@ -297,5 +312,161 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
     walk(doc.components, 'components');
     walk(doc.paths, 'paths');
     expect(unsized).toEqual([]);
+  });
+
+  describe('as strict as the service (SPEC §8: closed bodies, every length and pattern rule)', () => {
+    /** The JSON request body schemas of the document, by operation. */
+    const jsonBodies = () =>
+      operations.flatMap(({ at, op }) =>
+        ['application/json', 'application/merge-patch+json'].filter((type) => op.requestBody?.content?.[type]).map((type) => ({ at: `${at} ${type}`, schema: op.requestBody.content[type].schema as Json })),
+      );
+
+    /** Every object schema reachable from `root` (through `$ref`s, properties, items, compositions), with where it was met. */
+    function objectSchemas(root: Json, where: string): Array<{ where: string; schema: Json }> {
+      const found: Array<{ where: string; schema: Json }> = [];
+      const seen = new Set<Json>();
+      const walk = (node: unknown, at: string) => {
+        if (!node || typeof node !== 'object' || Array.isArray(node)) return;
+        const schema = resolve(node as Json)!;
+        if (seen.has(schema)) return;
+        seen.add(schema);
+        if (schema.type === 'object' || schema.properties) found.push({ where: at, schema });
+        for (const [name, property] of Object.entries<Json>(schema.properties ?? {})) walk(property, `${at}.${name}`);
+        walk(schema.items, `${at}[]`);
+        for (const key of ['allOf', 'anyOf', 'oneOf']) (schema[key] ?? []).forEach((part: Json, i: number) => walk(part, `${at}.${key}[${i}]`));
+      };
+      walk(root, where);
+      return found;
+    }
+
+    it('a: closes every JSON request body and every object nested in it, PATCH (merge-patch) bodies included', () => {
+      const bodies = jsonBodies();
+      expect(bodies.filter(({ at }) => at.endsWith('merge-patch+json')).length).toBeGreaterThanOrEqual(6);
+      const open = bodies.flatMap(({ at, schema }) => objectSchemas(schema, at)).filter(({ schema }) => schema.additionalProperties !== false);
+      expect(open.map(({ where }) => where)).toEqual([]);
+      // nested: the order lines
+      expect(schemas().OrderItemBody.additionalProperties).toBe(false);
+    });
+
+    const schemas = () => doc.components.schemas as Record<string, Json>;
+
+    it('b: every required string of a request body with a presence rule has minLength ≥ 1, and every string a maxLength, enum or format', () => {
+      const bad: string[] = [];
+      for (const { at, schema } of jsonBodies()) {
+        for (const { where, schema: object } of objectSchemas(schema, at)) {
+          for (const [name, raw] of Object.entries<Json>(object.properties ?? {})) {
+            const property = resolve(raw)!;
+            if (property.type !== 'string') continue;
+            if ((object.required ?? []).includes(name) && !(property.minLength >= 1) && !property.enum) bad.push(`${where}.${name}: no minLength`);
+            if (property.maxLength === undefined && !property.enum) bad.push(`${where}.${name}: no maxLength`);
+          }
+        }
+      }
+      expect(bad).toEqual([]);
+    });
+
+    it('b: states the rule of every length, pattern, presence and array-size validator of every DTO in its schema', () => {
+      const storage = getMetadataStorage() as unknown as { validationMetadatas: Map<Function, unknown> };
+      const bad: string[] = [];
+      let checked = 0;
+      for (const type of storage.validationMetadatas.keys()) {
+        const names = (Reflect.getOwnMetadata('swagger/apiSchema', type) ?? []) as Array<{ name?: string }>;
+        const schema = schemas()[names[names.length - 1]?.name ?? type.name];
+        if (!schema?.properties) continue;
+        for (const rule of getMetadataStorage().getTargetValidationMetadatas(type, '', true, false)) {
+          const raw = schema.properties[rule.propertyName];
+          if (!raw || raw.$ref || raw.allOf) continue;
+          const property = rule.each ? raw.items : raw;
+          const [first, second] = rule.constraints ?? [];
+          const where = `${type.name}.${rule.propertyName} ${rule.name}`;
+          const expectations: Record<string, () => boolean> = {
+            isNotEmpty: () => property.type !== 'string' || property.minLength >= 1,
+            minLength: () => property.minLength >= first,
+            maxLength: () => property.maxLength <= first,
+            isLength: () => property.minLength >= first && (second === undefined || property.maxLength <= second),
+            matches: () => (first instanceof RegExp && first.flags.replace('u', '') !== '') || property.pattern === (first instanceof RegExp ? first.source : String(first)),
+            min: () => property.minimum >= first,
+            max: () => property.maximum <= first,
+            arrayMinSize: () => property.minItems >= first,
+            arrayMaxSize: () => property.maxItems <= first,
+            arrayUnique: () => property.uniqueItems === true,
+            isEmail: () => property.format === 'email',
+            isDateString: () => property.format === 'date-time',
+          };
+          const expectation = expectations[rule.name ?? ''];
+          if (!expectation) continue;
+          checked += 1;
+          if (!expectation()) bad.push(`${where}: ${JSON.stringify(property)}`);
+        }
+      }
+      expect(checked).toBeGreaterThan(40);
+      expect(bad).toEqual([]);
+      // the rules that used to be missing: the client name, the order line's sku
+      expect(schemas().CreateOAuthClientBody.properties.name).toMatchObject({ minLength: 1, maxLength: 100 });
+      expect(schemas().OrderItemBody.properties.sku).toMatchObject({ minLength: 1, maxLength: 64 });
+    });
+
+    it('c: a read or list taking fields answers anyOf the full schema and its …Sparse variant (same properties, only id and links required, closed)', () => {
+      const withFields = operations.filter(({ op }) => (op.parameters ?? []).some((p: Json) => resolve(p)!.name === 'fields'));
+      expect(withFields.length).toBeGreaterThanOrEqual(16);
+      for (const { at, op } of withFields) {
+        const schema = op.responses['200'].content['application/json'].schema;
+        expect({ at, branches: schema.anyOf?.length }).toEqual({ at, branches: 2 });
+        const [whole, sparse] = schema.anyOf.map((branch: Json) => resolve(branch)!);
+        expect(schema.anyOf[1].$ref).toBe(`${schema.anyOf[0].$ref.replace(/List$/, '')}Sparse${schema.anyOf[0].$ref.endsWith('List') ? 'List' : ''}`);
+        const [wholeItem, sparseItem] = whole.properties.data ? [resolve(whole.properties.data.items)!, resolve(sparse.properties.data.items)!] : [whole, sparse];
+        if (whole.properties.data) expect(sparse.required).toEqual(whole.required);
+        expect(Object.keys(sparseItem.properties)).toEqual(Object.keys(wholeItem.properties));
+        expect({ at, required: [...sparseItem.required].sort() }).toEqual({ at, required: ['id', 'links'] });
+        expect(sparseItem.additionalProperties).toBe(false);
+      }
+    });
+
+    it('d: states the paging-style rule on page, size, offset and limit, and the fields grammar (with a pattern)', () => {
+      const list = operations.find(({ at }) => at === `get ${v}/todos`)!.op.parameters.map(resolve) as Json[];
+      const byName = (name: string) => list.find((p) => p.name === name)!;
+      for (const name of ['page', 'size']) expect(byName(name).description).toMatch(/not combinable with offset\/limit.*→ 400/);
+      for (const name of ['offset', 'limit']) expect(byName(name).description).toMatch(/not combinable with page\/size.*→ 400/);
+      const fields = byName('fields');
+      expect(fields.description).toMatch(/comma-separated/);
+      expect(fields.description).toMatch(/unknown name.*→ 400/);
+      expect(fields.schema.pattern).toBe(fieldsPattern(TODOS_LIST.fields));
+      const pattern = new RegExp(fields.schema.pattern);
+      for (const good of ['title', 'id,title', 'title,status,title', ' title , status ']) expect({ good, ok: pattern.test(good) }).toEqual({ good, ok: true });
+      for (const bad of ['', 'title,', ',title', 'title,,status', 'bogus', 'title,bogus']) expect({ bad, ok: pattern.test(bad) }).toEqual({ bad, ok: false });
+    });
+
+    it('d: the service agrees with the fields pattern and the paging rule', async () => {
+      const admin = await createUser(app, { role: 'admin' });
+      const get = (query: string) => request(app.getHttpServer()).get(`${v}/todos?${query}`).set('Authorization', bearer(admin.token));
+      const pattern = new RegExp(fieldsPattern(TODOS_LIST.fields));
+      for (const value of ['title', 'title,status,title', ' title , status ', 'title,', 'bogus', 'title,,status']) {
+        const res = await get(`fields=${encodeURIComponent(value)}`);
+        expect({ value, status: res.status }).toEqual({ value, status: pattern.test(value) ? 200 : 400 });
+      }
+      for (const mixed of ['page=1&offset=0', 'size=5&limit=5', 'page=2&limit=5']) {
+        const res = await get(mixed);
+        expect({ mixed, status: res.status }).toEqual({ mixed, status: 400 });
+        expect(res.body).toEqual({ ...errorBody('bad_request'), details: expect.any(Array) });
+      }
+    });
+
+    it('e: a POST body without one of its required properties is 400 "<field> is required", for every such operation', async () => {
+      const admin = await createUser(app, { role: 'admin' });
+      const posts = operations.filter(({ method, path, op }) => method === 'post' && !path.includes('{') && op.requestBody?.content?.['application/json'] && !/\/(login|refresh|sessions)$/.test(path));
+      expect(posts.map(({ path }) => path)).toEqual(expect.arrayContaining([`${v}/oauth-clients`, `${v}/api-keys`, `${v}/orders`, `${v}/todos`]));
+      const bad: string[] = [];
+      for (const { path, op } of posts) {
+        const media = op.requestBody.content['application/json'];
+        const required: string[] = resolve(media.schema)!.required ?? [];
+        for (const field of required) {
+          const { [field]: _dropped, ...body } = media.example as Json;
+          const res = await request(app.getHttpServer()).post(path).set('Authorization', bearer(admin.token)).send(body);
+          const detail = res.body.details?.find((d: Json) => d.field === field);
+          if (res.status !== 400 || detail?.message !== `${field} is required`) bad.push(`POST ${path} without ${field}: ${res.status} ${JSON.stringify(res.body.details)}`);
+        }
+      }
+      expect(bad).toEqual([]);
+    });
   });
 });

@@ -457,43 +457,51 @@ describe('orders (SPEC §5, §6 orders)', () => {
       expect(cancelled.body.status).toBe('cancelled');
     });
 
-    it.each([
-      ['pending', 'shipped'],
-      ['pending', 'delivered'],
-      ['paid', 'pending'],
-      ['paid', 'delivered'],
-      ['shipped', 'pending'],
-      ['shipped', 'paid'],
-      ['shipped', 'cancelled'],
-      ['delivered', 'pending'],
-      ['delivered', 'cancelled'],
-      ['delivered', 'shipped'],
-      ['cancelled', 'pending'],
-      ['cancelled', 'paid'],
-    ] as Array<[OrderStatus, OrderStatus]>)('refuses %s → %s with 409 naming both states, for the owner and an admin', async (from, to) => {
-      const order = await postOrder(alice);
-      await forceStatus(order.id, from);
-      const before = await readAs(alice, order.id);
-      for (const caller of [alice, admin]) {
-        const res = await as(caller).patch(order.id, { status: to });
-        expect(res.status).toBe(409);
-        expect(res.body).toEqual(errorBody('conflict', `cannot change status from ${from} to ${to}`));
-      }
-      expect(await readAs(alice, order.id)).toEqual(before);
+    /** The transition table of SPEC §6 orders: every pair of statuses, the five allowed moves → 200, every other pair (the same status included) → 409. */
+    const STATUSES: OrderStatus[] = ['pending', 'paid', 'shipped', 'delivered', 'cancelled'];
+    const ALLOWED = new Set(['pending>paid', 'pending>cancelled', 'paid>shipped', 'paid>cancelled', 'shipped>delivered']);
+    const PAIRS = STATUSES.flatMap((from) => STATUSES.map((to) => [from, to] as [OrderStatus, OrderStatus]));
+
+    it('covers all 25 pairs of the table, 5 allowed', () => {
+      expect(PAIRS).toHaveLength(25);
+      expect(PAIRS.filter(([from, to]) => ALLOWED.has(`${from}>${to}`))).toHaveLength(5);
     });
 
-    it('treats the current status as a no-op 200 that keeps updated_at', async () => {
+    it.each(PAIRS.filter(([from, to]) => ALLOWED.has(`${from}>${to}`)))('allows %s → %s (200, stored)', async (from, to) => {
       const order = await postOrder(alice);
-      await forceStatus(order.id, 'shipped');
-      const before = await readAs(alice, order.id);
-      await sleep(5);
-      const res = await as(alice).patch(order.id, { status: 'shipped' });
+      await forceStatus(order.id, from);
+      const res = await as(admin).patch(order.id, { status: to });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual(before);
-      const pending = await postOrder(alice);
-      const same = await as(alice).patch(pending.id, { status: 'pending' });
-      expect(same.status).toBe(200);
-      expect(same.body).toEqual(pending);
+      expect(res.body).toEqual({ ...order, status: to, updated_at: expect.stringMatching(ISO_MS) });
+      expect((await readAs(alice, order.id)).status).toBe(to);
+    });
+
+    it.each(PAIRS.filter(([from, to]) => !ALLOWED.has(`${from}>${to}`)))(
+      'refuses %s → %s with 409 naming both states, for the owner and an admin, changing nothing',
+      async (from, to) => {
+        const order = await postOrder(alice);
+        await forceStatus(order.id, from);
+        const before = await readAs(alice, order.id);
+        await sleep(2);
+        for (const caller of [alice, admin]) {
+          const res = await as(caller).patch(order.id, { status: to });
+          expect(res.status).toBe(409);
+          expect(res.body).toEqual(errorBody('conflict', `cannot change status from ${from} to ${to}`));
+        }
+        expect(await readAs(alice, order.id)).toEqual(before);
+      },
+    );
+
+    it('refuses a PATCH to the current status with 409, keeping updated_at (a move to the same state is not in the table)', async () => {
+      const order = await postOrder(alice);
+      const same = await as(alice).patch(order.id, { status: 'pending' });
+      expect(same.status).toBe(409);
+      expect(same.body).toEqual(errorBody('conflict', 'cannot change status from pending to pending'));
+      expect(await readAs(alice, order.id)).toEqual(order);
+      expect((await as(alice).patch(order.id, { status: 'paid' })).status).toBe(200);
+      const again = await as(alice).patch(order.id, { status: 'paid' });
+      expect(again.status).toBe(409);
+      expect(again.body).toEqual(errorBody('conflict', 'cannot change status from paid to paid'));
     });
 
     it('refuses another user with 403 before looking at the move, and answers a missing order with 404', async () => {

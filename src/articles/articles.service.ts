@@ -7,6 +7,7 @@ import { conflict, forbidden, notFound } from '../common/errors/api-exception.js
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import { Page } from '../common/list/page.js';
+import { deleteExisting, updateExisting } from '../common/writes/conditional-write.js';
 import { TagsService } from '../tags/tags.service.js';
 import { Article, ARTICLE_TRANSITIONS, ArticleTag, type ArticleStatus } from './article.entity.js';
 import { toArticleResponse, type ArticleResponse } from './article.response.js';
@@ -131,10 +132,14 @@ export class ArticlesService {
     return this.apply(id, dto, caller);
   }
 
-  /** Deletes an article with its tag links and comments (foreign-key cascade). @throws 403, 404 */
+  /**
+   * Deletes an article with its tag links and comments (foreign-key cascade): the access check on
+   * the loaded row, then one conditional DELETE, so of concurrent deletes exactly one succeeds.
+   * @throws 403; 404 when missing or deleted meanwhile
+   */
   async remove(id: number, caller: AuthUser): Promise<void> {
-    await this.requireWritable(await this.articles.findOne({ where: { id } }), caller, id);
-    await this.articles.delete({ id });
+    this.requireWritable(await this.articles.findOne({ where: { id } }), caller, id);
+    await deleteExisting(this.articles.manager, Article, { id }, 'article', id);
   }
 
   /**
@@ -154,7 +159,7 @@ export class ArticlesService {
       if (changes.body !== undefined) patch.body = changes.body;
       if (changes.status !== undefined) patch.status = changes.status;
       if (changes.status === 'published' && current.published_at === null) patch.published_at = now;
-      await manager.update(Article, { id }, patch);
+      await updateExisting(manager, Article, { id }, patch, 'article', id);
       if (tagIds !== undefined) {
         await manager.delete(ArticleTag, { article_id: id });
         await this.linkTags(manager, id, tagIds);

@@ -8,6 +8,7 @@ import { conflict, forbidden, notFound } from '../common/errors/api-exception.js
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
+import { deleteExisting, updateExisting } from '../common/writes/conditional-write.js';
 import { Comment } from './comment.entity.js';
 import { toCommentResponse, type CommentResponse } from './comment.response.js';
 import { COMMENTS_LIST } from './comments.list.js';
@@ -64,20 +65,22 @@ export class CommentsService {
     if (current.author_id !== caller.id) throw forbidden('only the comment’s author may edit it');
     const patch: Partial<Comment> = { updated_at: new Date() };
     if (dto.body !== undefined) patch.body = dto.body;
-    await this.comments.update({ id }, patch);
+    await updateExisting(this.comments.manager, Comment, { id, article_id: articleId }, patch, 'comment', id);
     return toCommentResponse({ ...current, ...patch });
   }
 
   /**
    * Deletes a comment: its author, the article's author or an admin may.
-   * @throws 403/404 for the article; 404 for the comment; 403 for anyone else.
+   * The access check on the loaded row, then one conditional DELETE: of concurrent deletes
+   * exactly one succeeds.
+   * @throws 403/404 for the article; 404 for the comment (also when deleted meanwhile); 403 for anyone else.
    */
   async remove(articleId: number, id: number, caller: AuthUser): Promise<void> {
     const article: Article = await this.articles.requireReadable(articleId, caller);
     const current = await this.load(articleId, id);
     const allowed = caller.role === 'admin' || caller.id === current.author_id || caller.id === article.author_id;
     if (!allowed) throw forbidden('only the comment’s author, the article’s author or an admin may delete it');
-    await this.comments.delete({ id });
+    await deleteExisting(this.comments.manager, Comment, { id, article_id: articleId }, 'comment', id);
   }
 
   private async load(articleId: number, id: number): Promise<Comment> {

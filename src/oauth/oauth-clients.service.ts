@@ -8,6 +8,7 @@ import { notFound } from '../common/errors/api-exception.js';
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery, ListSpec } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
+import { deleteExisting } from '../common/writes/conditional-write.js';
 import type { CreateOAuthClientDto } from './dto/create-oauth-client.dto.js';
 import { OAuthClient } from './oauth-client.entity.js';
 import { type CreatedOAuthClientResponse, type OAuthClientResponse, toOAuthClientResponse } from './oauth-client.response.js';
@@ -76,12 +77,16 @@ export class OAuthClientsService {
     return toOAuthClientResponse(row);
   }
 
-  /** Deletes a client after revoking every grant of it (their access tokens answer 401). @throws 404 when missing. */
+  /**
+   * Deletes a client after revoking every grant of it (their access tokens answer 401), in one
+   * conditional DELETE: of concurrent deletes exactly one succeeds.
+   * @throws 404 when missing or deleted meanwhile.
+   */
   async remove(id: number): Promise<void> {
     const row = await this.clients.findOne({ where: { id } });
     if (!row) throw notFound('oauth client', id);
     await this.grants.revokeAllOfClient(row.id);
-    await this.clients.delete({ id: row.id });
+    await deleteExisting(this.clients.manager, OAuthClient, { id: row.id }, 'oauth client', id);
   }
 
   /** The client with public identifier `clientId`, or null. */

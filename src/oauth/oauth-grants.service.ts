@@ -7,6 +7,7 @@ import { notFound } from '../common/errors/api-exception.js';
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery, ListSpec } from '../common/list/list-query.js';
 import { Page } from '../common/list/page.js';
+import { requireAffected } from '../common/writes/conditional-write.js';
 import { toIso } from '../common/list/timestamps.js';
 import { OAuthClient } from './oauth-client.entity.js';
 import { OAuthGrant } from './oauth-grant.entity.js';
@@ -54,18 +55,25 @@ export class OAuthGrantsService {
     return toGrantResponse(grant as unknown as Record<string, unknown>, client ?? undefined);
   }
 
-  /** Revokes one of the caller's grants. @throws 404 when it is not one of theirs. */
+  /**
+   * Revokes one of the caller's grants; of concurrent revocations exactly one succeeds (the
+   * grant's DELETE reports whether it removed the row).
+   * @throws 404 when it is not one of theirs, or was revoked meanwhile.
+   */
   async remove(id: number, caller: AuthUser): Promise<void> {
     const grant = await this.grants.findOne({ where: { id, user_id: caller.id } });
     if (!grant) throw notFound('oauth grant', id);
-    await this.revoke(grant.id);
+    requireAffected({ affected: await this.revoke(grant.id) }, () => notFound('oauth grant', id));
   }
 
-  /** Revokes a grant: denies its live access tokens, deletes it and its refresh tokens. Idempotent. */
-  async revoke(grantId: number): Promise<void> {
+  /**
+   * Revokes a grant: denies its live access tokens, deletes it and its refresh tokens. Idempotent;
+   * returns how many grant rows this call deleted (0 when it was already gone).
+   */
+  async revoke(grantId: number): Promise<number> {
     const live = await this.tokens.find({ where: { grant_id: grantId, access_expires_at: MoreThan(new Date()) }, select: { access_jti: true, access_expires_at: true } });
     for (const token of live) await this.denyList.deny(token.access_jti, Math.ceil(token.access_expires_at.getTime() / 1000));
-    await this.grants.delete({ id: grantId });
+    return (await this.grants.delete({ id: grantId })).affected ?? 0;
   }
 
   /** Revokes every grant of a client (before the client is deleted). */

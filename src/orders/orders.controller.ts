@@ -15,7 +15,8 @@ import { OrdersService } from './orders.service.js';
 
 const TRANSITIONS_TEXT =
   'Status moves: pending→paid, pending→cancelled, paid→cancelled (the order’s user or an admin); paid→shipped, shipped→delivered (admins only, else 403). ' +
-  'Any other move → 409; the same status is a no-op. Items and currency can change only while the order is pending (else 409).';
+  'Any other move → 409, including a PATCH to the current status (on PUT, the whole order, the current status means "keep"). Items and currency can change only while the order is pending (else 409). ' +
+  'Status changes are conditional writes: of concurrent moves from one status exactly one succeeds, the others get 409 naming the status they met.';
 
 /** `/v1/orders` (SPEC §6 orders): private to their user, admins see and act on all. Money in cents. */
 @ApiTags('orders')

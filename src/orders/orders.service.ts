@@ -3,10 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { requireOwned } from '../auth/access.js';
 import type { AuthUser } from '../auth/auth-user.js';
-import { conflict, forbidden } from '../common/errors/api-exception.js';
+import { conflict, forbidden, notFound } from '../common/errors/api-exception.js';
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import { Page } from '../common/list/page.js';
+import { requireAffected } from '../common/writes/conditional-write.js';
 import type { CreateOrderDto, ReplaceOrderDto, UpdateOrderDto } from './dto/create-order.dto.js';
 import type { OrderItemDto } from './dto/order-item.dto.js';
 import { Order, OrderItem, type Currency, type OrderStatus } from './order.entity.js';
@@ -41,7 +42,8 @@ export function totalCents(items: readonly OrderItemDto[]): number {
 }
 
 /**
- * Checks a status move against {@link ORDER_TRANSITIONS}.
+ * Checks a status move against {@link ORDER_TRANSITIONS}; a "move" to the current status is not
+ * in the table and so is refused like any other (SPEC §6 orders: anything else → 409).
  * @throws 409 `cannot change status from <from> to <to>` for a move that is not allowed; 403 when
  *   only an admin may make it and the caller is none.
  */
@@ -62,9 +64,9 @@ function sameItems(wanted: readonly OrderItemDto[], current: readonly OrderItem[
 
 /**
  * Orders (SPEC §6 orders): private to their user, admins see and act on all. Every write that
- * touches the order and its items runs in one transaction; status changes are conditional UPDATEs
- * (`WHERE status = <expected>`), so of two concurrent moves from the same status only one wins and
- * the other gets 409.
+ * touches the order and its items runs in one transaction; status changes and deletes are
+ * conditional statements (`WHERE id = ? AND status = <expected>`), so of N concurrent moves from the
+ * same status exactly one wins, and each loser is re-read: gone → 404, else 409 naming both states.
  */
 @Injectable()
 export class OrdersService {
@@ -122,38 +124,48 @@ export class OrdersService {
   }
 
   /**
-   * PATCH: changes only the fields sent; items and currency first, then the status move. Values
-   * equal to the stored ones change nothing (a same-status PATCH is a no-op 200).
-   * @throws 404; 403 for another user's order or an admin-only move; 409 when items or currency
-   *   change on an order that is not `pending`, or for a move {@link ORDER_TRANSITIONS} does not allow.
+   * PATCH: changes only the fields sent; items and currency first, then the status move. Items
+   * and currency equal to the stored ones change nothing; a `status` sent is always a move, so the
+   * current status is a 409 like every move {@link ORDER_TRANSITIONS} does not list.
+   * @throws 404 (also when deleted meanwhile); 403 for another user's order or an admin-only move;
+   *   409 when items or currency change on an order that is not `pending`, or for a move
+   *   {@link ORDER_TRANSITIONS} does not allow (including one a concurrent move made stale).
    */
   update(id: number, dto: UpdateOrderDto, caller: AuthUser): Promise<OrderResponse> {
-    return this.change(id, { items: dto.items, currency: dto.currency, status: dto.status }, caller);
+    return this.change(id, { items: dto.items, currency: dto.currency, status: dto.status }, caller, true);
   }
 
   /**
-   * Deletes an order and its items, only while `pending` or `cancelled`.
-   * @throws 403, 404; 409 naming the status otherwise.
+   * Deletes an order and its items, only while `pending` or `cancelled`, in one conditional DELETE
+   * (`WHERE id = ? AND status IN (pending, cancelled)`): of concurrent deletes exactly one succeeds.
+   * @throws 403; 404 when missing or deleted meanwhile; 409 naming the status otherwise.
    */
   async remove(id: number, caller: AuthUser): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      const order = await this.load(manager, id, caller);
+      await this.load(manager, id, caller);
       const result = await manager
         .createQueryBuilder()
         .delete()
         .from(Order)
         .where('id = :id AND status IN (:...deletable)', { id, deletable: DELETABLE })
         .execute();
-      if (!result.affected) throw conflict(`order ${id} is ${order.status}; only pending or cancelled orders can be deleted`);
+      if (!result.affected) {
+        const now = await this.statusOf(manager, id);
+        throw now === null ? notFound('order', id) : conflict(`order ${id} is ${now}; only pending or cancelled orders can be deleted`);
+      }
     });
   }
 
-  private change(id: number, wanted: OrderChange, caller: AuthUser): Promise<OrderResponse> {
+  /**
+   * PUT and PATCH. `statusIsMove`: a `status` equal to the stored one is a move too (PATCH, where
+   * sending `status` asks for a move); for PUT, the whole representation, it only says "keep".
+   */
+  private change(id: number, wanted: OrderChange, caller: AuthUser, statusIsMove = false): Promise<OrderResponse> {
     return this.dataSource.transaction(async (manager) => {
       const order = await this.load(manager, id, caller);
       const items = wanted.items !== undefined && !sameItems(wanted.items, (await this.itemsOf(manager, [id])).get(id) ?? []) ? wanted.items : undefined;
       const currency = wanted.currency !== undefined && wanted.currency !== order.currency ? wanted.currency : undefined;
-      const status = wanted.status !== undefined && wanted.status !== order.status ? wanted.status : undefined;
+      const status = wanted.status !== undefined && (statusIsMove || wanted.status !== order.status) ? wanted.status : undefined;
       if ((items || currency) && order.status !== 'pending') {
         throw conflict(`items and currency can change only while an order is pending; order ${id} is ${order.status}`);
       }
@@ -164,23 +176,34 @@ export class OrdersService {
         const set: Partial<Order> = { updated_at: now };
         if (currency) set.currency = currency;
         if (items) set.total_cents = totalCents(items);
-        await this.updateIfStatus(manager, id, 'pending', set, `order ${id} is no longer pending`);
+        await this.updateIfStatus(manager, id, 'pending', set, (now) => `items and currency can change only while an order is pending; order ${id} is ${now}`);
         if (items) {
           await manager.delete(OrderItem, { order_id: id });
           await this.insertItems(manager, id, items);
         }
       }
       if (status) {
-        await this.updateIfStatus(manager, id, order.status, { status, updated_at: now }, `cannot change status from ${order.status} to ${status}: the order changed meanwhile`);
+        await this.updateIfStatus(manager, id, order.status, { status, updated_at: now }, (current) => `cannot change status from ${current} to ${status}`);
       }
       return this.read(manager, id, caller);
     });
   }
 
-  /** UPDATE … WHERE id AND status = `expected`; 0 rows (a concurrent move won) → 409 `message`. */
-  private async updateIfStatus(manager: EntityManager, id: number, expected: OrderStatus, set: Partial<Order>, message: string): Promise<void> {
+  /**
+   * UPDATE … WHERE id = ? AND status = `expected`. 0 rows means a concurrent write won: the order is
+   * re-read to tell a deletion (404) from a status move (409 `message(current status)`).
+   */
+  private async updateIfStatus(manager: EntityManager, id: number, expected: OrderStatus, set: Partial<Order>, message: (current: OrderStatus) => string): Promise<void> {
     const result = await manager.createQueryBuilder().update(Order).set(set).where('id = :id AND status = :expected', { id, expected }).execute();
-    if (!result.affected) throw conflict(message);
+    if (result.affected) return;
+    const current = await this.statusOf(manager, id);
+    requireAffected(result, () => (current === null ? notFound('order', id) : conflict(message(current))));
+  }
+
+  /** The stored status of order `id`, or null when it does not exist (any owner). */
+  private async statusOf(manager: EntityManager, id: number): Promise<OrderStatus | null> {
+    const row = await manager.findOne(Order, { where: { id }, select: { id: true, status: true } });
+    return row?.status ?? null;
   }
 
   private async insertItems(manager: EntityManager, orderId: number, items: readonly OrderItemDto[]): Promise<void> {

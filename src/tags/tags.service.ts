@@ -5,6 +5,7 @@ import { conflict, notFound, validationFailed } from '../common/errors/api-excep
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
+import { deleteExisting, updateExisting } from '../common/writes/conditional-write.js';
 import type { CreateTagDto, UpdateTagDto } from './dto/create-tag.dto.js';
 import { Tag } from './tag.entity.js';
 import { toTagResponse, type TagResponse } from './tag.response.js';
@@ -53,14 +54,13 @@ export class TagsService {
     if (dto.name !== undefined && dto.name !== current.name) await this.assertFree(dto.name);
     const patch: Partial<Tag> = { updated_at: new Date() };
     if (dto.name !== undefined) patch.name = dto.name;
-    await this.tags.update({ id }, patch);
+    await updateExisting(this.tags.manager, Tag, { id }, patch, 'tag', id);
     return toTagResponse({ ...current, ...patch });
   }
 
-  /** Deletes a tag; articles lose it (the join rows cascade). @throws 404 */
+  /** Deletes a tag in one conditional DELETE; articles lose it (the join rows cascade). @throws 404 */
   async remove(id: number): Promise<void> {
-    const result = await this.tags.delete({ id });
-    if (!result.affected) throw notFound('tag', id);
+    await deleteExisting(this.tags.manager, Tag, { id }, 'tag', id);
   }
 
   /**

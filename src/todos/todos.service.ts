@@ -6,6 +6,7 @@ import type { AuthUser } from '../auth/auth-user.js';
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
+import { deleteExisting, updateExisting } from '../common/writes/conditional-write.js';
 import type { CreateTodoDto, UpdateTodoDto } from './dto/create-todo.dto.js';
 import { Todo } from './todo.entity.js';
 import { toTodoResponse, type TodoResponse } from './todo.response.js';
@@ -59,16 +60,19 @@ export class TodosService {
     return this.apply(id, patch, caller);
   }
 
-  /** Deletes a todo. @throws 403, 404 */
+  /**
+   * Deletes a todo: the access check on the loaded row, then one conditional DELETE, so of
+   * concurrent deletes exactly one succeeds. @throws 403; 404 when missing or deleted meanwhile
+   */
   async remove(id: number, caller: AuthUser): Promise<void> {
     await this.load(id, caller);
-    await this.todos.delete({ id });
+    await deleteExisting(this.todos.manager, Todo, { id }, 'todo', id);
   }
 
   private async apply(id: number, patch: Partial<Todo>, caller: AuthUser): Promise<TodoResponse> {
     const current = await this.load(id, caller);
     const next = { ...current, ...patch, updated_at: new Date() };
-    await this.todos.update({ id }, { ...patch, updated_at: next.updated_at });
+    await updateExisting(this.todos.manager, Todo, { id }, { ...patch, updated_at: next.updated_at }, 'todo', id);
     return toTodoResponse(next as unknown as Record<string, unknown>);
   }
 

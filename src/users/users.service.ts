@@ -9,6 +9,7 @@ import { conflict, forbidden, notFound, validationFailed } from '../common/error
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
+import { deleteExisting, updateExisting } from '../common/writes/conditional-write.js';
 import type { Env } from '../config/env.validation.js';
 import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { ReplaceUserDto, UpdateUserDto } from './dto/replace-user.dto.js';
@@ -127,13 +128,13 @@ export class UsersService implements OnApplicationBootstrap {
   /**
    * Deletes a user; their rows (todos, refresh tokens, API keys, …) go by foreign-key cascade, their
    * access tokens are denied at once (TokenDenyList.denyUser) and their sessions end at next use.
-   * @throws 404 when there is no such user; 503 when the shared store is unavailable (nothing deleted).
+   * One conditional DELETE: of concurrent deletes exactly one succeeds.
+   * @throws 404 when there is no such user (or it was deleted meanwhile); 503 when the shared store is unavailable (nothing deleted).
    */
   async remove(id: number): Promise<void> {
     // first, so that a store outage (503) leaves the user in place rather than their tokens alive
     await this.denyList.denyUser(id);
-    const result = await this.users.delete({ id });
-    if (!result.affected) throw notFound('user', id);
+    await deleteExisting(this.users.manager, User, { id }, 'user', id);
   }
 
   private async applyChanges(id: number, changes: UpdateUserDto, caller: AuthUser): Promise<UserResponse> {
@@ -154,7 +155,7 @@ export class UsersService implements OnApplicationBootstrap {
     }
     if (changes.role !== undefined) patch.role = changes.role;
     if (changes.password !== undefined) patch.password_hash = await hashPassword(changes.password);
-    await this.users.update({ id }, patch);
+    await updateExisting(this.users.manager, User, { id }, patch, 'user', id);
     return this.findOne(id);
   }
 

@@ -18,7 +18,9 @@ import { servedUrl } from '../../src/common/versioning/version-negotiation.js';
  *   must be one the operation documents, and the body must validate against that response's
  *   schema (objects are closed: a property the schema does not list is a violation; a `writeOnly`
  *   property in a response is a violation; `nullable: true` is honoured; with the documented
- *   `fields` parameter only `id`, `links` and the requested fields are required);
+ *   `fields` parameter only `id`, `links` and the requested fields are required; an `anyOf` of a
+ *   schema and its `…Sparse` variant is checked against the full schema so narrowed, never the
+ *   looser sparse one);
  * - the content type must be a documented one, a response without documented content (204) must
  *   have an empty body; documented response headers must be present when `required` and match
  *   their schema when present;
@@ -144,7 +146,10 @@ export class ResponseValidator {
     }
     if (status === 204 || status === 304) return [...problems, `${where} documents content for ${status}, which never has a body`];
     if (!mediaType || !content[mediaType]) return [...problems, `content type ${contentType ?? '(none)'} is not documented for ${status} of ${where} (documented: ${Object.keys(content).join(', ')})`];
-    const schema = content[mediaType].schema;
+    // `anyOf` a schema and its `…Sparse` variant (operations taking `fields`): the full schema
+    // without `fields`, the same with `required` narrowed to the requested fields with it — never
+    // the looser sparse variant, so every response is checked as strictly as before
+    const schema = fullVariant(content[mediaType].schema);
     // a text body (the OAuth HTML pages, documented as `type: string`) is a string whatever it says
     if (!schema || method === 'head' || mediaType.startsWith('text/')) return problems;
     const fields = found.operation.parameters?.some((p: { in: string; name: string }) => p.in === 'query' && p.name === 'fields') ? request.query.get('fields') : null;
@@ -282,6 +287,14 @@ function collectComposedRefs(node: unknown, into: Set<string>, inAllOf = false):
     if (key === '$ref' && inAllOf && typeof value === 'string') into.add(value.replace('#/components/schemas/', ''));
     else collectComposedRefs(value, into, (key === 'allOf' && Array.isArray(value) && value.length > 1) || (inAllOf && Array.isArray(node)));
   }
+}
+
+/** The full branch of `anyOf: [Full, FullSparse]` (complete-document.ts), or the schema itself. */
+function fullVariant(schema: Schema | undefined): Schema | undefined {
+  const branches = schema?.anyOf as Schema[] | undefined;
+  if (!Array.isArray(branches) || branches.length !== 2) return schema;
+  const sparse = branches.findIndex((branch) => /Sparse(List)?$/.test(String(branch.$ref ?? '')));
+  return sparse === -1 ? schema : branches[1 - sparse];
 }
 
 function describeParams(error: ErrorObject): string {

@@ -33,10 +33,10 @@ export function ListOperation(spec: ListSpec) {
   const sortValues = Object.keys(spec.sortable).flatMap((f) => [f, `-${f}`]);
   return applyDecorators(
     SetMetadata(OPERATION_QUERY, { kind: 'list', spec } satisfies OperationQuery),
-    ApiQuery({ name: 'page', required: false, description: `Page number, from 1 (default 1). Not with offset/limit.`, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE, default: 1, example: 1 } }),
-    ApiQuery({ name: 'size', required: false, description: `Page size, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, example: 20 } }),
-    ApiQuery({ name: 'offset', required: false, description: 'Items to skip, from 0. Not with page/size.', schema: { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_OFFSET, example: 0 } }),
-    ApiQuery({ name: 'limit', required: false, description: `Items to return, 1-${MAX_PAGE_SIZE}. Not with page/size.`, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, example: 20 } }),
+    ApiQuery({ name: 'page', required: false, description: `Page number, 1-${MAX_PAGE} (default 1). Paging style "page": not combinable with offset/limit (page or size together with offset or limit → 400). Given once; not an integer or out of range → 400.`, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE, default: 1, example: 1 } }),
+    ApiQuery({ name: 'size', required: false, description: `Page size, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}). Paging style "page": not combinable with offset/limit (→ 400). Given once; not an integer or out of range → 400.`, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, example: 20 } }),
+    ApiQuery({ name: 'offset', required: false, description: `Items to skip, 0-${MAX_OFFSET} (default 0). Paging style "offset": not combinable with page/size (offset or limit together with page or size → 400); the envelope then also carries offset and limit. Given once; not an integer or out of range → 400.`, schema: { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_OFFSET, example: 0 } }),
+    ApiQuery({ name: 'limit', required: false, description: `Items to return, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}). Paging style "offset": not combinable with page/size (→ 400). Given once; not an integer or out of range → 400.`, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, example: 20 } }),
     ApiQuery({
       name: 'sort',
       required: false,
@@ -70,12 +70,23 @@ export function ListOperation(spec: ListSpec) {
   );
 }
 
+/**
+ * The `fields` grammar of parseFields (list-query.ts) as a pattern: one or more of the resource's
+ * field names (or `id`), comma-separated, each optionally surrounded by white space.
+ */
+export function fieldsPattern(fields: readonly string[]): string {
+  const name = `\\s*(${['id', ...fields].join('|')})\\s*`;
+  return `^${name}(,${name})*$`;
+}
+
 function fieldsQuery(fields: readonly string[]) {
   return ApiQuery({
     name: 'fields',
     required: false,
-    description: `Comma-separated fields to return (plus \`id\` and \`links\`). Allowed: id, ${fields.join(', ')}.`,
-    schema: { type: 'string', example: fields.slice(0, 2).join(',') },
+    description:
+      `Sparse fieldset: a comma-separated list of field names; only those (plus \`id\` and \`links\`) are returned, and the 200 body is then the \`…Sparse\` schema (no property but \`id\` and \`links\` required). ` +
+      `Allowed names: id, ${fields.join(', ')}. White space around a name is ignored and a repeated name counts once; an unknown name, an empty name (\`a,,b\`, a trailing comma) or the parameter given twice → 400.`,
+    schema: { type: 'string', pattern: fieldsPattern(fields), example: fields.slice(0, 2).join(',') },
   });
 }
 

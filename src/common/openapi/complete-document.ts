@@ -135,6 +135,77 @@ function defaultIntegerFormats(node: unknown): void {
   for (const [key, value] of Object.entries(schema)) if (key !== 'example' && key !== 'default') defaultIntegerFormats(value);
 }
 
+/**
+ * Closes a request body schema and every object schema inside it (`additionalProperties: false`),
+ * following `$ref`s into components (each closed once): the validation pipe refuses a property a
+ * body does not declare with 400 (whitelist + forbidNonWhitelisted, SPEC §2), nested objects too.
+ */
+function closeRequestSchema(document: Json, node: unknown, seen: Set<string>): void {
+  if (!node || typeof node !== 'object') return;
+  if (Array.isArray(node)) return node.forEach((item) => closeRequestSchema(document, item, seen));
+  const schema = node as Json;
+  if (typeof schema.$ref === 'string') {
+    if (seen.has(schema.$ref)) return;
+    seen.add(schema.$ref);
+    return closeRequestSchema(document, resolve(document, schema), seen);
+  }
+  if ((schema.type === 'object' || schema.properties) && schema.additionalProperties === undefined) schema.additionalProperties = false;
+  for (const [key, value] of Object.entries(schema)) if (key !== 'example' && key !== 'default' && key !== 'enum') closeRequestSchema(document, value, seen);
+}
+
+/** Suffix of the sparse variant of a resource schema: what a `fields=` response carries. */
+export const SPARSE_SUFFIX = 'Sparse';
+
+/**
+ * The sparse variant of resource schema `name` (`Todo` → `TodoSparse`): the same properties, none
+ * required but `id` and `links` (always returned), closed. Added to the components once; returns
+ * the new name, or undefined when `name` is no resource schema.
+ */
+function sparseResource(document: Json, name: string): string | undefined {
+  const schemas: Json = document.components.schemas;
+  const source = schemas[name];
+  if (!source?.properties?.id) return undefined;
+  const sparse = `${name}${SPARSE_SUFFIX}`;
+  schemas[sparse] ??= {
+    ...structuredClone(source),
+    description: `${name} as a \`fields=\` request returns it: \`id\`, \`links\` and only the fields asked for (any of the properties below may be absent).`,
+    required: (source.required ?? []).filter((property: string) => property === 'id' || property === 'links'),
+    additionalProperties: false,
+  };
+  return sparse;
+}
+
+/**
+ * A `fields=` response (SPEC §4) leaves out the properties not asked for, so the 200 body of an
+ * operation taking `fields` is `anyOf` the full schema and its sparse variant: `Todo` or
+ * `TodoSparse` for a read, `TodoList` or `TodoSparseList` (items `TodoSparse`) for a list. A
+ * generated client types the unrequested properties as optional.
+ */
+function describeSparseResponse(document: Json, operation: Json): void {
+  if (!(operation.parameters ?? []).some((parameter: Json) => parameter.in === 'query' && parameter.name === 'fields')) return;
+  const media = operation.responses?.['200']?.content?.['application/json'];
+  const ref: string | undefined = media?.schema?.$ref;
+  if (!ref) return;
+  const name = ref.split('/').pop() as string;
+  const target = resolve(document, media.schema);
+  const itemRef: string | undefined = target?.properties?.data?.items?.$ref;
+  let sparse: string | undefined;
+  if (itemRef) {
+    const itemSparse = sparseResource(document, itemRef.split('/').pop() as string);
+    if (!itemSparse) return;
+    sparse = `${itemSparse}List`;
+    document.components.schemas[sparse] ??= {
+      ...structuredClone(target),
+      description: `A page of ${itemSparse}: the list envelope of a \`fields=\` request.`,
+      properties: { ...structuredClone(target!.properties), data: { ...structuredClone(target!.properties.data), items: { $ref: `#/components/schemas/${itemSparse}` } } },
+    };
+  } else {
+    sparse = sparseResource(document, name);
+  }
+  if (!sparse) return;
+  media.schema = { anyOf: [{ $ref: ref }, { $ref: `#/components/schemas/${sparse}` }] };
+}
+
 function addHeaders(response: Json, names: string[]): void {
   response.headers = { ...response.headers };
   for (const name of names) response.headers[name] ??= header(name);
@@ -154,7 +225,11 @@ function addHeaders(response: Json, names: string[]): void {
  * - PATCH bodies also as `application/merge-patch+json`;
  * - an example on every request body and success response, assembled from the schemas;
  * - `int32` on integers without a format; one described tag per resource;
- * - no `default`s in `Update…Body` schemas (a PATCH leaves omitted fields as they are).
+ * - no `default`s in `Update…Body` schemas (a PATCH leaves omitted fields as they are);
+ * - closed JSON request bodies: `additionalProperties: false` on every object schema in them,
+ *   nested ones and PATCH bodies included (unknown properties → 400);
+ * - on reads and lists taking `fields`, the 200 body `anyOf` the full schema and its `…Sparse`
+ *   variant (properties optional but `id` and `links`).
  */
 export function completeDocument(document: OpenAPIObject): void {
   const doc = document as unknown as Json;
@@ -168,6 +243,7 @@ export function completeDocument(document: OpenAPIObject): void {
     for (const property of Object.values<Json>(schema.properties ?? {})) delete property.default;
   }
 
+  const closed = new Set<string>();
   for (const [path, pathItem] of Object.entries<Json>(doc.paths)) {
     for (const method of METHODS) {
       const operation: Json | undefined = pathItem[method];
@@ -192,6 +268,7 @@ export function completeDocument(document: OpenAPIObject): void {
 
       const body = operation.requestBody?.content?.['application/json'];
       if (body) {
+        closeRequestSchema(doc, body.schema, closed);
         body.example ??= exampleFor(doc, body.schema, 'request');
         if (method === 'patch') operation.requestBody.content['application/merge-patch+json'] ??= { schema: body.schema, example: body.example };
       }
@@ -220,6 +297,8 @@ export function completeDocument(document: OpenAPIObject): void {
         }
       }
       delete operation[LOCATION_EXTENSION];
+      // after the examples, which are assembled from the full schema
+      describeSparseResponse(doc, operation);
     }
   }
 

@@ -14,6 +14,7 @@ import { API_VERSIONS, type ApiVersion, DOCUMENT_VERSIONS, LATEST_VERSION } from
 import { deprecationDates, type VersionDates } from '../versioning/deprecation.js';
 import { completeDocument } from './complete-document.js';
 import { namedSchemas } from './named-schemas.js';
+import { applyValidationRules } from './validation-rules.js';
 import { LinkDto } from './link.dto.js';
 import { versionDocument } from './version-document.js';
 
@@ -92,8 +93,9 @@ function describeIdParameters(operation: Operation, path: string): void {
 
 /**
  * Builds the OpenAPI 3.0 document of every controller from the application and the Swagger
- * plugin's metadata (src/metadata.ts): adds the shared `ErrorResp`, `Link` and `…List` schemas
- * and removes the security requirement from public operations. Cut per version by {@link buildOpenApiDocuments}.
+ * plugin's metadata (src/metadata.ts): adds the shared `ErrorResp`, `Link` and `…List` schemas,
+ * writes the validators' rules into the DTO schemas ({@link applyValidationRules}) and removes
+ * the security requirement from public operations. Cut per version by {@link buildOpenApiDocuments}.
  */
 async function buildCombinedDocument(app: INestApplication): Promise<OpenAPIObject> {
   try {
@@ -139,6 +141,8 @@ async function buildCombinedDocument(app: INestApplication): Promise<OpenAPIObje
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorResp, LinkDto] });
   document.components ??= {};
   document.components.schemas = { ...document.components.schemas, ...envelopeSchemas(), ...namedSchemas() } as typeof document.components.schemas;
+  // the DTOs' validators, as schema keywords: every length, pattern and format rule the service enforces
+  applyValidationRules(document.components.schemas as Record<string, Record<string, any>>);
   for (const [path, pathItem] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(pathItem) as [string, Operation][]) {
       if (!operation || typeof operation !== 'object') continue;

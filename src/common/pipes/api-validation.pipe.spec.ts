@@ -1,6 +1,9 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
 import type { ArgumentMetadata } from '@nestjs/common';
+import { CreateApiKeyDto } from '../../auth/dto/create-api-key.dto.js';
+import { CreateOAuthClientDto } from '../../oauth/dto/create-oauth-client.dto.js';
+import { CreateOrderDto } from '../../orders/dto/create-order.dto.js';
 import { CreateTodoDto, ReplaceTodoDto, UpdateTodoDto } from '../../todos/dto/create-todo.dto.js';
 import { CreateUserDto } from '../../users/dto/create-user.dto.js';
 import { ReplaceUserDto, UpdateUserDto } from '../../users/dto/replace-user.dto.js';
@@ -113,6 +116,26 @@ describe('ApiValidationPipe', () => {
       ['empty', ''],
     ])('rejects a %s todo title', async (_, title) => {
       expectBadRequest(await rejection({ title }, CreateTodoDto), 'title', 'title is required');
+    });
+
+    it('names a missing array `<field> is required`, whatever its validators (IsArray, IsString each, …)', async () => {
+      const client = { name: 'Todo Sync', redirect_uris: ['https://todo-sync.example/callback'], confidential: false };
+      expectBadRequest(await rejection(client, CreateOAuthClientDto), 'scopes', 'scopes is required');
+      expectBadRequest(await rejection({ ...client, scopes: ['todos:read'], redirect_uris: undefined }, CreateOAuthClientDto), 'redirect_uris', 'redirect_uris is required');
+      expectBadRequest(await rejection({ name: 'export' }, CreateApiKeyDto), 'scopes', 'scopes is required');
+      expectBadRequest(await rejection({ currency: 'EUR' }, CreateOrderDto), 'items', 'items is required');
+    });
+
+    it('names a missing property of a nested object with its path', async () => {
+      const error = await rejection({ currency: 'EUR', items: [{ quantity: 1, unit_price_cents: 1 }] }, CreateOrderDto);
+      expectBadRequest(error, 'items[0].sku', 'items[0].sku is required');
+    });
+
+    it('still names a present value of the wrong type by its type', async () => {
+      const client = { name: 'Todo Sync', redirect_uris: ['https://todo-sync.example/callback'], confidential: false };
+      const error = await rejection({ ...client, scopes: 'todos:read' }, CreateOAuthClientDto);
+      expect(error.getStatus()).toBe(400);
+      expect(error.details).toEqual([{ field: 'scopes', message: expect.not.stringContaining('required') }]);
     });
 
     it('lists every missing field', async () => {

@@ -37,14 +37,23 @@ interface Classified {
   invalid: ErrorDetail[];
 }
 
-/** Flattens class-validator errors into details with paths like `items[0].sku`, split 400 / 422. */
+/**
+ * Flattens class-validator errors into details with paths like `items[0].sku`, split 400 / 422. An
+ * absent required property (the error's `value` is undefined) is always `<field> is required`
+ * (400), whatever validators failed on it; otherwise a presence failure is named before a type
+ * failure, and the first remaining rule gives a 422 message.
+ */
 export function classifyValidationErrors(errors: ValidationError[], parent = '', out: Classified = { badRequest: [], invalid: [] }): Classified {
   for (const error of errors) {
     const field = parent === '' ? error.property : /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : `${parent}.${error.property}`;
     const constraints = Object.entries(error.constraints ?? {});
     if (constraints.length > 0) {
-      const structural =
-        constraints.find(([name]) => PRESENCE_CONSTRAINTS.has(name)) ?? constraints.find(([name]) => PRESENCE_AND_TYPE_CONSTRAINTS.has(name));
+      // an absent property fails only where it is required (optional ones skip validation when
+      // absent): whichever validators it has (IsArray, IsString, …), it is reported as missing
+      const absent = Object.hasOwn(error, 'value') && error.value === undefined && !constraints.some(([name]) => name === 'whitelistValidation');
+      const structural = absent
+        ? (['isDefined', ''] as [string, string])
+        : (constraints.find(([name]) => PRESENCE_CONSTRAINTS.has(name)) ?? constraints.find(([name]) => PRESENCE_AND_TYPE_CONSTRAINTS.has(name)));
       if (structural) {
         out.badRequest.push({ field, message: messageFor(field, structural[0], structural[1]) });
       } else {
@@ -93,7 +102,8 @@ export class ApiValidationPipe implements PipeTransform {
       whitelist: true,
       forbidNonWhitelisted: true,
       forbidUnknownValues: true,
-      validationError: { target: false, value: false },
+      // the value tells an absent property (→ "<field> is required") from a present wrong one
+      validationError: { target: false, value: true },
     });
     if (errors.length === 0 && skipped.length === 0) return instance;
     const { badRequest: structural, invalid } = classifyValidationErrors(errors);
