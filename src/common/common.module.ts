@@ -12,8 +12,9 @@ import { DEPRECATED_VERSION, deprecationDates, deprecationMiddleware } from './v
 
 /**
  * The request pipeline every resource shares, registered globally here (not in main.ts) so that
- * tests booting AppModule run exactly what production runs: wire middleware (request id,
- * credentials in query, body media type/size/JSON), logging, the validation pipe, the resource
+ * tests booting AppModule run exactly what production runs: wire middleware (request id; body
+ * media type, encoding, size, UTF-8, depth, text rules — the query and path rules run before, in
+ * configureApp), logging, the validation pipe, the resource
  * interceptor (list grammar, envelope, fields, Location, links per version), the one exception
  * filter, and the deprecation headers on every route of a controller marked `@DeprecatedVersion()`.
  */
