@@ -116,6 +116,17 @@ describe('hostile input (SPEC §1, §2, §3)', () => {
     });
   });
 
+  describe('malformed percent-encoding', () => {
+    it.each(['/v1/todos/%E0%A4%A', '/v1/todos/%ZZ', '/v1/todos/%ED%A0%80'])('answers %s with 400, not 500', async (path) => {
+      expectRefusal(await http().get(path).set('Authorization', bearer(token)), 400, 'bad_request');
+    });
+
+    it('answers a malformed query parameter with 400, not 500', async () => {
+      const res = await http().get('/v1/todos?sort=%E0%A4%A').set('Authorization', bearer(token));
+      expectRefusal(res, 400, 'bad_request', ['sort']);
+    });
+  });
+
   describe('UTF-8 and surrogates (SPEC §1)', () => {
     it('refuses a body that is not valid UTF-8', async () => {
       const before = await todoCount();
@@ -240,7 +251,7 @@ describe('hostile input (SPEC §1, §2, §3)', () => {
   });
 
   describe('credential query parameters on every path (SPEC §3)', () => {
-    it.each(['/docs', '/docs/openapi.json', '/docs/v1/openapi.yaml', '/health/live', '/health/ready', '/nowhere', '/v1/oauth/authorize', '/.well-known/oauth-authorization-server'])(
+    it.each(['/', '/docs', '/docs/', '/docs/openapi.json', '/docs/v1/openapi.yaml', '/health/live', '/health/ready', '/nowhere', '/v1/oauth/authorize', '/.well-known/oauth-authorization-server'])(
       'refuses ?access_token= on %s',
       async (path) => {
         const res = await http().get(`${path}?access_token=secret-value`);

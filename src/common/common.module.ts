@@ -49,6 +49,7 @@ export class CommonModule implements NestModule {
       const dates = deprecationDates({ V1_DEPRECATED_AT: this.config.get('V1_DEPRECATED_AT', { infer: true }), V1_SUNSET_AT: this.config.get('V1_SUNSET_AT', { infer: true }) });
       consumer.apply(deprecationMiddleware(dates)).forRoutes(...deprecated);
     }
-    consumer.apply(WireMiddleware).forRoutes({ path: '*path', method: RequestMethod.ALL });
+    // `{/*path}` matches `/` too: the query rules recorded before routing hold on the root path as well
+    consumer.apply(WireMiddleware).forRoutes({ path: '{/*path}', method: RequestMethod.ALL });
   }
 }

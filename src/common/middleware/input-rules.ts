@@ -86,24 +86,31 @@ export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
  */
 export function bodyProblems(value: unknown): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
-  const stack: Array<{ path: string; value: unknown }> = [{ path: '', value }];
+  // an entry is a value to inspect, or a problem found on a property name (kept in document order)
+  type Entry = { path: string; value: unknown; problem?: undefined } | { problem: ErrorDetail };
+  const stack: Entry[] = [{ path: '', value }];
   while (stack.length > 0 && problems.length < MAX_DETAILS) {
-    const { path, value: current } = stack.pop()!;
+    const entry = stack.pop()!;
+    if (entry.problem) {
+      problems.push(entry.problem);
+      continue;
+    }
+    const { path, value: current } = entry;
     if (typeof current === 'string') {
       const problem = textProblem(current);
       if (problem) problems.push({ field: path || 'body', message: `${path || 'body'} ${problem}` });
       continue;
     }
     if (current === null || typeof current !== 'object') continue;
-    const children: Array<{ path: string; value: unknown }> = [];
+    const children: Entry[] = [];
     if (Array.isArray(current)) {
       current.forEach((item, index) => children.push({ path: fieldPath(path, index), value: item }));
     } else {
       for (const key of Object.keys(current)) {
         const field = fieldPath(path, key);
         const problem = textProblem(key);
-        if (problem) problems.push({ field, message: `the property name ${field} ${problem}` });
-        else if (FORBIDDEN_KEYS.has(key)) problems.push({ field, message: `${field} is not an accepted property` });
+        if (problem) children.push({ problem: { field, message: `the property name ${field} ${problem}` } });
+        else if (FORBIDDEN_KEYS.has(key)) children.push({ problem: { field, message: `${field} is not an accepted property` } });
         else children.push({ path: field, value: (current as Record<string, unknown>)[key] });
       }
     }

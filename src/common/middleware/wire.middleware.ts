@@ -50,28 +50,46 @@ function refuse(message: string, details: ErrorDetail[]): ApiException {
   return badRequest(details.length === 1 ? details[0].message : message, details);
 }
 
+/** Where {@link requestTargetRules} leaves a refusal for the WireMiddleware to throw. */
+const TARGET_REFUSAL = Symbol.for('resource-api.target-refusal');
+
+type WithRefusal = IncomingMessage & { [TARGET_REFUSAL]?: ApiException };
+
+/** The paths served before Nest's pipeline (the docs page, its assets and documents). */
+const OUTSIDE_NEST = /^\/docs(\/|\?|$)/;
+
 /**
- * Express middleware for the rules on the request target, on every path (installed by
- * configureApp before the docs, so `/docs*`, health, unknown routes and the OAuth pages are
- * covered alike):
- * - a credential-named query parameter ({@link CREDENTIAL_QUERY_PARAMS}) → 400 naming it (SPEC §3;
- *   its value is never logged: see the logger's URL redaction);
- * - U+0000 in a query parameter's name or value → 400 naming the parameter; in the path (`%00`)
- *   → 400 naming `path` (SPEC §1 text).
- * Answers with `ErrorResp` itself (writeErrorResp), as the docs are served outside Nest.
+ * The refusal of a request target (SPEC §1, §3), `undefined` when it is clean: a credential-named
+ * query parameter ({@link CREDENTIAL_QUERY_PARAMS}; its value is never logged or echoed), U+0000
+ * in a query parameter's name or value (naming the parameter), or in the path (`%00`, naming
+ * `path`) → 400 listing each.
+ */
+export function targetRefusal(url: string): ApiException | undefined {
+  const q = url.indexOf('?');
+  const details = q === -1 ? [] : queryProblems(url.slice(q + 1));
+  const inPath = pathProblem(q === -1 ? url : url.slice(0, q));
+  if (inPath) details.unshift(inPath);
+  if (details.length === 0) return undefined;
+  const credentials = details.some((detail) => CREDENTIAL_QUERY_PARAMS.includes(detail.field));
+  if (credentials) return badRequest('credentials are not accepted in the query string; send them in a header', details);
+  return refuse(`${details.length} fields are invalid`, details);
+}
+
+/**
+ * Express middleware applying {@link targetRefusal} on every path, installed by configureApp
+ * before the docs and routing. The docs (`/docs*`), served outside Nest's pipeline, are answered
+ * here with `ErrorResp`; every other request carries its refusal on to the WireMiddleware, the
+ * first middleware after the request logger, which throws it — so the refusal is logged (with
+ * the credential parameters redacted) and written by the exception filter like any other.
  */
 export function requestTargetRules() {
   return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
     const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const path = q === -1 ? url : url.slice(0, q);
-    const details = q === -1 ? [] : queryProblems(url.slice(q + 1));
-    const inPath = pathProblem(path);
-    if (inPath) details.unshift(inPath);
-    if (details.length === 0) return next();
-    const credentials = details.some((detail) => CREDENTIAL_QUERY_PARAMS.includes(detail.field));
-    const message = credentials ? 'credentials are not accepted in the query string; send them in a header' : `${details.length} fields are invalid`;
-    writeErrorResp(req, res, 400, details.length === 1 && !credentials ? details[0].message : message, {}, details);
+    const refusal = targetRefusal(url);
+    if (!refusal) return next();
+    if (OUTSIDE_NEST.test(url)) return writeErrorResp(req, res, 400, refusal.message, {}, refusal.details);
+    (req as WithRefusal)[TARGET_REFUSAL] = refusal;
+    next();
   };
 }
 
@@ -97,7 +115,9 @@ function parseForm(text: string): Record<string, string | string[]> {
 }
 
 /**
- * The wire rules of SPEC §1 for request bodies, after routing was decided (a request no route
+ * The wire rules of SPEC §1, on every path Nest serves: first the refusal
+ * {@link requestTargetRules} recorded (query and path rules); then, for request bodies, after
+ * routing was decided (a request no route
  * takes with its method is left to the 404/405 answer, whatever its body):
  * - a body on POST/PUT/PATCH must be `application/json` (PATCH also `application/merge-patch+json`)
  *   with charset UTF-8 → else 415; on the OAuth {@link FORM_PATHS} only
@@ -118,6 +138,8 @@ export class WireMiddleware implements NestMiddleware {
 
   async use(req: Request, res: Response, next: NextFunction): Promise<void> {
     ensureRequestId(req, res);
+    const refusal = (req as WithRefusal)[TARGET_REFUSAL];
+    if (refusal) throw refusal;
     if (!BODY_METHODS.has(req.method) || !hasBody(req)) return next();
     const path = servedUrl(req).split('?')[0];
     // routing first: an unknown path is 404, a known one without this method 405, whatever the body
