@@ -117,8 +117,8 @@ function parseForm(text: string): Record<string, string | string[]> {
 /**
  * The wire rules of SPEC §1, on every path Nest serves: first the refusal
  * {@link requestTargetRules} recorded (query and path rules); then, for request bodies, after
- * routing was decided (a request no route
- * takes with its method is left to the 404/405 answer, whatever its body):
+ * routing was decided (a request no route takes with its method is left to the 404/405 answer,
+ * whatever its body):
  * - a body on POST/PUT/PATCH must be `application/json` (PATCH also `application/merge-patch+json`)
  *   with charset UTF-8 → else 415; on the OAuth {@link FORM_PATHS} only
  *   `application/x-www-form-urlencoded` (at most 100 parameters, else 413) → else 415;
