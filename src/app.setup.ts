@@ -6,7 +6,9 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
+import { installClientErrorHandler } from './common/errors/client-error.js';
 import { ensureRequestId } from './common/middleware/request-id.js';
+import { requestTargetRules } from './common/middleware/wire.middleware.js';
 import { cors, refusePlainHttp, securityHeaders } from './common/middleware/transport-security.js';
 import { setupDocs } from './common/openapi/docs.js';
 import { enableApiVersioning } from './common/versioning/api-versions.js';
@@ -15,9 +17,11 @@ import type { Env } from './config/env.validation.js';
 
 /**
  * Applies what must be set on the application object rather than in a module, in this order: the
- * pino logger; `X-Request-Id`; helmet's security headers (+ HSTS in production); CORS for
- * CORS_ORIGINS; in production behind TRUST_PROXY, the refusal of requests the proxy got over
- * plain HTTP (400); API versioning (every controller under /v1 and /v2; the version chosen by an
+ * `clientError` handler of the HTTP(S) server (requests Node's parser refuses get an `ErrorResp`:
+ * 431, 400, 408); the pino logger; `X-Request-Id`; helmet's security headers (+ HSTS in
+ * production); CORS for CORS_ORIGINS; in production behind TRUST_PROXY, the refusal of requests
+ * the proxy got over plain HTTP (400); the request-target rules (credential-named query
+ * parameters, U+0000 in the query or path → 400, on every path); API versioning (every controller under /v1 and /v2; the version chosen by an
  * `Accept` vendor type or a version subdomain rewritten to the path prefix before routing — SPEC
  * §9, conventions §9.1); the cookie parser; Express settings (no ETag, no `X-Powered-By`, simple
  * query parser, `trust proxy` from TRUST_PROXY); the docs (one document per version). These run
@@ -26,6 +30,7 @@ import type { Env } from './config/env.validation.js';
  * handling is main.ts' (tests close their applications themselves).
  */
 export async function configureApp(app: NestExpressApplication): Promise<void> {
+  installClientErrorHandler(app.getHttpServer());
   app.useLogger(app.get(Logger));
   const config = app.get<ConfigService<Env, true>>(ConfigService);
   const production = config.get('NODE_ENV', { infer: true }) === 'production';
@@ -39,6 +44,8 @@ export async function configureApp(app: NestExpressApplication): Promise<void> {
   app.use(cors(config.get('CORS_ORIGINS', { infer: true })));
   app.set('trust proxy', trustProxy);
   if (production && trustProxy !== false) app.use(refusePlainHttp());
+  // before the docs and routing: the query and path rules hold on every path (SPEC §1, §3)
+  app.use(requestTargetRules());
   enableApiVersioning(app);
   app.use(versionNegotiation(config.get('API_BASE_HOST', { infer: true })));
   app.use(cookieParser());

@@ -12,8 +12,9 @@ import { DEPRECATED_VERSION, deprecationDates, deprecationMiddleware } from './v
 
 /**
  * The request pipeline every resource shares, registered globally here (not in main.ts) so that
- * tests booting AppModule run exactly what production runs: wire middleware (request id,
- * credentials in query, body media type/size/JSON), logging, the validation pipe, the resource
+ * tests booting AppModule run exactly what production runs: wire middleware (request id; body
+ * media type, encoding, size, UTF-8, depth, text rules — the query and path rules run before, in
+ * configureApp), logging, the validation pipe, the resource
  * interceptor (list grammar, envelope, fields, Location, links per version), the one exception
  * filter, and the deprecation headers on every route of a controller marked `@DeprecatedVersion()`.
  */
@@ -48,6 +49,7 @@ export class CommonModule implements NestModule {
       const dates = deprecationDates({ V1_DEPRECATED_AT: this.config.get('V1_DEPRECATED_AT', { infer: true }), V1_SUNSET_AT: this.config.get('V1_SUNSET_AT', { infer: true }) });
       consumer.apply(deprecationMiddleware(dates)).forRoutes(...deprecated);
     }
-    consumer.apply(WireMiddleware).forRoutes({ path: '*path', method: RequestMethod.ALL });
+    // `{/*path}` matches `/` too: the query rules recorded before routing hold on the root path as well
+    consumer.apply(WireMiddleware).forRoutes({ path: '{/*path}', method: RequestMethod.ALL });
   }
 }

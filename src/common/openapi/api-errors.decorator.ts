@@ -3,14 +3,14 @@ import { ApiExtension, ApiResponse } from '@nestjs/swagger';
 import { ErrorResp } from '../errors/error-resp.js';
 
 const DESCRIPTIONS: Record<number, string> = {
-  400: 'Bad request: malformed JSON, a required field missing/null/empty, a wrong JSON type, an unaccepted property, or a bad query parameter or path id.',
+  400: 'Bad request: malformed JSON, a body that is not valid UTF-8 or nests deeper than 32 levels, a corrupt compressed body, U+0000 or an unpaired surrogate in any string (body, query, path), a required field missing/null/empty, a wrong JSON type, an unaccepted property (`__proto__`, `constructor`, `prototype` at any depth included), a credential in the query string, or a bad query parameter or path id.',
   401: 'Credential missing, malformed, invalid or expired.',
   403: 'Not allowed: the caller lacks the role, ownership or scope (API key, OAuth access token) needed, or a cookie-authenticated write lacks a valid X-CSRF-Token.',
   404: 'No such resource.',
   405: 'Known path, unsupported method (see the Allow header).',
   409: 'Conflict: a unique value is taken, or the current state does not allow the change.',
-  413: 'Request body larger than 100 KiB.',
-  415: 'Request body is not application/json (PATCH also takes application/merge-patch+json; the OAuth form endpoints only application/x-www-form-urlencoded), or its charset is not UTF-8.',
+  413: 'Request body larger than 100 KiB (after decompression).',
+  415: 'Request body is not application/json (PATCH also takes application/merge-patch+json; the OAuth form endpoints only application/x-www-form-urlencoded), its charset is not UTF-8, or its Content-Encoding is not one of gzip, deflate, br.',
   422: 'Well-formed, but a value breaks a rule (range, length, format, enumeration).',
   429: 'Too many requests: an API key over its per-minute budget (RATE_LIMIT_PER_MINUTE), or too many failed logins from this address. Retry after `Retry-After` seconds.',
   500: 'Unexpected server error; the body carries no internals. Quote `request_id` when reporting it.',

@@ -43,10 +43,15 @@ the token and revocation endpoints answer RFC 6749 \`{error, error_description}\
 
 **Errors.** Every error is an \`ErrorResp\`: \`{error, code, details?, request_id}\`. 400 for a
 malformed request (missing field, wrong type, unknown property or parameter), 422 for a value that
-breaks a rule. Every response carries \`X-Request-Id\` (yours when you send a sane one).
+breaks a rule. Every response carries \`X-Request-Id\` (yours when you send a sane one). A
+request the HTTP parser refuses before any operation is chosen gets an \`ErrorResp\` too, with
+\`Connection: close\`: request line and headers over 16 KiB → 431, a malformed request → 400.
 
 **Writes.** Bodies are JSON objects (\`Content-Type: application/json\`; PATCH also
-\`application/merge-patch+json\`, with \`null\` clearing an optional field), at most 100 KiB.
+\`application/merge-patch+json\`, with \`null\` clearing an optional field), at most 100 KiB
+after decompression (\`Content-Encoding\`: \`gzip\`, \`deflate\` or \`br\`; another → 415), valid UTF-8,
+nested at most 32 levels deep. No string — body, query parameter or path — may contain U+0000, and
+no body string an unpaired surrogate (400 naming the field).
 POST answers 201 with \`Location\`, DELETE 204.`;
 
 /** The "Versions" paragraph of a version's document: what it is, how to choose it, its dates. */

@@ -93,8 +93,10 @@ export class ApiValidationPipe implements PipeTransform {
     for (const key of READ_ONLY_PROPERTIES) delete body[key];
     for (const key of (metatype as ReadOnlyAware).readOnlyProperties ?? []) delete body[key];
     const instance = plainToInstance(metatype, body, { enableImplicitConversion: false, exposeDefaultValues: false }) as object;
-    // class-transformer silently skips `__proto__`, `constructor` and names of prototype methods
-    // (`toString`, …), so the whitelist never sees them; they are not accepted either (SPEC §2).
+    // class-transformer silently skips names it finds on the DTO's prototype, so the whitelist
+    // never sees them; they are not accepted either (SPEC §2). `__proto__`, `constructor`,
+    // `prototype` and the other Object.prototype names are refused at any depth before this, by
+    // the WireMiddleware (input-rules.ts); this catches the DTO's own accessors and methods.
     const skipped = Object.keys(body)
       .filter((key) => !Object.hasOwn(instance, key))
       .map((field) => ({ field, message: `${field} is not an accepted property` }));
