@@ -3,6 +3,9 @@ import { ConfigService } from '@nestjs/config';
 import type { Env } from '../config/env.validation.js';
 import { SharedStore } from '../store/shared-store.js';
 
+/** A `deny-user:` stamp below this is in Unix seconds (older releases), not epoch milliseconds. */
+const LEGACY_SECONDS_BELOW = 100_000_000_000;
+
 /** What the deny list needs of a verified access token (see AccessTokenPayload). */
 export interface DenyCheckClaims {
   jti: string;
@@ -98,6 +101,9 @@ export class TokenDenyList {
   async isDenied(claims: DenyCheckClaims): Promise<boolean> {
     const [jti, user, family] = await this.store.getMany([`deny:${claims.jti}`, `deny-user:${claims.user_id}`, `deny-fid:${claims.fid}`]);
     if (jti !== null || family !== null) return true;
-    return user !== null && issuedAtMs(claims) <= Number(user);
+    if (user === null) return false;
+    const stamp = Number(user);
+    // a stamp in seconds (written before stamps were in ms) covers the whole of its second
+    return issuedAtMs(claims) <= (stamp < LEGACY_SECONDS_BELOW ? stamp * 1000 + 999 : stamp);
   }
 }
