@@ -68,7 +68,7 @@ describe('authentication (SPEC §3)', () => {
       expect(me.body.id).toBe(alice.user.id);
     });
 
-    it('issues an HS256 JWT with user_id, role, iat, exp = iat + 300, jti and typ access', async () => {
+    it('issues an HS256 JWT with user_id, role, iat, iat_ms, exp = iat + 300, jti and typ access', async () => {
       const res = await api().post('/v1/login').send({ username: alice.user.username, password: DEFAULT_PASSWORD });
       expect(res.status).toBe(200);
       const parts = (res.body.token as string).split('.');
@@ -81,10 +81,13 @@ describe('authentication (SPEC §3)', () => {
         typ: 'access',
         fid: expect.stringMatching(/^[0-9a-f-]{36}$/),
         iat: expect.any(Number),
+        iat_ms: expect.any(Number),
         exp: expect.any(Number),
         jti: expect.any(String),
       });
       expect(payload.exp).toBe((payload.iat as number) + 300);
+      // the millisecond issue time (what not-before stamps compare with) lies within the iat second
+      expect(Math.floor((payload.iat_ms as number) / 1000)).toBe(payload.iat);
       expect(Math.abs((payload.iat as number) - Date.now() / 1000)).toBeLessThan(60);
       const other = await api().post('/v1/login').send({ username: alice.user.username, password: DEFAULT_PASSWORD });
       expect(other.status).toBe(200);

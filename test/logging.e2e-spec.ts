@@ -103,6 +103,83 @@ describe('request logs (SPEC §3: credentials never reach logs)', () => {
     for (const secret of secrets) expect(text).not.toContain(secret);
   });
 
+  it('logs failure paths, password changes, database errors and secret-named query parameters without any secret or hash', async () => {
+    const dataSource = app.get(DataSource);
+    const postgres = dataSource.options.type === 'postgres';
+    const password = 'Another-Secret-Passw0rd';
+    const newPassword = 'Changed-Secret-Passw0rd';
+    secrets.push(password, newPassword, 'Wrong-Secret-Passw0rd', 'not-a-real-refresh-token-value-1234567890');
+    const created = await api().post('/v1/users').send({ username: 'logged_fail', password, name: 'Fail' });
+    expect(created.status).toBe(201);
+    const id = Number(created.body.id);
+    expect((await api().post('/v1/login').send({ username: 'logged_fail', password: 'Wrong-Secret-Passw0rd' })).status).toBe(401);
+    expect((await api().post('/v1/refresh').send({ refresh_token: 'not-a-real-refresh-token-value-1234567890' })).status).toBe(401);
+    const login = await api().post('/v1/login').send({ username: 'logged_fail', password });
+    secrets.push(login.body.token, login.body.refresh_token);
+    // a password change: the old hash and the new one must never show up either
+    const [{ password_hash: oldHash }] = (await dataSource.query(`SELECT password_hash FROM users WHERE id = ${id}`)) as { password_hash: string }[];
+    expect((await api().patch(`/v1/users/${id}`).set('Authorization', `Bearer ${login.body.token}`).send({ password: newPassword })).status).toBe(200);
+    const [{ password_hash: newHash }] = (await dataSource.query(`SELECT password_hash FROM users WHERE id = ${id}`)) as { password_hash: string }[];
+    secrets.push(oldHash, newHash);
+    // the revoked token is refused; its value is not logged with the refusal
+    expect((await api().get(`/v1/users/${id}`).set('Authorization', `Bearer ${login.body.token}`)).status).toBe(401);
+    // a login that fails on an API key of the wrong shape, a bad cookie, a wrong CSRF token
+    expect((await api().get('/v1/todos').set('X-Api-KEY', 'rk_not-a-key-but-secret-looking-value-00000000')).status).toBe(401);
+    secrets.push('rk_not-a-key-but-secret-looking-value-00000000');
+
+    // secret-named query parameters, in any case, on a refused request
+    const query = { code: 'query-code-value', client_secret: 'query-client-secret', csrf_token: 'query-csrf-value', ACCESS_TOKEN: 'query-upper-token', code_verifier: 'query-verifier-value', Session_Id: 'query-session-value', x_signature: 'query-signature' };
+    secrets.push(...Object.values(query));
+    const withSecrets = await api().get(`/v1/todos?status=done&${new URLSearchParams(query).toString()}`);
+    expect(withSecrets.status).toBeGreaterThanOrEqual(400);
+
+    // a database error (500): an INSERT refused by a trigger, whose parameters hold the new user's argon2id hash
+    if (postgres) {
+      await dataSource.query(`CREATE OR REPLACE FUNCTION logging_test_refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by test trigger'; END $$ LANGUAGE plpgsql`);
+      await dataSource.query(`CREATE TRIGGER logging_test_refuse BEFORE INSERT ON users FOR EACH ROW WHEN (NEW.name = 'Explode') EXECUTE FUNCTION logging_test_refuse()`);
+    } else {
+      await dataSource.query(`CREATE TRIGGER logging_test_refuse BEFORE INSERT ON users WHEN NEW.name = 'Explode' BEGIN SELECT RAISE(ABORT, 'refused by test trigger'); END`);
+    }
+    try {
+      const exploded = await api().post('/v1/users').send({ username: 'logged_explode', password: 'Exploding-Secret-Passw0rd', name: 'Explode' });
+      expect(exploded.status).toBe(500);
+      expect(exploded.body).toEqual({ error: 'internal server error', code: 'internal', request_id: expect.any(String) });
+    } finally {
+      await dataSource.query(postgres ? 'DROP TRIGGER logging_test_refuse ON users' : 'DROP TRIGGER logging_test_refuse');
+      if (postgres) await dataSource.query('DROP FUNCTION logging_test_refuse()');
+    }
+    secrets.push('Exploding-Secret-Passw0rd');
+    // a NUL in a name: PostgreSQL refuses it in the INSERT (or the request is refused before); either way no hash is logged
+    const nul = await api().post('/v1/users').send({ username: 'logged_nul', password: 'Nul-Secret-Passw0rd', name: 'a\u0000b' });
+    expect([201, 400, 422, 500]).toContain(nul.status);
+    secrets.push('Nul-Secret-Passw0rd');
+    // a unique violation that reaches the database: two registrations of one username at once
+    const race = await Promise.all([1, 2].map(() => api().post('/v1/users').send({ username: 'logged_race', password: 'Racing-Secret-Passw0rd', name: 'Race' })));
+    expect(race.map((r) => r.status).sort()).toEqual([201, 409]);
+    secrets.push('Racing-Secret-Passw0rd');
+
+    await new Promise((resolve) => setImmediate(resolve));
+    const text = capture.lines.join('\n');
+    const entries = capture.lines.map((line) => JSON.parse(line) as Record<string, any>);
+    // the database error was logged: class, code, message; never the query or its parameters
+    const failure = entries.find((e) => e.msg === 'request failed' && e.err?.message?.includes('refused by test trigger'));
+    expect(failure).toBeDefined();
+    expect(failure!.err.type).toBe('QueryFailedError');
+    expect(Object.keys(failure!.err).sort()).toEqual(expect.arrayContaining(['message', 'type']));
+    for (const field of ['query', 'parameters', 'driverError', 'detail']) expect(failure!.err).not.toHaveProperty(field);
+    const redacted = entries.find((e) => e.req?.url?.startsWith('/v1/todos?status=done&code='));
+    expect(redacted!.req.url).toBe(
+      '/v1/todos?status=done&code=[REDACTED]&client_secret=[REDACTED]&csrf_token=[REDACTED]&ACCESS_TOKEN=[REDACTED]&code_verifier=[REDACTED]&Session_Id=[REDACTED]&x_signature=[REDACTED]',
+    );
+    for (const secret of secrets) {
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(createHash('sha256').update(secret).digest('hex'));
+    }
+    expect(text).not.toMatch(/\$argon2/);
+    expect(text).not.toMatch(/\$2[aby]\$/);
+    expect(text).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\.eyJ/);
+  });
+
   it('writes one structured line per request: method, path without credential parameters, status, duration, request id, user and scheme', async () => {
     const entries = capture.lines.map((line) => JSON.parse(line) as Record<string, any>).filter((entry) => entry.req && entry.res);
     const keyCall = entries.find((e) => e.req.method === 'GET' && e.req.url === '/v1/todos' && e.auth_scheme === 'api_key');
@@ -118,10 +195,10 @@ describe('request logs (SPEC §3: credentials never reach logs)', () => {
     expect(sessionStart!.res.headers['set-cookie']).toBe('[REDACTED]');
 
     const refused = entries.find((e) => e.res.statusCode === 400 && e.req.url.startsWith('/v1/todos'));
-    expect(refused!.req.url).toBe('/v1/todos?status=done');
+    expect(refused!.req.url).toBe('/v1/todos?status=done&access_token=[REDACTED]');
 
     const consent = entries.find((e) => e.req.method === 'POST' && e.req.url === '/v1/oauth/authorize');
-    expect(consent!.res).toMatchObject({ statusCode: 302, headers: { location: expect.stringMatching(/^https:\/\/app\.example\/cb\?code=%5BREDACTED%5D&iss=/) } });
+    expect(consent!.res).toMatchObject({ statusCode: 302, headers: { location: expect.stringMatching(/^https:\/\/app\.example\/cb\?code=\[REDACTED\]&iss=/) } });
 
     const bearerCall = entries.find((e) => e.req.url === '/v1/api-keys');
     expect(bearerCall).toMatchObject({ auth_scheme: 'bearer', res: { statusCode: 201 } });

@@ -7,14 +7,15 @@ import { createTestApp } from './setup/test-app.js';
 import { errorBody } from './setup/error-body.js';
 
 const WINDOW_SECONDS = 15 * 60;
+const ACCOUNT_WINDOW_SECONDS = 60 * 60;
 
-/** Asserts a login-throttling refusal: 429 `rate_limited` with `Retry-After` ≤ the 15-minute window. */
+/** Asserts a login-throttling refusal: 429 `rate_limited` with `Retry-After` ≤ the longest window (the account's hour). */
 function expectThrottled(res: Response): void {
   expect(res.status).toBe(429);
   expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
   expect(res.body).toEqual(errorBody('rate_limited'));
   expect(res.headers['retry-after']).toMatch(/^[1-9]\d*$/);
-  expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(WINDOW_SECONDS);
+  expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(ACCOUNT_WINDOW_SECONDS);
   expect(res.headers['set-cookie']).toBeUndefined();
 }
 
@@ -102,6 +103,21 @@ describe('login throttling (SPEC §3), per username and client address', () => {
     expectThrottled(await signIn(user.username, DEFAULT_PASSWORD));
   });
 
+  it('holds under concurrency: 30 simultaneous wrong passwords for one username → at most 5 password checks (401), the rest 429', async () => {
+    const { user } = await createUser(app);
+    const results = await Promise.all(Array.from({ length: 30 }, () => login(user.username, 'wrong-password')));
+    const checked = results.filter((res) => res.status === 401);
+    expect(checked.length).toBeGreaterThanOrEqual(1);
+    expect(checked.length).toBeLessThanOrEqual(5);
+    for (const res of checked) expect(res.body).toEqual(errorBody('unauthorized', 'invalid username or password'));
+    const refused = results.filter((res) => res.status !== 401);
+    expect(refused).toHaveLength(30 - checked.length);
+    for (const res of refused) expectThrottled(res);
+    // and then the right password is refused too, on both ways of signing in
+    expectThrottled(await login(user.username, DEFAULT_PASSWORD));
+    expectThrottled(await signIn(user.username, DEFAULT_PASSWORD));
+  });
+
   it('ignores X-Forwarded-For without TRUST_PROXY: a spoofed address does not escape the limit', async () => {
     const { user } = await createUser(app);
     for (let i = 0; i < 5; i += 1) {
@@ -168,6 +184,23 @@ describe('login throttling behind a proxy, TRUST_PROXY=1', () => {
     expect((await loginFrom('203.0.113.11', user.username, DEFAULT_PASSWORD)).status).toBe(200);
     // the proxy's own address (the socket) is not what is counted
     expect((await api().post('/v1/login').send({ username: user.username, password: DEFAULT_PASSWORD })).status).toBe(200);
+  });
+
+  it('limits one account to 100 failures an hour from all addresses together (OWASP ASVS V2.2.1)', async () => {
+    const target = await make();
+    const bystander = await make();
+    // 100 failures, 4 from each of 25 addresses: no (username, address) or address limit is reached
+    for (let start = 0; start < 100; start += 10) {
+      const batch = Array.from({ length: 10 }, (_, i) => loginFrom(`192.0.2.${Math.floor((start + i) / 4) + 1}`, target.user.username, 'wrong-password'));
+      for (const res of await Promise.all(batch)) expect(res.status).toBe(401);
+    }
+    const refused = await loginFrom('203.0.113.200', target.user.username, DEFAULT_PASSWORD);
+    expectThrottled(refused);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(WINDOW_SECONDS);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(3600);
+    expectThrottled(await api().post('/v1/sessions').set('X-Forwarded-For', '203.0.113.201').send({ username: target.user.username, password: DEFAULT_PASSWORD }));
+    // another account from the same addresses still logs in
+    expect((await loginFrom('192.0.2.1', bystander.user.username, DEFAULT_PASSWORD)).status).toBe(200);
   });
 
   it('blocks an address after 100 failures without blocking another forwarded address', async () => {

@@ -412,6 +412,7 @@ describe('OAuth 2.0 authorization code with PKCE (issue 7)', () => {
         client_id: client.client_id,
         scope: 'todos:read todos:write',
         iat: expect.any(Number),
+        iat_ms: expect.any(Number),
         exp: expect.any(Number),
         jti: expect.any(String),
       });

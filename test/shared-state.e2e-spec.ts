@@ -89,6 +89,37 @@ describeWithRedis('the Redis rate-limit script (same arithmetic as applyHit)', (
     await store.delete(k);
     expect(await store.counter(k)).toBeNull();
   });
+
+  it('reserves slots atomically (same arithmetic as applyAcquire): 30 concurrent attempts, limit 5 → exactly 5', async () => {
+    const slots = [
+      { key: `${key}-slot-u`, limit: 5, windowMs: 60_000 },
+      { key: `${key}-slot-a`, limit: 100, windowMs: 60_000 },
+    ];
+    const outcomes = await Promise.all(Array.from({ length: 30 }, () => store.acquire(slots)));
+    expect(outcomes.filter((o) => o.acquired)).toHaveLength(5);
+    for (const refused of outcomes.filter((o) => !o.acquired)) {
+      expect(refused).toEqual({ acquired: false, retryAfterMs: expect.any(Number) });
+      expect((refused as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(59_000);
+    }
+    // refused attempts counted nowhere
+    expect(await store.counter(slots[0].key)).toMatchObject({ count: 5 });
+    expect(await store.counter(slots[1].key)).toMatchObject({ count: 5 });
+    await store.release(slots[0].key, slots[1].key, `${key}-slot-absent`);
+    expect(await store.counter(slots[0].key)).toMatchObject({ count: 4 });
+    expect(await store.counter(`${key}-slot-absent`)).toBeNull();
+    expect(await store.acquire(slots)).toEqual({ acquired: true });
+  });
+
+  it('raises a value only forward (the not-before stamp), keeping the time to live given', async () => {
+    const k = `${key}-raise`;
+    expect(await store.raise(k, 1_700_000_000_500, 5000)).toBe(1_700_000_000_500);
+    expect(await store.raise(k, 1_700_000_000_400, 5000)).toBe(1_700_000_000_500);
+    expect(await Promise.all([store.raise(k, 1_700_000_000_900, 5000), store.raise(k, 1_700_000_000_600, 5000)])).toEqual([1_700_000_000_900, 1_700_000_000_900]);
+    expect(await store.get(k)).toBe('1700000000900');
+    await store.raise(k, 1, 50);
+    await sleep(80);
+    expect(await store.get(k)).toBeNull();
+  });
 });
 
 describeWithRedis('Redis down (documented policy) and back', () => {

@@ -33,9 +33,11 @@ export interface AccessTokenPayload {
   /** The login it was issued for (its refresh-token family), revoked together at logout. */
   fid: string;
   iat: number;
+  /** Issued at in epoch milliseconds: when the user's authority was read (see issuedAtClaims). */
+  iat_ms?: number;
   exp: number;
   jti: string;
-  /** OAuth access tokens only (issue 7): the client the token was issued to, and its space-separated scopes. */
+  /** OAuth access tokens only: the client the token was issued to, and its space-separated scopes. */
   client_id?: string;
   scope?: string;
 }

@@ -9,7 +9,7 @@ import type { Env } from '../config/env.validation.js';
 import { UsersService } from '../users/users.service.js';
 import type { User } from '../users/user.entity.js';
 import type { AuthUser } from './auth-user.js';
-import { TokenDenyList } from './deny-list.js';
+import { issuedAtClaims, TokenDenyList } from './deny-list.js';
 import type { TokenResponse } from './dto/token.response.js';
 import { sha256 } from './hashing.js';
 import { JwtKeys } from './jwt-keys.js';
@@ -19,8 +19,8 @@ import { RefreshToken } from './refresh-token.entity.js';
 
 /**
  * Login, refresh, logout (SPEC §3): access tokens are JWTs (HS256, or RS256 with `kid`) with
- * `user_id`, `role`, `typ`, `fid` (the login), `iat`, `exp` (now + ACCESS_TOKEN_TTL seconds),
- * `jti`; refresh tokens are 32 random bytes
+ * `user_id`, `role`, `typ`, `fid` (the login), `iat`, `iat_ms` (when the user's authority was
+ * read, epoch ms), `exp` (`iat` + ACCESS_TOKEN_TTL seconds), `jti`; refresh tokens are 32 random bytes
  * (base64url), stored as SHA-256, valid REFRESH_TOKEN_TTL seconds, rotated on every use.
  */
 @Injectable()
@@ -43,20 +43,28 @@ export class AuthService {
 
   /**
    * Checks a username and password from a client address, under login throttling (SPEC §3):
-   * returns the user's id and role.
+   * returns the user's id and role, and when they were read (`readAtMs`, epoch ms, the token's `iat_ms`).
    * @throws 401 `unauthorized` with the same message for an unknown username and a wrong password;
    *   429 `rate_limited` with `Retry-After` after too many failures.
    */
-  async checkPassword(username: string, password: string, address: string): Promise<Pick<User, 'id' | 'role'>> {
-    await this.throttle.assertAllowed(username, address);
-    const user = await this.users.findCredentials(username);
-    const ok = user ? await verifyPassword(user.password_hash, password) : (await verifyAgainstDummy(password), false);
-    if (!user || !ok) {
-      await this.throttle.recordFailure(username, address);
-      throw unauthorized('invalid username or password');
+  async checkPassword(username: string, password: string, address: string): Promise<Pick<User, 'id' | 'role'> & { readAtMs: number }> {
+    // the slot is taken before the password is checked: concurrent attempts cannot overrun the limits
+    await this.throttle.reserve(username, address);
+    let user: Awaited<ReturnType<UsersService['findCredentials']>>;
+    let ok: boolean;
+    const readAtMs = Date.now();
+    try {
+      user = await this.users.findCredentials(username);
+      ok = user ? await verifyPassword(user.password_hash, password) : (await verifyAgainstDummy(password), false);
+    } catch (error) {
+      // not a wrong password (e.g. the database failed): the attempt does not count
+      await this.throttle.cancel(username, address).catch(() => undefined);
+      throw error;
     }
+    // a failure keeps its slot: that slot is the failure count
+    if (!user || !ok) throw unauthorized('invalid username or password');
     await this.throttle.recordSuccess(username, address);
-    return user;
+    return { id: user.id, role: user.role, readAtMs };
   }
 
   /**
@@ -77,28 +85,42 @@ export class AuthService {
     const now = new Date();
     const row = await this.refreshTokens.findOne({ where: { token_hash: sha256(refreshToken) } });
     if (!row) throw unauthorized('invalid refresh token');
-    if (row.revoked_at !== null) {
-      await this.revokeFamily(row.family_id);
-      throw unauthorized('refresh token was already used; every token of this login is revoked');
-    }
+    if (row.revoked_at !== null) return this.reused(row.family_id);
     if (row.expires_at.getTime() <= now.getTime()) throw unauthorized('refresh token expired');
     const claimed = await this.refreshTokens.update({ id: row.id, revoked_at: IsNull() }, { revoked_at: now });
-    if (claimed.affected !== 1) {
-      await this.revokeFamily(row.family_id);
-      throw unauthorized('refresh token was already used; every token of this login is revoked');
-    }
+    if (claimed.affected !== 1) return this.reused(row.family_id);
+    const readAtMs = Date.now();
     const user = await this.users.findCredentialsById(row.user_id);
     if (!user) throw unauthorized('invalid refresh token');
-    return this.issue(user, row.family_id);
+    const pair = await this.issue({ id: user.id, role: user.role, readAtMs }, row.family_id);
+    // a concurrent reuse may have revoked the family before this pair's refresh token was stored:
+    // its mark is read now that the token exists, so the new pair cannot outlive the revocation
+    if (await this.denyList.isFamilyDenied(row.family_id)) await this.revokeFamily(row.family_id);
+    return pair;
   }
 
   /**
-   * Logout (SPEC §3): revokes every refresh token of the caller's login and denies the access
-   * token's `jti` until its `exp`, so the token is refused (401) from now on.
+   * A retired refresh token came back (RFC 9700 §4.14.2): the whole login is revoked — its refresh
+   * tokens in the database and, through `deny-fid:<fid>`, every access token it issued. The mark
+   * is written first, so a rotation racing this one sees it once its own token is stored.
+   * @throws always 401 `unauthorized`.
+   */
+  private async reused(familyId: string): Promise<never> {
+    await this.denyList.denyFamily(familyId);
+    await this.revokeFamily(familyId);
+    throw unauthorized('refresh token was already used; every token of this login is revoked');
+  }
+
+  /**
+   * Logout (SPEC §3): denies the access token's `jti` until its `exp` and every access token of
+   * the caller's login (`deny-fid`), and revokes the login's refresh tokens: all refused (401) from now on.
    */
   async logout(caller: AuthUser): Promise<void> {
-    if (caller.fid) await this.revokeFamily(caller.fid);
     if (caller.jti && caller.exp) await this.denyList.deny(caller.jti, caller.exp);
+    if (caller.fid) {
+      await this.denyList.denyFamily(caller.fid);
+      await this.revokeFamily(caller.fid);
+    }
   }
 
   /** Revokes every live refresh token of a login's family. */
@@ -106,9 +128,10 @@ export class AuthService {
     await this.refreshTokens.update({ family_id: familyId, revoked_at: IsNull() }, { revoked_at: new Date() });
   }
 
-  private async issue(user: Pick<User, 'id' | 'role'>, familyId: string): Promise<TokenResponse> {
+  /** Signs an access token dated by `user.readAtMs` (see issuedAtClaims) and stores a new refresh token of the family. */
+  private async issue(user: Pick<User, 'id' | 'role'> & { readAtMs: number }, familyId: string): Promise<TokenResponse> {
     const token = await this.jwt.signAsync(
-      { user_id: user.id, role: user.role, typ: 'access', fid: familyId },
+      { user_id: user.id, role: user.role, typ: 'access', fid: familyId, ...issuedAtClaims(user.readAtMs) },
       {
         algorithm: this.keys.algorithm,
         ...(this.keys.algorithm === 'RS256' ? { privateKey: this.keys.signingKey, keyid: this.keys.kid } : { secret: this.keys.signingKey }),

@@ -1,56 +1,124 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
-import { CREDENTIAL_QUERY_PARAMS } from './middleware/wire.middleware.js';
 import { ensureRequestId } from './middleware/request-id.js';
 
-/** Headers and body fields that never reach the logs (SPEC §3), wherever they appear in a log object. */
+/** What every redacted value becomes. */
+export const CENSOR = '[REDACTED]';
+
+/**
+ * A name that carries a secret (SPEC §3 "credentials and secrets never reach logs"): a query or
+ * fragment parameter, a header or a field whose name contains any of these, in any case.
+ */
+export const SECRET_NAME = /token|secret|key|code|password|passwd|pwd|csrf|verifier|session|auth|signature/i;
+
+/** Headers whose values are credentials whatever their name says (matched in lower case), besides {@link SECRET_NAME}. */
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-csrf-token']);
+
+/**
+ * Body and object fields never logged, wherever a log object carries them (pino redaction paths,
+ * top level and one level down). Request bodies are not logged at all; this is the second line.
+ */
 export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers["x-api-key"]',
-  'req.headers["x-csrf-token"]',
-  'req.headers.cookie',
-  'res.headers["set-cookie"]',
   'password',
+  'new_password',
   'refresh_token',
+  'access_token',
   'token',
   'key',
-  '*.password',
-  '*.refresh_token',
-  '*.token',
-  '*.key',
-  '*.csrf_token',
+  'client_secret',
+  'code_verifier',
+  'csrf_token',
+  'parameters',
+  'query',
+  'driverError',
+].flatMap((name) => [name, `*.${name}`]);
+
+/** Secret-looking runs inside free text: bearer credentials, password hashes, JWTs, URL user-info passwords. */
+const SECRET_TEXT: [RegExp, string][] = [
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${CENSOR}`],
+  [/\$argon2(?:id|i|d)\$[^\s"',]+/g, CENSOR],
+  [/\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}/g, CENSOR],
+  [/\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, CENSOR],
+  [/\brk_[A-Za-z0-9_-]{20,}/g, CENSOR],
+  [/(\b[a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*:)[^@/?#\s]*@/gi, `$1${CENSOR}@`],
 ];
 
-/** Query parameters of a response's `Location` that carry a credential: the OAuth authorization code (RFC 6749 §4.1.2). */
-const LOCATION_CREDENTIALS = ['code'];
-
-/** A `Location` header without its authorization code, for the logs. */
-export function redactLocation(location: unknown): unknown {
-  if (typeof location !== 'string' || !location.includes('?')) return location;
-  const q = location.indexOf('?');
-  const params = new URLSearchParams(location.slice(q + 1));
-  if (!LOCATION_CREDENTIALS.some((name) => params.has(name))) return location;
-  for (const name of LOCATION_CREDENTIALS) if (params.has(name)) params.set(name, '[REDACTED]');
-  return `${location.slice(0, q)}?${params.toString()}`;
+/** Free text (a log message, an error message or stack) with secret-looking runs replaced by {@link CENSOR}. */
+export function redactText(text: string): string {
+  return SECRET_TEXT.reduce((out, [pattern, replacement]) => out.replace(pattern, replacement), text);
 }
 
-/** Removes credential-named query parameters (SPEC §3: `access_token`, `token`, `api_key`, `apikey`, `key`) from a URL. */
-export function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  if (q === -1) return url;
-  const params = new URLSearchParams(url.slice(q + 1));
-  const found = CREDENTIAL_QUERY_PARAMS.filter((name) => params.has(name));
-  if (found.length === 0) return url;
-  for (const name of found) params.delete(name);
-  const rest = params.toString();
-  return rest ? `${url.slice(0, q)}?${rest}` : url.slice(0, q);
+/** One `name=value` list (a query or fragment) with the values of secret-named parameters censored; other parameters stay byte for byte. */
+function redactParams(params: string): string {
+  return params
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq === -1) return pair;
+      let name = pair.slice(0, eq);
+      try {
+        name = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        // an undecodable name is matched as sent
+      }
+      return SECRET_NAME.test(name) ? `${pair.slice(0, eq)}=${CENSOR}` : pair;
+    })
+    .join('&');
 }
 
 /**
- * nestjs-pino options: one JSON line per request with `req` (id, method, url without credential
- * parameters, headers with credentials redacted), `res.statusCode`, `responseTime` (ms),
- * `user_id` and `auth_scheme` (bearer, api_key, session) of the authenticated caller; an OAuth
- * authorization code in a redirect's `Location` is redacted.
+ * A URL or path for the logs: the values of query and fragment parameters whose names match
+ * {@link SECRET_NAME} (`code`, `client_secret`, `csrf_token`, `ACCESS_TOKEN`, …) become
+ * `[REDACTED]`; everything else is kept as sent.
+ */
+export function redactUrl(url: string): string {
+  const hash = url.indexOf('#');
+  const beforeHash = hash === -1 ? url : url.slice(0, hash);
+  const fragment = hash === -1 ? undefined : url.slice(hash + 1);
+  const q = beforeHash.indexOf('?');
+  const path = q === -1 ? beforeHash : beforeHash.slice(0, q);
+  const query = q === -1 ? undefined : redactParams(beforeHash.slice(q + 1));
+  return `${redactText(path)}${query === undefined ? '' : `?${query}`}${fragment === undefined ? '' : `#${redactParams(fragment)}`}`;
+}
+
+/** Headers for the logs (request or response, names in any case): credential values censored, `Location` through {@link redactUrl}. */
+export function redactHeaders(headers: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!headers) return headers;
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (SECRET_HEADERS.has(lower) || SECRET_NAME.test(lower)) out[name] = CENSOR;
+    else if (lower === 'location' && typeof value === 'string') out[name] = redactUrl(value);
+    else out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * An error as it may be logged: its class, `code` (the database's SQLSTATE or driver code, when
+ * there is one) and message and stack run through {@link redactText}; never the SQL, its
+ * parameters (a new user's password hash, say), the driver's detail or any other property.
+ * Accepts an Error or pino's serialised form of one (the `err` serializer); anything else becomes `{type, message}`.
+ */
+export function safeError(error: unknown): { type: string; message: string; code?: string; stack?: string } {
+  if (error === null || typeof error !== 'object') return { type: typeof error, message: redactText(String(error)) };
+  const e = error as { type?: unknown; name?: unknown; message?: unknown; stack?: unknown; code?: unknown; driverError?: { code?: unknown } };
+  const className = (error as { constructor?: { name?: unknown } }).constructor?.name;
+  const type = [e.type, className, e.name].find((t): t is string => typeof t === 'string' && t !== '' && t !== 'Object') ?? 'Object';
+  const code = [e.code, e.driverError?.code].find((c) => typeof c === 'string' || typeof c === 'number');
+  const message = redactText(typeof e.message === 'string' ? e.message : '').slice(0, 500);
+  const stack = typeof e.stack === 'string' ? redactText(e.stack) : undefined;
+  return { type, message, ...(code !== undefined ? { code: String(code) } : {}), ...(stack ? { stack } : {}) };
+}
+
+/**
+ * nestjs-pino options, the ONE logging path: request lines, application lines (start-up,
+ * warnings) and error lines all go through this pino instance, so every line is redacted the same
+ * way (SPEC §3). One JSON line per request with `req` (id, method, url and headers redacted),
+ * `res` (statusCode, headers redacted), `responseTime` (ms), `user_id` and `auth_scheme` of the
+ * authenticated caller. Redaction: URLs by parameter name ({@link redactUrl}), headers by name
+ * ({@link redactHeaders}), errors to {@link safeError}, message strings through
+ * {@link redactText}, and {@link REDACTED_PATHS} in any logged object. Request bodies are never logged.
  */
 export function loggerParams(level: string): Params {
   return {
@@ -61,16 +129,21 @@ export function loggerParams(level: string): Params {
         return user ? { user_id: user.id, auth_scheme: user.scheme } : {};
       },
       genReqId: (req: IncomingMessage, res: ServerResponse) => ensureRequestId(req as IncomingMessage & { id?: unknown }, res),
-      redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
+      redact: { paths: REDACTED_PATHS, censor: CENSOR },
       serializers: {
         req: (req: { id: unknown; method: string; url: string; headers: Record<string, unknown> }) => ({
           id: req.id,
           method: req.method,
           url: redactUrl(req.url),
-          headers: req.headers,
+          headers: redactHeaders(req.headers),
         }),
-        res: (res: { statusCode: number; headers?: Record<string, unknown> }) =>
-          res.headers?.location === undefined ? res : { ...res, headers: { ...res.headers, location: redactLocation(res.headers.location) } },
+        res: (res: { statusCode: number; headers?: Record<string, unknown> }) => ({ statusCode: res.statusCode, headers: redactHeaders(res.headers) }),
+        err: safeError,
+      },
+      hooks: {
+        logMethod(args: unknown[], method: (...args: unknown[]) => void) {
+          method.apply(this, args.map((arg) => (typeof arg === 'string' ? redactText(arg) : arg)));
+        },
       },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     },

@@ -5,6 +5,7 @@ import { JwtService } from '@nestjs/jwt';
 import { InjectRepository } from '@nestjs/typeorm';
 import OAuth2Server from '@node-oauth/oauth2-server';
 import { IsNull, LessThan, Repository } from 'typeorm';
+import { issuedAtClaims } from '../auth/deny-list.js';
 import { sha256 } from '../auth/hashing.js';
 import { JwtKeys } from '../auth/jwt-keys.js';
 import { ALL_SCOPES } from '../auth/scopes.js';
@@ -42,6 +43,8 @@ export interface ModelUser extends OAuth2Server.User {
   /** The grant's token family (`fid` claim); created with the first access token of a code exchange. */
   familyId?: string;
   grantId?: number;
+  /** When the user's id and role were read (epoch ms, before the read): the access token's `iat_ms`. */
+  readAtMs?: number;
 }
 
 type Model = OAuth2Server.AuthorizationCodeModel & OAuth2Server.RefreshTokenModel;
@@ -147,6 +150,7 @@ export class OAuthModel {
       await this.codeReused(row.id);
       return null;
     }
+    const readAtMs = Date.now();
     const [client, user] = await Promise.all([this.clientByPk(row.oauth_client_id), this.users.findCredentialsById(row.user_id)]);
     if (!client || !user) return null;
     return {
@@ -155,7 +159,7 @@ export class OAuthModel {
       redirectUri: row.redirect_uri,
       scope: row.scopes.split(' ').filter(Boolean),
       client,
-      user: { id: user.id, role: user.role, codeId: row.id } satisfies ModelUser,
+      user: { id: user.id, role: user.role, codeId: row.id, readAtMs } satisfies ModelUser,
       codeChallenge: row.code_challenge,
       codeChallengeMethod: row.code_challenge_method,
     };
@@ -188,7 +192,15 @@ export class OAuthModel {
   private async generateAccessToken(client: ModelClient, user: ModelUser, scope: string[] | undefined): Promise<string> {
     user.familyId ??= randomUUID();
     return this.jwt.signAsync(
-      { user_id: user.id, role: user.role, typ: 'access', fid: user.familyId, client_id: client.id, scope: (scope ?? []).join(' ') },
+      {
+        user_id: user.id,
+        role: user.role,
+        typ: 'access',
+        fid: user.familyId,
+        client_id: client.id,
+        scope: (scope ?? []).join(' '),
+        ...issuedAtClaims(user.readAtMs ?? Date.now()),
+      },
       {
         algorithm: this.keys.algorithm,
         ...(this.keys.algorithm === 'RS256' ? { privateKey: this.keys.signingKey, keyid: this.keys.kid } : { secret: this.keys.signingKey }),
@@ -243,6 +255,7 @@ export class OAuthModel {
     }
     const grant = await this.grantRows.findOne({ where: { id: row.grant_id } });
     if (!grant) return null;
+    const readAtMs = Date.now();
     const [client, user] = await Promise.all([this.clientByPk(grant.oauth_client_id), this.users.findCredentialsById(grant.user_id)]);
     if (!client || !user) return null;
     return {
@@ -250,7 +263,7 @@ export class OAuthModel {
       refreshTokenExpiresAt: row.expires_at,
       scope: row.scopes.split(' ').filter(Boolean),
       client,
-      user: { id: user.id, role: user.role, familyId: grant.family_id, grantId: grant.id } satisfies ModelUser,
+      user: { id: user.id, role: user.role, familyId: grant.family_id, grantId: grant.id, readAtMs } satisfies ModelUser,
       rowId: row.id,
     };
   }

@@ -53,3 +53,38 @@ describe('MemoryStore (the in-process SharedStore)', () => {
     expect(sizes.windows.size).toBe(0);
   });
 });
+
+describe('MemoryStore slots and raised values', () => {
+  let store: MemoryStore;
+  beforeEach(() => {
+    jest.useFakeTimers({ now: 1_000_000 });
+    store = new MemoryStore();
+  });
+  afterEach(() => {
+    store.onModuleDestroy();
+    jest.useRealTimers();
+  });
+
+  it('acquires in all counters or none, and releases', async () => {
+    const slots = [
+      { key: 'x', limit: 2, windowMs: 10_000 },
+      { key: 'y', limit: 1, windowMs: 20_000 },
+    ];
+    expect(await store.acquire(slots)).toEqual({ acquired: true });
+    expect(await store.acquire(slots)).toEqual({ acquired: false, retryAfterMs: 20_000 });
+    expect(await store.counter('x')).toEqual({ count: 1, ttlMs: 10_000 });
+    await store.release('y');
+    expect(await store.counter('y')).toEqual({ count: 0, ttlMs: 20_000 });
+    expect(await store.acquire(slots)).toEqual({ acquired: true });
+    expect(await store.counter('x')).toEqual({ count: 2, ttlMs: 10_000 });
+  });
+
+  it('raises a value only forward, for the time to live given', async () => {
+    expect(await store.raise('s', 500, 1000)).toBe(500);
+    expect(await store.raise('s', 400, 1000)).toBe(500);
+    expect(await store.raise('s', 600, 1000)).toBe(600);
+    jest.setSystemTime(1_001_000);
+    expect(await store.get('s')).toBeNull();
+    expect(await store.raise('s', 1, 1000)).toBe(1);
+  });
+});

@@ -1,6 +1,7 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { applyHit, type HitOutcome, type WindowState } from './rate-window.js';
 import { SharedStore } from './shared-store.js';
+import { type AcquireOutcome, applyAcquire, applyRelease, type CounterState, type Slot } from './slots.js';
 
 interface Entry {
   value: string;
@@ -57,6 +58,25 @@ export class MemoryStore extends SharedStore implements OnModuleDestroy {
     return outcome;
   }
 
+  async acquire(slots: Slot[]): Promise<AcquireOutcome> {
+    const now = Date.now();
+    const { states, outcome } = applyAcquire(slots.map((slot) => this.counterState(slot.key, now)), now, slots);
+    if (outcome.acquired) slots.forEach((slot, i) => this.setCounterState(slot.key, states[i]));
+    return outcome;
+  }
+
+  async release(...keys: string[]): Promise<void> {
+    const now = Date.now();
+    for (const key of keys) this.setCounterState(key, applyRelease(this.counterState(key, now), now));
+  }
+
+  async raise(key: string, value: number, ttlMs: number): Promise<number> {
+    const current = Number(this.live(key)?.value ?? Number.NaN);
+    const next = Number.isFinite(current) && current > value ? current : value;
+    await this.set(key, String(next), ttlMs);
+    return next;
+  }
+
   async ping(): Promise<void> {}
 
   async clear(): Promise<void> {
@@ -72,6 +92,16 @@ export class MemoryStore extends SharedStore implements OnModuleDestroy {
 
   onModuleDestroy(): void {
     clearInterval(this.sweeper);
+  }
+
+  private counterState(key: string, now: number): CounterState | undefined {
+    const entry = this.live(key, now);
+    return entry ? { count: Number(entry.value), endsAt: entry.expiresAt } : undefined;
+  }
+
+  private setCounterState(key: string, state: CounterState | undefined): void {
+    if (state) this.entries.set(key, { value: String(state.count), expiresAt: state.endsAt });
+    else this.entries.delete(key);
   }
 
   private live(key: string, now = Date.now()): Entry | undefined {

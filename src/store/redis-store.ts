@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { ApiException } from '../common/errors/api-exception.js';
 import { HIT_SCRIPT, type HitOutcome } from './rate-window.js';
 import { SharedStore } from './shared-store.js';
+import { ACQUIRE_SCRIPT, type AcquireOutcome, RAISE_SCRIPT, RELEASE_SCRIPT, type Slot } from './slots.js';
 
 /** Every key this service writes starts with this, so one Redis can serve other applications too. */
 export const KEY_PREFIX = 'resource-api:';
@@ -12,6 +13,9 @@ export const STORE_RETRY_AFTER_SECONDS = 5;
 
 interface WithHitCommand {
   rateHit(hitsKey: string, blockKey: string, windowMs: number, limit: number, blockMs: number): Promise<[number, number, number, number]>;
+  acquireSlots(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<[number, number]>;
+  releaseSlots(numberOfKeys: number, ...keys: string[]): Promise<number>;
+  raiseValue(key: string, value: number, ttlMs: number): Promise<string>;
 }
 
 /**
@@ -46,6 +50,10 @@ export class RedisStore extends SharedStore implements OnApplicationShutdown {
       retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
     });
     redis.defineCommand('rateHit', { numberOfKeys: 2, lua: HIT_SCRIPT });
+    // numberOfKeys omitted: the key count is the first argument of each call
+    redis.defineCommand('acquireSlots', { lua: ACQUIRE_SCRIPT });
+    redis.defineCommand('releaseSlots', { lua: RELEASE_SCRIPT });
+    redis.defineCommand('raiseValue', { numberOfKeys: 1, lua: RAISE_SCRIPT });
     // without a listener, ioredis reports every failed reconnection as an unhandled 'error' event
     redis.on('error', () => undefined);
     try {
@@ -106,6 +114,23 @@ export class RedisStore extends SharedStore implements OnApplicationShutdown {
       this.redis.rateHit(`${KEY_PREFIX}hits:${key}`, `${KEY_PREFIX}block:${key}`, windowMs, limit, blockMs),
     );
     return { hits, windowMs: windowTtl, blocked: blocked === 1, blockMs: blockTtl };
+  }
+
+  async acquire(slots: Slot[]): Promise<AcquireOutcome> {
+    if (slots.length === 0) return { acquired: true };
+    const args = slots.flatMap((slot) => [slot.limit, Math.max(1, Math.round(slot.windowMs))]);
+    const [acquired, retryAfterMs] = await this.run(() =>
+      this.redis.acquireSlots(slots.length, ...slots.map((slot) => KEY_PREFIX + slot.key), ...args),
+    );
+    return acquired === 1 ? { acquired: true } : { acquired: false, retryAfterMs };
+  }
+
+  async release(...keys: string[]): Promise<void> {
+    if (keys.length > 0) await this.run(() => this.redis.releaseSlots(keys.length, ...keys.map((key) => KEY_PREFIX + key)));
+  }
+
+  async raise(key: string, value: number, ttlMs: number): Promise<number> {
+    return Number(await this.run(() => this.redis.raiseValue(KEY_PREFIX + key, Math.round(value), Math.max(1, Math.round(ttlMs)))));
   }
 
   async ping(): Promise<void> {

@@ -1,4 +1,5 @@
 import type { HitOutcome } from './rate-window.js';
+import type { AcquireOutcome, Slot } from './slots.js';
 
 /**
  * The state several instances must share (SPEC §10 "shared state"): rate-limit counters, cookie
@@ -38,6 +39,21 @@ export abstract class SharedStore {
 
   /** One rate-limited hit, atomically: see `applyHit` in rate-window.ts for the arithmetic. */
   abstract hit(key: string, windowMs: number, limit: number, blockMs: number): Promise<HitOutcome>;
+
+  /**
+   * Takes one slot in every counter of `slots`, atomically, or in none when any is full (see
+   * `applyAcquire` in slots.ts): the reservation that limits concurrent attempts.
+   */
+  abstract acquire(slots: Slot[]): Promise<AcquireOutcome>;
+
+  /** Gives one slot back in each counter (never below zero; windows keep their end). */
+  abstract release(...keys: string[]): Promise<void>;
+
+  /**
+   * Stores max(current value, `value`) at `key`, atomically, for `ttlMs` from now; returns the
+   * stored value. For stamps that must only move forward whatever order concurrent writers arrive in.
+   */
+  abstract raise(key: string, value: number, ttlMs: number): Promise<number>;
 
   /** Resolves when the store answers; rejects (503) when it does not. For `/health/ready`. */
   abstract ping(): Promise<void>;

@@ -1,10 +1,11 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, Repository } from 'typeorm';
+import { In, IsNull, Repository } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
 import { TokenDenyList } from '../auth/deny-list.js';
 import { hashPassword } from '../auth/passwords.js';
+import { RefreshToken } from '../auth/refresh-token.entity.js';
 import { conflict, forbidden, notFound, validationFailed } from '../common/errors/api-exception.js';
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
@@ -18,6 +19,11 @@ import { toUserResponse, type UserResponse } from './user.response.js';
 import type { UserSummary } from './user-summary.response.js';
 import { USERS_LIST } from './users.list.js';
 
+/** How long (ms) a user id found to exist is trusted without asking the database again (see UsersService.exists). */
+const EXISTS_CACHE_MS = 5 * 60 * 1000;
+/** At most this many ids are remembered; the oldest goes first. */
+const EXISTS_CACHE_SIZE = 10_000;
+
 /**
  * Users (SPEC §6 users): registration, reads, replace/update, delete, admin bootstrap. The only
  * holder of the users repository; other modules call it.
@@ -25,6 +31,8 @@ import { USERS_LIST } from './users.list.js';
 @Injectable()
 export class UsersService implements OnApplicationBootstrap {
   private readonly logger = new Logger(UsersService.name);
+  /** User ids known to exist → until when (epoch ms); see {@link exists}. */
+  private readonly known = new Map<number, number>();
 
   constructor(
     @InjectRepository(User) private readonly users: Repository<User>,
@@ -104,22 +112,42 @@ export class UsersService implements OnApplicationBootstrap {
     return this.users.findOne({ where: { username }, select: { id: true, role: true, password_hash: true } });
   }
 
+  /**
+   * Whether user `id` exists, for every bearer request (JwtStrategy): a positive answer is cached
+   * in process for EXISTS_CACHE_MS (at most EXISTS_CACHE_SIZE ids), so a live user costs one
+   * indexed primary-key lookup per instance and interval, not one per request; an unknown id is
+   * looked up every time and never cached. A cached "exists" is safe after a deletion on another
+   * instance: the deletion's not-before stamp (TokenDenyList.revokeUser, read in the same request)
+   * denies every token issued before it. @throws 503 when the database is unavailable.
+   */
+  async exists(id: number): Promise<boolean> {
+    const now = Date.now();
+    const until = this.known.get(id);
+    if (until !== undefined && until > now) return true;
+    this.known.delete(id);
+    if (!(await this.users.exists({ where: { id } }))) return false;
+    if (this.known.size >= EXISTS_CACHE_SIZE) this.known.delete(this.known.keys().next().value as number);
+    this.known.set(id, now + EXISTS_CACHE_MS);
+    return true;
+  }
+
   /** The user's id and role, for token refresh; null when deleted. */
   findCredentialsById(id: number): Promise<Pick<User, 'id' | 'role' | 'created_at'> | null> {
     return this.users.findOne({ where: { id }, select: { id: true, role: true, created_at: true } });
   }
 
   /**
-   * PUT: replaces the user's editable fields; omitted `age`/`email` become null (SPEC §5).
-   * @throws 403 (role change by non-admin), 404, 409 (email taken), 422 (username change).
+   * PUT: replaces the user's editable fields; omitted `age`/`email` become null (SPEC §5). A role
+   * or password change revokes the user's earlier access tokens (and, for a password, refresh tokens).
+   * @throws 403 (role change by non-admin), 404, 409 (email taken), 422 (username change), 503 (store unavailable).
    */
   replace(id: number, dto: ReplaceUserDto, caller: AuthUser): Promise<UserResponse> {
     return this.applyChanges(id, { name: dto.name, age: dto.age ?? null, email: dto.email ?? null, role: dto.role, username: dto.username, password: dto.password }, caller);
   }
 
   /**
-   * PATCH: changes only the fields sent; `null` clears `age`/`email` (SPEC §5).
-   * @throws 403 (role change by non-admin), 404, 409 (email taken), 422 (username change).
+   * PATCH: changes only the fields sent; `null` clears `age`/`email` (SPEC §5). Revocation as {@link replace}.
+   * @throws 403 (role change by non-admin), 404, 409 (email taken), 422 (username change), 503 (store unavailable).
    */
   update(id: number, dto: UpdateUserDto, caller: AuthUser): Promise<UserResponse> {
     return this.applyChanges(id, dto, caller);
@@ -127,14 +155,20 @@ export class UsersService implements OnApplicationBootstrap {
 
   /**
    * Deletes a user; their rows (todos, refresh tokens, API keys, …) go by foreign-key cascade, their
-   * access tokens are denied at once (TokenDenyList.denyUser) and their sessions end at next use.
-   * One conditional DELETE: of concurrent deletes exactly one succeeds.
+   * access tokens are denied at once (TokenDenyList.revokeUser, SPEC §3 "Authority is current") and
+   * their sessions end at next use. One conditional DELETE: of concurrent deletes exactly one succeeds.
    * @throws 404 when there is no such user (or it was deleted meanwhile); 503 when the shared store is unavailable (nothing deleted).
    */
   async remove(id: number): Promise<void> {
     // first, so that a store outage (503) leaves the user in place rather than their tokens alive
-    await this.denyList.denyUser(id);
-    await deleteExisting(this.users.manager, User, { id }, 'user', id);
+    await this.denyList.revokeUser(id);
+    try {
+      await deleteExisting(this.users.manager, User, { id }, 'user', id);
+    } finally {
+      this.known.delete(id);
+    }
+    // again once deleted: a token issued from a read made before the deletion falls before this stamp
+    await this.denyList.revokeUser(id);
   }
 
   private async applyChanges(id: number, changes: UpdateUserDto, caller: AuthUser): Promise<UserResponse> {
@@ -155,7 +189,17 @@ export class UsersService implements OnApplicationBootstrap {
     }
     if (changes.role !== undefined) patch.role = changes.role;
     if (changes.password !== undefined) patch.password_hash = await hashPassword(changes.password);
+    // SPEC §3 "Authority is current": a role or password change invalidates every access token issued before it
+    const authorityChanges = (changes.role !== undefined && changes.role !== current.role) || changes.password !== undefined;
+    // a store outage (503) before the change leaves it undone rather than old tokens alive
+    if (authorityChanges) await this.denyList.revokeUser(id);
     await updateExisting(this.users.manager, User, { id }, patch, 'user', id);
+    if (authorityChanges) {
+      // again once committed: a token issued from a read of the old state falls before this stamp
+      await this.denyList.revokeUser(id);
+      // a new password also ends every password login (a stolen refresh token must not outlive it)
+      if (changes.password !== undefined) await this.users.manager.update(RefreshToken, { user_id: id, revoked_at: IsNull() }, { revoked_at: new Date() });
+    }
     return this.findOne(id);
   }
 

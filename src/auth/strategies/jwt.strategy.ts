@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { ROLES } from '../../users/user.entity.js';
+import { UsersService } from '../../users/users.service.js';
 import type { AccessTokenPayload, AuthUser } from '../auth-user.js';
 import { TokenDenyList } from '../deny-list.js';
 import { JwtKeys } from '../jwt-keys.js';
@@ -12,8 +13,11 @@ import { JwtKeys } from '../jwt-keys.js';
  * signed with the public key) fail; the key is always the configured one (`jku`, `x5u`, `jwk`
  * headers are never followed); signature and `exp` are verified by jsonwebtoken. {@link validate}
  * further requires an explicit numeric `exp` (jsonwebtoken accepts a token without one),
- * `typ: "access"`, an integer `user_id`, a known `role`, a `jti` not on the deny list and a `fid`.
- * An OAuth access token (issue 7) also carries `client_id` and `scope`: the caller is then limited
+ * `typ: "access"`, an integer `user_id`, a known `role`, a `jti` and a `fid`; the token must not be
+ * denied (SPEC §3 "Authority is current": its `jti`, its login, or its user's not-before stamp
+ * after a role or password change or a deletion — {@link TokenDenyList}, one store round trip)
+ * and its user must exist (UsersService.exists: cached, so no database query per request).
+ * An OAuth access token also carries `client_id` and `scope`: the caller is then limited
  * to those scopes, checked by ScopeGuard exactly as for an API key.
  */
 @Injectable()
@@ -21,6 +25,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(
     keys: JwtKeys,
     private readonly denyList: TokenDenyList,
+    private readonly users: UsersService,
   ) {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
@@ -31,14 +36,20 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     });
   }
 
-  /** Returns the caller, or `false` (→ 401) when a claim is missing or wrong, or the token is denied. */
+  /**
+   * Returns the caller, or `false` (→ 401) when a claim is missing or wrong, the token is denied
+   * or its user does not exist. @throws 503 when the shared store or the database is unavailable.
+   */
   async validate(payload: Partial<AccessTokenPayload>): Promise<AuthUser | false> {
     if (typeof payload.exp !== 'number' || payload.typ !== 'access' || typeof payload.jti !== 'string' || typeof payload.fid !== 'string') return false;
     if (!Number.isSafeInteger(payload.user_id) || (payload.user_id as number) < 1) return false;
     if (!ROLES.includes(payload.role as (typeof ROLES)[number])) return false;
     if (payload.client_id !== undefined && (typeof payload.client_id !== 'string' || typeof payload.scope !== 'string')) return false;
     if (typeof payload.iat !== 'number') return false;
-    if (await this.denyList.isDenied(payload.jti, { user_id: payload.user_id as number, iat: payload.iat })) return false;
+    const claims = { jti: payload.jti, user_id: payload.user_id as number, fid: payload.fid, iat: payload.iat, iat_ms: payload.iat_ms };
+    // one shared-store round trip (jti, user not-before stamp, login) alongside the cached existence check
+    const [denied, exists] = await Promise.all([this.denyList.isDenied(claims), this.users.exists(claims.user_id)]);
+    if (denied || !exists) return false;
     const user: AuthUser = { id: payload.user_id as number, role: payload.role as AuthUser['role'], jti: payload.jti, exp: payload.exp, fid: payload.fid };
     if (payload.client_id !== undefined) {
       user.clientId = payload.client_id;

@@ -53,7 +53,9 @@ function isKnownStatus(status: number): status is keyof typeof ERROR_CODES {
  * database-errors.ts), anything else (500) — becomes the `ErrorResp` body
  * `{error, code, details?, request_id}` with its status. Unknown
  * routes become 404, or 405 with `Allow` when the path exists for other methods. A 5xx body never
- * carries internals; the error is logged instead.
+ * carries internals; the error is logged instead, under `err`, which the one logging path reduces
+ * to class, code and a redacted message and stack (safeError in logging.ts: never SQL parameters,
+ * request bodies or credential headers).
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -67,6 +69,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const res = ctx.getResponse<Response>();
     const problem = this.toProblem(exception, req);
     if (problem.status >= 500) {
+      // under `err`, the logger's error serializer (safeError in logging.ts) keeps class, code and a
+      // redacted message and stack only: never a failed query's SQL or parameters
       this.logger.error({ err: exception, req_id: req.id }, 'request failed');
     }
     if (res.headersSent) {
