@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI step for the OpenAPI documents (issue 5 "Valid"; issue 8: one per API version): builds,
+# CI step for the OpenAPI documents (valid and linted; one per API version): builds,
 # exports openapi.v1.json, openapi.v2.json and openapi.json (the newest), each with its .yaml,
 # without starting the HTTP server (in-memory SQLite unless DATABASE_URL is set), validates each
 # against the OpenAPI 3.0 schema (@readme/openapi-parser) and lints it with Spectral

@@ -17,7 +17,7 @@ export default {
   transformIgnorePatterns: ['/node_modules/(?!@nestjs/throttler/)'],
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   setupFiles: ['<rootDir>/test/setup/env.ts', '<rootDir>/test/setup/esm-interop.ts'],
-  // every response is validated against the OpenAPI document; a violation fails the test (issue 5)
+  // every response is validated against the OpenAPI document; a violation fails the test
   setupFilesAfterEnv: ['<rootDir>/test/setup/openapi-assertions.ts'],
   testTimeout: 60000,
 };

@@ -57,7 +57,7 @@ describe('request logs (SPEC §3: credentials never reach logs)', () => {
     const viaCookie = await api().post('/v1/todos').set('Cookie', cookie).set('X-CSRF-Token', session.body.csrf_token).send({ title: 'logged' });
     expect(viaCookie.status).toBe(201);
 
-    // OAuth (issue 7): a client secret, the code in the consent redirect, the PKCE verifier, the tokens
+    // OAuth: a client secret, the code in the consent redirect, the PKCE verifier, the tokens
     const admin = await api().post('/v1/users').send({ username: 'logged_admin', password, name: 'Admin' });
     await app.get(DataSource).query(`UPDATE users SET role = 'admin' WHERE id = ${Number(admin.body.id)}`);
     const adminToken = (await api().post('/v1/login').send({ username: 'logged_admin', password })).body.token as string;

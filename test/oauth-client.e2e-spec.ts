@@ -9,7 +9,7 @@ import { createTestApp } from './setup/test-app.js';
 const REDIRECT_URI = 'http://127.0.0.1/callback';
 
 /**
- * Issue 7, "tests with a real client": openid-client v6 plays the third-party application against
+ * A real client: openid-client v6 plays the third-party application against
  * the running server in OAuth 2.0 mode (RFC 8414 discovery, no OpenID Connect), with plain fetch
  * playing the user's browser on the sign-in and consent steps.
  */

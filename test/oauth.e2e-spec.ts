@@ -22,7 +22,7 @@ function claims(jwt: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8'));
 }
 
-describe('OAuth 2.0 authorization code with PKCE (issue 7)', () => {
+describe('OAuth 2.0 authorization code with PKCE', () => {
   let app: NestExpressApplication;
   let admin: CreatedUser;
   let alice: CreatedUser;

@@ -9,7 +9,7 @@ import { ResponseValidator, violationStore } from './setup/openapi-validation.js
 import { createTestApp } from './setup/test-app.js';
 
 /**
- * The guard of issue 5 ("true to the service") guarded: the validator that checks every e2e
+ * The validator is itself tested: the validator that checks every e2e
  * response against the OpenAPI document (test/setup/openapi-validation.ts) really refuses what
  * breaks the document, and createTestApp really runs it.
  */
@@ -78,7 +78,7 @@ const DOCUMENT = {
 const THING = { id: 1, name: 'one', note: null, kind: 'a', created_at: '2026-11-21T10:15:00.000Z', links: [{ rel: 'self', href: '/v1/things/1' }] };
 const ERROR = { error: 'thing 2 not found', code: 'not_found', request_id: 'r-1' };
 
-describe('OpenAPI response validation (issue 5: true to the service)', () => {
+describe('OpenAPI response validation (true to the service)', () => {
   const validator = new ResponseValidator(DOCUMENT);
 
   /** The problems the validator finds in one response. */

@@ -11,9 +11,9 @@ import { errorBody } from './setup/error-body.js';
 import { createTestApp } from './setup/test-app.js';
 
 /**
- * The OpenAPI documents are complete (issue 5 "Complete", SPEC §8): checked on each version's
+ * The OpenAPI documents are complete (SPEC §8): checked on each version's
  * document the running application serves at /docs/v<n>/openapi.json — the ones
- * `npm run docs:export` writes (issue 8: one document per API version).
+ * `npm run docs:export` writes (one document per API version).
  */
 
 type Json = Record<string, any>;
@@ -25,10 +25,10 @@ const ALL_SCHEMES = [{ bearer: [] }, { api_key: [] }, { session: [] }];
 /** Error bodies an OAuth protocol endpoint may document. */
 const PROTOCOL_ERRORS = [ERROR_RESP, '#/components/schemas/OAuthError', '#/components/schemas/OAuthEndpointError'];
 
-describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (SPEC §8, issue 5)', (version) => {
+describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (SPEC §8)', (version) => {
   const v = `/v${version}`;
   /**
-   * The OAuth protocol endpoints (issue 7): public, form-urlencoded bodies, RFC 6749 error bodies and
+   * The OAuth protocol endpoints: public, form-urlencoded bodies, RFC 6749 error bodies and
    * HTML pages — the documented exception to `ErrorResp` and JSON bodies.
    */
   const OAUTH_PROTOCOL = [`get ${v}/oauth/authorize`, `post ${v}/oauth/authorize`, `post ${v}/oauth/sign-in`, `post ${v}/oauth/token`, `post ${v}/oauth/revoke`];

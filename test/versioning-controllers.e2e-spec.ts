@@ -6,7 +6,7 @@ import request from 'supertest';
 import { enableApiVersioning } from '../src/common/versioning/api-versions.js';
 
 /**
- * The versioning mechanism for controllers to come (issue 8: "new controllers get /v1 and /v2
+ * The versioning mechanism for controllers to come ("new controllers get /v1 and /v2
  * with zero or one line of change"), on a bare application with stand-in controllers: a plain
  * controller is served under every version, an operational one (`health`) stays unversioned, and a
  * controller that writes the version into its path is refused at start-up.
@@ -42,7 +42,7 @@ class FutureModule {}
 @Module({ controllers: [LiteralVersionController] })
 class LiteralModule {}
 
-describe('enableApiVersioning: controllers added later (issue 8)', () => {
+describe('enableApiVersioning: controllers added later', () => {
   let app: NestExpressApplication;
 
   beforeAll(async () => {

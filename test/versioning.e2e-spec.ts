@@ -10,7 +10,7 @@ import { type FreshApp, loadFreshApp } from './setup/fresh-app.js';
 import { errorBody } from './setup/error-body.js';
 
 /**
- * Issue 8, SPEC §9, conventions §9: `/v2` with one breaking change (the embedded `author` of
+ * SPEC §9, conventions §9: `/v2` with one breaking change (the embedded `author` of
  * articles and comments), every other resource unchanged under `/v2`; `/v1` working unchanged with
  * its articles and comments deprecated (`Deprecation`, `Sunset`, `Link` from V1_DEPRECATED_AT and
  * V1_SUNSET_AT); the `Accept` vendor type and the version subdomain as alternatives to the path
@@ -33,7 +33,7 @@ const deprecationHeaders = (successor: string) => ({
 });
 
 
-describe('API versions (SPEC §9, conventions §9, issue 8)', () => {
+describe('API versions (SPEC §9, conventions §9)', () => {
   let fresh: FreshApp & { restoreEnv: () => void };
   let app: NestExpressApplication;
   let alice: CreatedUser;

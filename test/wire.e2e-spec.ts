@@ -391,7 +391,7 @@ describe('wire basics (SPEC §1)', () => {
         .map(({ at }) => at);
       expect(missing).toEqual([]);
       // every documented error status references ErrorResp — except on the OAuth protocol endpoints,
-      // whose RFC 6749 error bodies and HTML error pages are the documented exception (issue 7)
+      // whose RFC 6749 error bodies and HTML error pages are the documented exception
       const wrong = operations.filter(({ at }) => !at.includes(' /v1/oauth/')).flatMap(({ at, op }) =>
         Object.entries(op.responses)
           .filter(([status, response]) => /^[45]\d\d$/.test(status) && response.content?.['application/json']?.schema?.$ref !== '#/components/schemas/ErrorResp')

@@ -13,7 +13,7 @@ import { CreatedOAuthClientResponse, OAuthClientResponse } from './oauth-client.
 import { OAUTH_CLIENTS_LIST, OAuthClientsService } from './oauth-clients.service.js';
 
 /**
- * `/v1/oauth-clients` (issue 7): the registry of third-party applications, for admins only.
+ * `/v1/oauth-clients`: the registry of third-party applications, for admins only.
  * Scoped credentials (API keys, OAuth access tokens) cannot use it.
  */
 @ApiTags('oauth-clients')

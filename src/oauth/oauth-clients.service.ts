@@ -34,7 +34,7 @@ export const OAUTH_CLIENTS_LIST: ListSpec = {
 };
 
 /**
- * The OAuth client registry (issue 7, admins only): `client_id` is `oc_` + 16 random bytes, a
+ * The OAuth client registry (admins only): `client_id` is `oc_` + 16 random bytes, a
  * confidential client's secret `cs_` + 32 random bytes (base64url), shown once and stored as
  * SHA-256 (a high-entropy random secret needs no slow hash).
  */

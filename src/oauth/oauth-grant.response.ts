@@ -3,7 +3,7 @@ import type { Link } from '../common/list/page.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { ALL_SCOPES } from '../auth/scopes.js';
 
-/** Access a user granted a third-party client (issue 7): one approved authorization request. */
+/** Access a user granted a third-party client: one approved authorization request. */
 @ApiSchema({ name: 'OAuthGrant' })
 export class OAuthGrantResponse {
   @ApiProperty({ readOnly: true, example: 1, type: 'integer' })

@@ -12,7 +12,7 @@ import { OAuthGrantResponse } from './oauth-grant.response.js';
 import { OAUTH_GRANTS_LIST, OAuthGrantsService } from './oauth-grants.service.js';
 
 /**
- * `/v1/oauth-grants` (issue 7): the access the caller gave third-party clients, and its
+ * `/v1/oauth-grants`: the access the caller gave third-party clients, and its
  * revocation. Scoped credentials (API keys, OAuth access tokens) cannot use it: an application
  * never manages its own grant.
  */

@@ -26,7 +26,7 @@ export const OAUTH_GRANTS_LIST: ListSpec = {
 };
 
 /**
- * The grants users gave OAuth clients (issue 7) and their revocation: revoking a grant denies the
+ * The grants users gave OAuth clients and their revocation: revoking a grant denies the
  * access tokens of it still alive (their `jti`, until their `exp`, on the shared deny list) and
  * deletes it with its refresh tokens, so every token issued from it answers 401.
  */

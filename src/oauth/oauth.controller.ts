@@ -52,7 +52,7 @@ function sendAnswer(res: Response, answer: ProtocolAnswer): void {
   else res.end();
 }
 
-/** The authorize and sign-in pages never carry CORS headers, whatever a global CORS layer added (issue 7). */
+/** The authorize and sign-in pages never carry CORS headers, whatever a global CORS layer added. */
 function withoutCors(res: Response): void {
   for (const name of res.getHeaderNames()) if (name.startsWith('access-control-')) res.removeHeader(name);
 }
@@ -60,7 +60,7 @@ function withoutCors(res: Response): void {
 const SCOPE_EXAMPLE = 'todos:read todos:write';
 
 /**
- * The OAuth 2.0 protocol endpoints (issue 7), all public: the authorize endpoint with its sign-in
+ * The OAuth 2.0 protocol endpoints, all public: the authorize endpoint with its sign-in
  * and consent pages (HTML, session cookie, CSRF token), the token endpoint and revocation
  * (`application/x-www-form-urlencoded`, RFC 6749 §5.2 error bodies).
  */

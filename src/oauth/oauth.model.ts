@@ -50,7 +50,7 @@ export interface ModelUser extends OAuth2Server.User {
 type Model = OAuth2Server.AuthorizationCodeModel & OAuth2Server.RefreshTokenModel;
 
 /**
- * The @node-oauth/oauth2-server model backed by TypeORM (issue 7). The library runs the protocol
+ * The @node-oauth/oauth2-server model backed by TypeORM. The library runs the protocol
  * (RFC 6749 §4.1 and §6, RFC 7636 PKCE); this stores and checks:
  * - codes as SHA-256, single use (`used_at`, claimed atomically); a second use revokes the grant
  *   issued from the code (RFC 6749 §4.1.2);

@@ -17,7 +17,7 @@ import { OAuthModel } from './oauth.model.js';
 import { OAuthService } from './oauth.service.js';
 
 /**
- * OAuth 2.0 authorization code with PKCE (issue 7): the service is the authorization server
+ * OAuth 2.0 authorization code with PKCE: the service is the authorization server
  * (client registry, authorize/consent, token, revocation, RFC 8414 metadata) and the resource
  * server (its access tokens are the service's JWTs, accepted by the global guard and limited by
  * ScopeGuard). The protocol engine is @node-oauth/oauth2-server; this module is its TypeORM model,

@@ -47,7 +47,7 @@ const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 const STATE = /^[\x20-\x7e]{1,512}$/;
 
 /**
- * The OAuth 2.0 authorization server around @node-oauth/oauth2-server (issue 7): checks an
+ * The OAuth 2.0 authorization server around @node-oauth/oauth2-server: checks an
  * authorization request before the consent page, turns the user's decision into a redirect with
  * `code`, `state` and `iss` (RFC 9207), runs the token endpoint (authorization_code with PKCE S256,
  * refresh_token; RFC 6749 §5 bodies), revocation (RFC 7009) and the metadata (RFC 8414).

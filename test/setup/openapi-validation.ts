@@ -8,9 +8,9 @@ import { type ApiVersion, isApiVersion, LATEST_VERSION, versionOfPath } from '..
 import { servedUrl } from '../../src/common/versioning/version-negotiation.js';
 
 /**
- * "True to the service" (issue 5): every response an e2e test receives from an application booted
+ * "True to the service": every response an e2e test receives from an application booted
  * by createTestApp is checked against the OpenAPI document that application serves for the
- * response's API version (issue 8: `/v1/…` against `/docs/v1/openapi.json`, `/v2/…` — also when
+ * response's API version (`/v1/…` against `/docs/v1/openapi.json`, `/v2/…` — also when
  * the version was chosen by `Accept` or subdomain — against the v2 one, unversioned paths against
  * the newest) —
  *

@@ -212,7 +212,7 @@ function addHeaders(response: Json, names: string[]): void {
 }
 
 /**
- * Completes the generated document once for all operations (SPEC §8, issue 5), from what every
+ * Completes the generated document once for all operations (SPEC §8), from what every
  * operation shares rather than per controller:
  * - error statuses the shared pipeline can return: 400 (bad query parameter, credential in the
  *   query) and 500 everywhere; 503 (database or Redis unavailable, with `Retry-After`) everywhere but on

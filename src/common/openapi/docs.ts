@@ -71,7 +71,7 @@ type Parameter = { in?: string; name?: string; description?: string; schema?: Re
 type Operation = Record<string, unknown> & { security?: Record<string, string[]>[]; 'x-public'?: boolean; parameters?: Parameter[] };
 
 /**
- * Adds the `oauth2` requirement with the operation's scope to a protected operation (issue 7):
+ * Adds the `oauth2` requirement with the operation's scope to a protected operation:
  * `@RequireScope(scope)`, else `<resource>:read|write` of `@Authenticated(resource)`; operations
  * closed to scoped credentials (`@RequireScope(null)`, or no resource) get none.
  */

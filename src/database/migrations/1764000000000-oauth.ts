@@ -2,7 +2,7 @@ import { Table, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { idColumn, timestampType } from './1763700000000-initial-schema.js';
 
 /**
- * OAuth 2.0 authorization server (issue 7): clients, authorization codes, grants and their
+ * OAuth 2.0 authorization server: clients, authorization codes, grants and their
  * refresh tokens. Codes and grants go with their user or client; refresh tokens with their grant.
  */
 export class OAuth1764000000000 implements MigrationInterface {

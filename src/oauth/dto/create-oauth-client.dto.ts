@@ -42,7 +42,7 @@ function IsRedirectUris() {
     });
 }
 
-/** Body of `POST /v1/oauth-clients` (issue 7): register a third-party application. */
+/** Body of `POST /v1/oauth-clients`: register a third-party application. */
 @ApiSchema({ name: 'CreateOAuthClientBody' })
 export class CreateOAuthClientDto {
   /** The application's name, shown to users on the consent page; 1-100 characters. */
