@@ -52,18 +52,8 @@ describe('MemoryStore (the in-process SharedStore)', () => {
     expect([...sizes.entries.keys()]).toEqual(['long']);
     expect(sizes.windows.size).toBe(0);
   });
-});
 
-describe('MemoryStore slots and raised values', () => {
-  let store: MemoryStore;
-  beforeEach(() => {
-    jest.useFakeTimers({ now: 1_000_000 });
-    store = new MemoryStore();
-  });
-  afterEach(() => {
-    store.onModuleDestroy();
-    jest.useRealTimers();
-  });
+  // slots and raised values
 
   it('acquires in all counters or none, and releases', async () => {
     const slots = [
