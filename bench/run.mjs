@@ -24,7 +24,7 @@
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -176,7 +176,10 @@ async function round(target, endpoint, seconds) {
   const backends = target.pgDb ? await pinBackends(target.pgDb, target.application) : { pids: [], pinned: false };
   const cpuBefore = cpuMicros(target.child.pid);
   const dbBefore = backends.pids.map(cpuMicros);
+  // a backend the pool opens during the round is pinned too (checked twice a second)
+  const repin = target.pgDb ? setInterval(() => void pinBackends(target.pgDb, target.application).catch(() => {}), 500) : undefined;
   const result = await cannon(target.base, endpoint, seconds);
+  clearInterval(repin);
   const cpu = cpuMicros(target.child.pid) - cpuBefore;
   // backends opened during the round are counted from 0
   const after = target.pgDb ? await pgBackends(target.pgDb, target.application) : [];
@@ -278,7 +281,7 @@ async function benchOne(db, size) {
   const articleId = await pickArticle(db, target, size);
   const token = accessToken(USER_ID);
   const logs = path.join(CACHE_DIR, 'logs');
-  const entry = { db, size, label: label(size), prepareSeconds, endpoints: [], verification: [] };
+  const entry = { db, size, label: label(size), prepareSeconds, articleId, userId: USER_ID, endpoints: [], verification: [] };
   results.push(entry);
   let service;
   let limit;
@@ -304,7 +307,7 @@ async function benchOne(db, size) {
         // alternate which target goes first, so drift (caches, other load) hits both alike
         for (const t of r % 2 === 0 ? [service, limit] : [limit, service]) rounds[t.name].push(await round(t, endpoint, options.duration));
       }
-      const row = { endpoint: endpoint.name, key: endpoint.key, service: summarise(rounds.service), limit: summarise(rounds.limit) };
+      const row = { endpoint: endpoint.name, key: endpoint.key, request: `${endpoint.method} ${endpoint.path}`, service: summarise(rounds.service), limit: summarise(rounds.limit) };
       row.ratio = row.limit.rps ? row.service.rps / row.limit.rps : null;
       const total = (s) => (s.cpuPerReq ?? 0) + (s.dbCpuPerReq ?? 0);
       row.cpuRatio = total(row.limit) > 0 ? total(row.service) / total(row.limit) : null;
@@ -405,6 +408,8 @@ function markdown(meta, targets) {
       );
     }
   }
+  const requests = new Map(results.flatMap((e) => e.endpoints.map((r) => [r.endpoint, r.request.replace(/\/\d+$/, '/{id}')])));
+  lines.push('', `Requests (as user ${USER_ID}, role user, Bearer HS256; {id}: a published article of another user): ${[...requests].map(([name, request]) => `${name} = \`${request}\``).join('; ')}.`);
   lines.push('', '| database | articles | seed/copy s | peak RSS MiB service / limit | SQLite start-up ms (median) | bodies identical |', '|---|---|---:|---:|---:|---|');
   for (const entry of results) {
     lines.push(
@@ -449,7 +454,9 @@ async function main() {
   if (options.save) {
     const dir = path.join(ROOT, 'bench/results');
     mkdirSync(dir, { recursive: true });
-    const name = `${meta.date.slice(0, 10)}-${meta.commit}`;
+    let name = `${meta.date.slice(0, 10)}-${meta.commit}`;
+    // a second run of the same day and commit keeps the first: <date>-<commit>-2, -3…
+    for (let n = 2; existsSync(path.join(dir, `${name}.json`)); n++) name = `${meta.date.slice(0, 10)}-${meta.commit}-${n}`;
     writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify({ meta, results, targets, failures }, null, 2)}\n`);
     writeFileSync(path.join(dir, `${name}.md`), md);
     log(`written bench/results/${name}.json and .md`);
