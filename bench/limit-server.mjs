@@ -19,7 +19,7 @@
  * numeric `iat`; then the deny list like the service's: `deny:<jti>` and `deny-user:<user_id>`
  * in an in-process Map, or one Redis MGET when REDIS_URL is set.
  *
- * Environment: DATABASE_URL (`postgres://…` → pg Pool of DB_POOL_SIZE (10); `sqlite:<path>` →
+ * Environment: DATABASE_URL (`postgres://…` → pg Pool of DB_POOL_SIZE (10), JIT off; `sqlite:<path>` →
  * better-sqlite3, WAL), JWT_SECRET, PORT (0 → free port), REDIS_URL (optional). Prints
  * `listening <port>` on stdout once ready.
  */
@@ -160,7 +160,8 @@ const COLUMNS = `a.id, a.title, a.body, a.status, a.author_id, a.published_at, a
 let db;
 if (PG) {
   const pg = (await import('pg')).default;
-  db = new pg.Pool({ connectionString: DATABASE_URL, max: Number(process.env.DB_POOL_SIZE ?? 10), application_name: 'resource-api-limit' });
+  // JIT off: compiling a plan costs more than these short queries run (PostgreSQL's own advice for OLTP)
+  db = new pg.Pool({ connectionString: DATABASE_URL, max: Number(process.env.DB_POOL_SIZE ?? 10), application_name: 'resource-api-limit', options: '-c jit=off' });
 } else {
   const Database = (await import('better-sqlite3')).default;
   db = new Database(DATABASE_URL.replace(/^sqlite:/, ''));
@@ -272,9 +273,14 @@ async function listArticles(q, caller) {
   const order = q.sort.map((k) => `a.${k.field} ${k.desc ? 'DESC NULLS FIRST' : 'ASC NULLS LAST'}`).join(', ');
   const n = params.length;
   const countSql = `SELECT count(*) AS total FROM articles a ${whereSql}`;
-  // one round trip: the total as a scalar sub-query of the page query (computed once)
+  // One round trip. The page's ids are found on narrow rows (the sort and OFFSET never carry
+  // bodies or compute tags of skipped rows); only the page's rows are read whole; the total is a
+  // scalar sub-query computed once.
   const page = await rows(
-    `SELECT ${COLUMNS}, (${countSql}) AS total FROM articles a ${whereSql} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
+    `SELECT ${COLUMNS}, (${countSql}) AS total
+     FROM (SELECT a.id FROM articles a ${whereSql} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}) p
+     JOIN articles a ON a.id = p.id
+     ORDER BY ${order}`,
     [...params, q.size, q.offset],
   );
   const total = page.length > 0 ? Number(page[0].total) : Number((await rows(countSql, params))[0].total);

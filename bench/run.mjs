@@ -14,7 +14,9 @@
  * Options:
  *   --sizes 10k,100k,1m   article counts (default all three; `500` etc. allowed)
  *   --db postgres,sqlite  databases (default both)
- *   --rounds 3 --duration 8 --warmup 3 --connections 50   measurement (seconds)
+ *   --rounds 3 --duration 8 --warmup 3 --connections 50   measurement (seconds); a slow endpoint
+ *                         gets rounds of 3 × connections × its single-request time, at most
+ *                         --max-duration 120 (the same for both targets)
  *   --endpoints list,list-deep,get,post   subset of the endpoints
  *   --redis redis://127.0.0.1:6379/7   run both servers with this Redis (shared deny list)
  *   --smoke               500 articles, 1 round of 1 s, both databases; checks byte identity and
@@ -32,12 +34,12 @@ import pg from 'pg';
 import Database from 'better-sqlite3';
 import { cpuCount, cpuMicros, freePort, HAS_TASKSET, memory, pin, spawnNode, stop, stopAll, waitReady } from './lib/proc.mjs';
 import { CACHE_DIR, dropPostgres, parseSize, PG_ADMIN_URL, prepareSqlite, preparePostgres, ROOT } from './lib/seed.mjs';
-import { compare } from './lib/verify.mjs';
+import { compare, exchange } from './lib/verify.mjs';
 
 // ---------------------------------------------------------------- options
 
 function parseArgs(argv) {
-  const options = { sizes: '10k,100k,1m', db: 'postgres,sqlite', rounds: 3, duration: 8, warmup: 3, connections: 50, endpoints: 'list,list-deep,get,post', startups: 5, save: true, smoke: false };
+  const options = { sizes: '10k,100k,1m', db: 'postgres,sqlite', rounds: 3, duration: 8, warmup: 3, connections: 50, endpoints: 'list,list-deep,get,post', startups: 5, maxDuration: 120, save: true, smoke: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const take = () => {
@@ -49,7 +51,7 @@ function parseArgs(argv) {
     if (name === 'smoke') options.smoke = true;
     else if (name === 'no-save') options.save = false;
     else if (['sizes', 'db', 'endpoints', 'redis'].includes(name)) options[name] = take();
-    else if (['rounds', 'duration', 'warmup', 'connections', 'startups'].includes(name)) options[name] = Number(take());
+    else if (['rounds', 'duration', 'max-duration', 'warmup', 'connections', 'startups'].includes(name)) options[name === 'max-duration' ? 'maxDuration' : name] = Number(take());
     else throw new Error(`unknown option ${arg} (see bench/run.mjs)`);
   }
   if (options.smoke) Object.assign(options, { sizes: argv.includes('--sizes') ? options.sizes : '500', rounds: 1, duration: 1, warmup: 0.5, startups: 1, save: false });
@@ -138,13 +140,17 @@ async function pickArticle(db, target, size) {
 // ---------------------------------------------------------------- PostgreSQL backends
 
 let pgAdmin;
+/** The benchmark's own connection to the `postgres` database (not counted, not pinned). */
+async function admin() {
+  if (!pgAdmin) {
+    pgAdmin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await pgAdmin.connect();
+  }
+  return pgAdmin;
+}
+
 async function pgBackends(dbName, application) {
-  pgAdmin ??= await (async () => {
-    const client = new pg.Client({ connectionString: PG_ADMIN_URL });
-    await client.connect();
-    return client;
-  })();
-  const { rows } = await pgAdmin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = $2', [dbName, application]);
+  const { rows } = await (await admin()).query('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = $2', [dbName, application]);
   return rows.map((r) => r.pid);
 }
 
@@ -158,7 +164,37 @@ async function pinBackends(dbName, application) {
 
 // ---------------------------------------------------------------- measurement
 
-function cannon(base, endpoint, seconds) {
+/** Seconds one request of `endpoint` takes alone on `base` (the best of three). */
+async function probeLatency(base, endpoint) {
+  let best = Infinity;
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now();
+    await exchange(base, endpoint);
+    best = Math.min(best, (performance.now() - started) / 1000);
+  }
+  return best;
+}
+
+/**
+ * Waits until `target` is idle again: requests still in flight when autocannon stopped would
+ * otherwise run on into the next round (and the other target's numbers). Idle: its PostgreSQL
+ * backends all idle and its own CPU time grows by under 10 ms in 250 ms; at most two minutes.
+ */
+async function settle(target) {
+  const deadline = Date.now() + 120_000;
+  let before = cpuMicros(target.child.pid);
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = cpuMicros(target.child.pid);
+    const busyDb = target.pgDb
+      ? (await (await admin()).query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = $2 AND state <> 'idle'`, [target.pgDb, target.application])).rows[0].n
+      : 0;
+    if (now - before < 10_000 && busyDb === 0) return;
+    before = now;
+  }
+}
+
+function cannon(base, endpoint, seconds, timeout = 30) {
   return autocannon({
     url: base + endpoint.path,
     method: endpoint.method,
@@ -167,18 +203,18 @@ function cannon(base, endpoint, seconds) {
     connections: options.connections,
     duration: seconds,
     pipelining: 1,
-    timeout: 30,
+    timeout,
   });
 }
 
 /** One measured round of `endpoint` against `target`: throughput, latency, CPU, errors. */
-async function round(target, endpoint, seconds) {
+async function round(target, endpoint, seconds, timeout) {
   const backends = target.pgDb ? await pinBackends(target.pgDb, target.application) : { pids: [], pinned: false };
   const cpuBefore = cpuMicros(target.child.pid);
   const dbBefore = backends.pids.map(cpuMicros);
   // a backend the pool opens during the round is pinned too (checked twice a second)
   const repin = target.pgDb ? setInterval(() => void pinBackends(target.pgDb, target.application).catch(() => {}), 500) : undefined;
-  const result = await cannon(target.base, endpoint, seconds);
+  const result = await cannon(target.base, endpoint, seconds, timeout);
   clearInterval(repin);
   const cpu = cpuMicros(target.child.pid) - cpuBefore;
   // backends opened during the round are counted from 0
@@ -188,6 +224,7 @@ async function round(target, endpoint, seconds) {
     const i = backends.pids.indexOf(pid);
     dbCpu += cpuMicros(pid) - (i >= 0 ? dbBefore[i] : 0);
   }
+  await settle(target);
   const ok = result['2xx'];
   return {
     rps: ok / result.duration,
@@ -301,13 +338,32 @@ async function benchOne(db, size) {
       }
     }
     for (const endpoint of list) {
-      if (options.warmup > 0) for (const t of [service, limit]) await cannon(t.base, endpoint, options.warmup);
+      // A slow endpoint gets longer rounds: with C connections a request waits about C × its own
+      // time, and a round must see several of them complete (both targets get the same length).
+      const alone = Math.max(await probeLatency(service.base, endpoint), await probeLatency(limit.base, endpoint));
+      const seconds = Math.min(options.maxDuration, Math.max(options.duration, Math.ceil(3 * options.connections * alone)));
+      const timeout = Math.min(600, Math.max(30, Math.ceil(2 * options.connections * alone) + 10));
+      if (seconds > options.duration) log(`${endpoint.name}: ${alone.toFixed(2)} s alone → rounds of ${seconds} s, timeout ${timeout} s`);
+      if (options.warmup > 0) {
+        for (const t of [service, limit]) {
+          await cannon(t.base, endpoint, Math.max(options.warmup, Math.min(seconds, Math.ceil(options.connections * alone))), timeout);
+          await settle(t);
+        }
+      }
       const rounds = { service: [], limit: [] };
       for (let r = 0; r < options.rounds; r++) {
         // alternate which target goes first, so drift (caches, other load) hits both alike
-        for (const t of r % 2 === 0 ? [service, limit] : [limit, service]) rounds[t.name].push(await round(t, endpoint, options.duration));
+        for (const t of r % 2 === 0 ? [service, limit] : [limit, service]) rounds[t.name].push(await round(t, endpoint, seconds, timeout));
       }
-      const row = { endpoint: endpoint.name, key: endpoint.key, request: `${endpoint.method} ${endpoint.path}`, service: summarise(rounds.service), limit: summarise(rounds.limit) };
+      const row = {
+        endpoint: endpoint.name,
+        key: endpoint.key,
+        request: `${endpoint.method} ${endpoint.path}`,
+        aloneSeconds: alone,
+        roundSeconds: seconds,
+        service: summarise(rounds.service),
+        limit: summarise(rounds.limit),
+      };
       row.ratio = row.limit.rps ? row.service.rps / row.limit.rps : null;
       const total = (s) => (s.cpuPerReq ?? 0) + (s.dbCpuPerReq ?? 0);
       row.cpuRatio = total(row.limit) > 0 ? total(row.service) / total(row.limit) : null;
@@ -392,7 +448,7 @@ function markdown(meta, targets) {
   lines.push(
     `Node ${meta.node}, ${meta.postgres}, ${meta.cpus} × ${meta.cpuModel}; load average at start ${meta.loadavg.join(' ')}. ` +
       `Server and its PostgreSQL backends on core ${SERVER_CORE}${meta.backendsPinned === false ? ' (backends NOT pinned)' : ''}, autocannon on core ${LOAD_CORE}` +
-      `${meta.taskset ? '' : ' (taskset missing: nothing pinned)'}; ${options.connections} connections, ${options.rounds} interleaved rounds × ${options.duration} s after ${options.warmup} s warm-up, medians.` +
+      `${meta.taskset ? '' : ' (taskset missing: nothing pinned)'}; ${options.connections} connections, ${options.rounds} interleaved rounds × ${options.duration} s (longer where marked) after a warm-up, medians.` +
       `${options.redis ? ` Redis: ${options.redis}.` : ' No Redis (in-process deny list on both).'}`,
     '',
   );
@@ -404,7 +460,7 @@ function markdown(meta, targets) {
       const l = row.limit;
       const cpu = (x) => `${fmt(x.cpuPerReq)}${x.dbCpuPerReq !== null ? ` (+${fmt(x.dbCpuPerReq)})` : ''}`;
       lines.push(
-        `| ${entry.db} | ${entry.label} | ${row.endpoint} | ${fmt(s.rps)} | ${fmt(l.rps)} | ${pct(row.ratio)} | ${fmt(s.p50)} / ${fmt(s.p99)} | ${fmt(l.p50)} / ${fmt(l.p99)} | ${cpu(s)} | ${cpu(l)} | ${row.cpuRatio === null ? '–' : `${row.cpuRatio.toFixed(2)}×`} | ${s.non2xx + l.non2xx} |`,
+        `| ${entry.db} | ${entry.label} | ${row.endpoint}${row.roundSeconds > options.duration ? ` (rounds of ${row.roundSeconds} s)` : ''} | ${fmt(s.rps)} | ${fmt(l.rps)} | ${pct(row.ratio)} | ${fmt(s.p50)} / ${fmt(s.p99)} | ${fmt(l.p50)} / ${fmt(l.p99)} | ${cpu(s)} | ${cpu(l)} | ${row.cpuRatio === null ? '–' : `${row.cpuRatio.toFixed(2)}×`} | ${s.non2xx + l.non2xx} |`,
       );
     }
   }
