@@ -154,10 +154,10 @@ async function pgBackends(dbName, application) {
   return rows.map((r) => r.pid);
 }
 
-/** Pins the backends of `application` on `dbName` to the server core; returns their pids and whether pinning worked. */
+/** Pins the backends of `application` on `dbName` to the server core; returns their pids and whether every pin worked. */
 async function pinBackends(dbName, application) {
   const pids = await pgBackends(dbName, application);
-  let pinned = pids.length > 0;
+  let pinned = true;
   for (const pid of pids) pinned = pin(pid, SERVER_CORE) && pinned;
   return { pids, pinned };
 }
