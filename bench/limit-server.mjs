@@ -1,0 +1,409 @@
+/**
+ * THE LIMIT: a bare fastify server answering the benchmarked requests of resource-api with
+ * byte-identical bodies (same JSON, same status) and the headers a client needs (Content-Type,
+ * Location on 201, X-Request-Id, the security headers, the v1 articles deprecation headers), with
+ * hand-written SQL. It is what the service could reach with no framework cost; the benchmark
+ * reports the service as a ratio of it.
+ *
+ * Routes (an ordinary user's or an admin's Bearer access token, HS256):
+ * - GET /v1/articles — `page`/`size`, `sort` (id, title, created_at, updated_at, published_at),
+ *   `status` and `author` filters; visibility: published articles and the caller's own (all for
+ *   admins); the list envelope with `links`;
+ * - GET /v1/articles/:id — 404 missing, 403 another user's draft/archived article;
+ * - POST /v1/todos — `{title, content?, status?}` → 201 with `Location`;
+ * - GET /health/ready — `SELECT 1`.
+ * Anything else → 404. Error bodies are the service's shape (`error`, `code`, `request_id`).
+ *
+ * Authentication: `Authorization: Bearer <jwt>`, HS256 verified with node:crypto (the key made
+ * once), `exp`, `typ: access`, integer `user_id`, role `user`/`admin`, string `jti`/`fid`,
+ * numeric `iat`; then the deny list like the service's: `deny:<jti>` and `deny-user:<user_id>`
+ * in an in-process Map, or one Redis MGET when REDIS_URL is set.
+ *
+ * Environment: DATABASE_URL (`postgres://…` → pg Pool of DB_POOL_SIZE (10), JIT off; `sqlite:<path>` →
+ * better-sqlite3, WAL), JWT_SECRET, PORT (0 → free port), REDIS_URL (optional). Prints
+ * `listening <port>` on stdout once ready.
+ */
+import { createHmac, createSecretKey, randomUUID, timingSafeEqual } from 'node:crypto';
+import Fastify from 'fastify';
+
+const DATABASE_URL = process.env.DATABASE_URL ?? '';
+const SECRET = createSecretKey(Buffer.from(process.env.JWT_SECRET ?? ''));
+const PG = /^postgres(ql)?:\/\//.test(DATABASE_URL);
+const MAX_PAGE_SIZE = 100;
+
+// ---------------------------------------------------------------- headers
+
+const SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'none';frame-ancestors 'none'",
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  'origin-agent-cluster': '?1',
+  'referrer-policy': 'no-referrer',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+  'x-dns-prefetch-control': 'off',
+  'x-download-options': 'noopen',
+  'x-frame-options': 'DENY',
+  'x-permitted-cross-domain-policies': 'none',
+  'x-xss-protection': '0',
+};
+const DEPRECATION = { deprecation: `@${Math.floor(Date.parse('2026-12-01T00:00:00Z') / 1000)}`, sunset: 'Wed, 30 Jun 2027 00:00:00 GMT' };
+const successorLink = (path) => `<${path.replace(/^\/v1\//, '/v2/')}>; rel="successor-version", </docs>; rel="deprecation"; type="text/html"`;
+const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function requestId(req) {
+  const sent = req.headers['x-request-id'];
+  return typeof sent === 'string' && SANE_ID.test(sent) ? sent : randomUUID();
+}
+
+function send(reply, status, body, headers) {
+  reply.code(status).headers(SECURITY_HEADERS);
+  if (headers) reply.headers(headers);
+  reply.header('content-type', 'application/json; charset=utf-8');
+  return reply.send(JSON.stringify(body));
+}
+
+class HttpError extends Error {
+  constructor(status, code, message, extra, details) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.extra = extra;
+    this.details = details;
+  }
+}
+
+// ---------------------------------------------------------------- authentication
+
+const ROLES = new Set(['user', 'admin']);
+const denied = new Map();
+let redis;
+if (process.env.REDIS_URL) {
+  const { Redis } = await import('ioredis');
+  redis = new Redis(process.env.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1 });
+}
+
+function unauthorized() {
+  return new HttpError(401, 'unauthorized', 'invalid or expired token', { 'www-authenticate': 'Bearer realm="api", error="invalid_token"' });
+}
+
+/** Verifies the Bearer token; returns `{id, role}` or throws 401. */
+async function authenticate(req) {
+  const header = req.headers.authorization;
+  if (typeof header !== 'string' || !/^bearer\s/i.test(header)) {
+    throw new HttpError(401, 'unauthorized', 'authentication required', { 'www-authenticate': 'Bearer realm="api"' });
+  }
+  const token = header.slice(7).trim();
+  const first = token.indexOf('.');
+  const second = token.indexOf('.', first + 1);
+  if (first < 0 || second < 0 || token.indexOf('.', second + 1) >= 0) throw unauthorized();
+  let head;
+  let claims;
+  try {
+    head = JSON.parse(Buffer.from(token.slice(0, first), 'base64url').toString());
+    claims = JSON.parse(Buffer.from(token.slice(first + 1, second), 'base64url').toString());
+  } catch {
+    throw unauthorized();
+  }
+  if (head?.alg !== 'HS256') throw unauthorized();
+  const expected = createHmac('sha256', SECRET).update(token.slice(0, second)).digest();
+  const signature = Buffer.from(token.slice(second + 1), 'base64url');
+  if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) throw unauthorized();
+  const now = Math.floor(Date.now() / 1000);
+  if (
+    typeof claims?.exp !== 'number' || claims.exp <= now || claims.typ !== 'access' || typeof claims.jti !== 'string' ||
+    typeof claims.fid !== 'string' || typeof claims.iat !== 'number' || !Number.isSafeInteger(claims.user_id) || claims.user_id < 1 ||
+    !ROLES.has(claims.role)
+  ) {
+    throw unauthorized();
+  }
+  const keys = [`deny:${claims.jti}`, `deny-user:${claims.user_id}`];
+  const [jtiDenied, userDeniedUpTo] = redis ? await redis.mget(keys) : [denied.get(keys[0]) ?? null, denied.get(keys[1]) ?? null];
+  if (jtiDenied !== null || (userDeniedUpTo != null && claims.iat <= Number(userDeniedUpTo))) throw unauthorized();
+  return { id: claims.user_id, role: claims.role };
+}
+
+// ---------------------------------------------------------------- database
+
+const iso = PG
+  ? (value) => (value === null ? null : value.toISOString())
+  : (value) => (value === null ? null : value.length === 23 && value[10] === ' ' ? `${value.slice(0, 10)}T${value.slice(11)}Z` : new Date(value.includes('T') ? value : `${value.replace(' ', 'T')}Z`).toISOString());
+
+/** An article row (columns of the articles table + `tags`) → the service's ArticleResponse JSON object. */
+function article(row) {
+  const id = Number(row.id);
+  const author = Number(row.author_id);
+  const tags = row.tags === null ? [] : PG ? row.tags : row.tags.split('\u001f');
+  tags.sort();
+  return {
+    id,
+    title: row.title,
+    body: row.body,
+    status: row.status,
+    tags,
+    author,
+    published_at: iso(row.published_at),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    links: [
+      { rel: 'self', href: `/v1/articles/${id}` },
+      { rel: 'author', href: `/v1/users/${author}` },
+      { rel: 'comments', href: `/v1/articles/${id}/comments` },
+    ],
+  };
+}
+
+const TAGS_PG = `(SELECT array_agg(t.name) FROM article_tags at JOIN tags t ON t.id = at.tag_id WHERE at.article_id = a.id) AS tags`;
+const TAGS_SQLITE = `(SELECT group_concat(t.name, char(31)) FROM article_tags at JOIN tags t ON t.id = at.tag_id WHERE at.article_id = a.id) AS tags`;
+const COLUMNS = `a.id, a.title, a.body, a.status, a.author_id, a.published_at, a.created_at, a.updated_at, ${PG ? TAGS_PG : TAGS_SQLITE}`;
+
+let db;
+if (PG) {
+  const pg = (await import('pg')).default;
+  // JIT off: compiling a plan costs more than these short queries run (PostgreSQL's own advice for OLTP)
+  db = new pg.Pool({ connectionString: DATABASE_URL, max: Number(process.env.DB_POOL_SIZE ?? 10), application_name: 'resource-api-limit', options: '-c jit=off' });
+} else {
+  const Database = (await import('better-sqlite3')).default;
+  db = new Database(DATABASE_URL.replace(/^sqlite:/, ''));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+}
+const sqliteStatements = new Map();
+
+/** Runs `sql` with positional parameters (`$1`… on PostgreSQL, `?` on SQLite) and returns the rows. */
+async function rows(sql, params) {
+  if (PG) return (await db.query({ text: sql, values: params })).rows;
+  let statement = sqliteStatements.get(sql);
+  if (!statement) {
+    // `$n` may repeat (the count sub-query): named parameters `@pn` on SQLite
+    statement = db.prepare(sql.replace(/\$(\d+)/g, '@p$1'));
+    sqliteStatements.set(sql, statement);
+  }
+  const named = {};
+  params.forEach((value, i) => (named[`p${i + 1}`] = value));
+  return statement.reader ? statement.all(named) : [statement.run(named)];
+}
+
+// ---------------------------------------------------------------- list query
+
+const SORTABLE = new Set(['id', 'title', 'created_at', 'updated_at', 'published_at']);
+const STATUSES = new Set(['draft', 'published', 'archived']);
+const INT = /^(0|[1-9][0-9]{0,9})$/;
+
+function badRequest(message) {
+  return new HttpError(400, 'bad_request', message);
+}
+
+/** Parses the subset of the list grammar the benchmark uses; the same normalisation as the service. */
+function parseList(query) {
+  for (const name of Object.keys(query)) if (!['page', 'size', 'sort', 'status', 'author'].includes(name)) throw badRequest(`unknown query parameter ${name}`);
+  const page = query.page === undefined ? 1 : INT.test(query.page) ? Number(query.page) : NaN;
+  const size = query.size === undefined ? 20 : INT.test(query.size) ? Number(query.size) : NaN;
+  if (!(page >= 1 && page <= 1_000_000_000)) throw badRequest('page must be an integer from 1 to 1000000000');
+  if (!(size >= 1 && size <= MAX_PAGE_SIZE)) throw badRequest(`size must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+  const sort = [];
+  if (query.sort !== undefined) {
+    for (const term of String(query.sort).split(',')) {
+      const desc = term.startsWith('-');
+      const field = desc ? term.slice(1) : term;
+      if (!SORTABLE.has(field) || sort.some((k) => k.field === field)) throw badRequest(`cannot sort by ${field}`);
+      sort.push({ field, desc });
+    }
+  }
+  if (!sort.some((k) => k.field === 'id')) sort.push({ field: 'id', desc: false });
+  const filters = {};
+  for (const name of ['status', 'author']) {
+    if (query[name] === undefined) continue;
+    const values = [];
+    for (const raw of Array.isArray(query[name]) ? query[name] : [query[name]]) {
+      if (name === 'status' && !STATUSES.has(raw)) throw badRequest('status must be one of draft, published, archived');
+      if (name === 'author' && !INT.test(raw)) throw badRequest('author must be a non-negative integer');
+      const value = name === 'author' ? Number(raw) : raw;
+      if (!values.includes(value)) values.push(value);
+    }
+    filters[name] = values;
+  }
+  return { page, size, offset: (page - 1) * size, sort, filters };
+}
+
+function linkQuery(q, page) {
+  const params = new URLSearchParams();
+  for (const [name, values] of Object.entries(q.filters)) for (const value of values) params.append(name, String(value));
+  const explicit = q.sort.filter((k, i) => !(i === q.sort.length - 1 && k.field === 'id' && !k.desc));
+  if (explicit.length > 0) params.set('sort', explicit.map((k) => (k.desc ? '-' : '') + k.field).join(','));
+  params.set('page', String(page));
+  params.set('size', String(q.size));
+  return `/v1/articles?${params.toString().replace(/%2C/g, ',')}`;
+}
+
+/** The envelope links of the service (`self`, `first`, `prev`, `next`, `last`). */
+function pageLinks(q, total) {
+  const lastIndex = Math.max(0, Math.ceil(total / q.size) - 1);
+  const at = (offset) => linkQuery(q, Math.floor(offset / q.size) + 1);
+  const links = [
+    { rel: 'self', href: at(q.offset) },
+    { rel: 'first', href: at(0) },
+  ];
+  if (q.offset > 0) links.push({ rel: 'prev', href: at(Math.max(0, Math.min(q.offset - q.size, lastIndex * q.size))) });
+  if (q.offset + q.size < total) links.push({ rel: 'next', href: at(q.offset + q.size) });
+  links.push({ rel: 'last', href: at(lastIndex * q.size) });
+  return links;
+}
+
+/** The WHERE clause and parameters for the caller's visibility and the filters. */
+function where(q, caller, counting = false) {
+  const conditions = [];
+  const params = [];
+  const param = (value) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const status = q.filters.status;
+  const onlyPublished = status && status.every((s) => s === 'published');
+  // published-only filter: the visibility rule (published OR own) adds nothing
+  if (caller.role !== 'admin' && !onlyPublished) conditions.push(`(a.status = 'published' OR a.author_id = ${param(caller.id)})`);
+  // SQLite: `+a.status` keeps the planner off the status index (half the table matches), so it
+  // walks the index of the sort column and stops after the page instead of sorting every match
+  // (the count, which reads every match anyway, keeps the covering status index)
+  const statusColumn = PG || counting ? 'a.status' : '+a.status';
+  if (status) conditions.push(status.length === 1 ? `${statusColumn} = ${param(status[0])}` : `${statusColumn} IN (${status.map(param).join(', ')})`);
+  if (q.filters.author) conditions.push(`a.author_id IN (${q.filters.author.map(param).join(', ')})`);
+  return { sql: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
+}
+
+async function listArticles(q, caller) {
+  const { sql: whereSql, params } = where(q, caller);
+  const order = q.sort.map((k) => `a.${k.field} ${k.desc ? 'DESC NULLS FIRST' : 'ASC NULLS LAST'}`).join(', ');
+  const n = params.length;
+  const countSql = `SELECT count(*) AS total FROM articles a ${where(q, caller, true).sql}`;
+  // One round trip. The page's ids are found on narrow rows (the sort and OFFSET never carry
+  // bodies or compute tags of skipped rows); only the page's rows are read whole; the total is a
+  // scalar sub-query computed once.
+  const page = await rows(
+    `SELECT ${COLUMNS}, (${countSql}) AS total
+     FROM (SELECT a.id FROM articles a ${whereSql} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}) p
+     JOIN articles a ON a.id = p.id
+     ORDER BY ${order}`,
+    [...params, q.size, q.offset],
+  );
+  const total = page.length > 0 ? Number(page[0].total) : Number((await rows(countSql, params))[0].total);
+  return { data: page.map(article), page: q.page, size: q.size, total, links: pageLinks(q, total) };
+}
+
+// ---------------------------------------------------------------- todos
+
+const TODO_STATUSES = new Set(['pending', 'in_progress', 'done']);
+const TODO_FIELDS = new Set(['title', 'content', 'status', 'owner', 'id', 'created_at', 'updated_at', 'links']);
+
+function validateTodo(body) {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('request body must be a JSON object');
+  const problems = [];
+  for (const key of Object.keys(body)) if (!TODO_FIELDS.has(key)) problems.push({ field: key, message: `property ${key} should not exist` });
+  if (typeof body.title !== 'string' || body.title.length === 0 || body.title.length > 200) problems.push({ field: 'title', message: 'title must be a string of 1-200 characters' });
+  if (body.content !== undefined && body.content !== null && (typeof body.content !== 'string' || body.content.length > 10_000)) {
+    problems.push({ field: 'content', message: 'content must be a string of at most 10000 characters' });
+  }
+  if (body.status !== undefined && !TODO_STATUSES.has(body.status)) problems.push({ field: 'status', message: 'status must be one of pending, in_progress, done' });
+  if (problems.length) throw new HttpError(422, 'validation_failed', 'the request body is invalid', undefined, problems);
+}
+
+const sqliteTime = (date) => date.toISOString().replace('T', ' ').slice(0, 23);
+
+async function createTodo(body, caller) {
+  validateTodo(body);
+  const now = new Date();
+  const title = body.title;
+  const content = body.content ?? null;
+  const status = body.status ?? 'pending';
+  const stamp = PG ? now : sqliteTime(now);
+  const [row] = await rows('INSERT INTO todos (title, content, status, owner_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id', [
+    title, content, status, caller.id, stamp, stamp,
+  ]);
+  const id = Number(row.id);
+  const at = now.toISOString();
+  return {
+    id,
+    title,
+    content,
+    status,
+    owner: caller.id,
+    created_at: at,
+    updated_at: at,
+    links: [
+      { rel: 'self', href: `/v1/todos/${id}` },
+      { rel: 'owner', href: `/v1/users/${caller.id}` },
+    ],
+  };
+}
+
+// ---------------------------------------------------------------- server
+
+const app = Fastify({ logger: false, keepAliveTimeout: 5000, bodyLimit: 100 * 1024 });
+app.setErrorHandler((error, req, reply) => {
+  const id = req.requestId ?? requestId(req);
+  if (error instanceof HttpError) {
+    const body = { error: error.message, code: error.code, ...(error.details ? { details: error.details } : {}), request_id: id };
+    return send(reply, error.status, body, { 'x-request-id': id, ...error.extra });
+  }
+  const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
+  return send(reply, status, { error: status === 500 ? 'internal server error' : error.message, code: status === 500 ? 'internal_error' : 'bad_request', request_id: id }, { 'x-request-id': id });
+});
+app.addHook('onRequest', async (req) => {
+  req.requestId = requestId(req);
+});
+
+app.get('/health/ready', async (req, reply) => {
+  await rows('SELECT 1 AS ok', []);
+  return send(reply, 200, { status: 'ok' }, { 'x-request-id': req.requestId, 'cache-control': 'no-store' });
+});
+
+app.get('/v1/articles', async (req, reply) => {
+  const headers = { 'x-request-id': req.requestId, ...DEPRECATION, link: successorLink('/v1/articles') };
+  try {
+    const caller = await authenticate(req);
+    return send(reply, 200, await listArticles(parseList(req.query), caller), headers);
+  } catch (error) {
+    if (error instanceof HttpError) error.extra = { ...headers, ...error.extra };
+    throw error;
+  }
+});
+
+app.get('/v1/articles/:id', async (req, reply) => {
+  const path = `/v1/articles/${req.params.id}`;
+  const headers = { 'x-request-id': req.requestId, ...DEPRECATION, link: successorLink(path) };
+  try {
+    const caller = await authenticate(req);
+    if (!INT.test(req.params.id) || Number(req.params.id) < 1 || Number(req.params.id) > 2_147_483_647) throw badRequest('id must be a positive integer');
+    const id = Number(req.params.id);
+    const [row] = await rows(`SELECT ${COLUMNS} FROM articles a WHERE a.id = $1`, [id]);
+    if (!row) throw new HttpError(404, 'not_found', `article ${id} not found`);
+    if (row.status !== 'published' && caller.role !== 'admin' && Number(row.author_id) !== caller.id) {
+      throw new HttpError(403, 'forbidden', `article ${id} is ${row.status} and belongs to another user`);
+    }
+    return send(reply, 200, article(row), headers);
+  } catch (error) {
+    if (error instanceof HttpError) error.extra = { ...headers, ...error.extra };
+    throw error;
+  }
+});
+
+app.post('/v1/todos', async (req, reply) => {
+  const caller = await authenticate(req);
+  const todo = await createTodo(req.body, caller);
+  return send(reply, 201, todo, { 'x-request-id': req.requestId, location: todo.links[0].href });
+});
+
+app.setNotFoundHandler((req, reply) => send(reply, 404, { error: `no route for ${req.url.split('?')[0]}`, code: 'not_found', request_id: req.requestId }, { 'x-request-id': req.requestId }));
+
+const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
+process.stdout.write(`listening ${new URL(address).port}\n`);
+for (const signal of ['SIGTERM', 'SIGINT']) {
+  process.once(signal, async () => {
+    await app.close();
+    if (PG) await db.end();
+    else db.close();
+    if (redis) redis.disconnect();
+    process.exit(0);
+  });
+}
