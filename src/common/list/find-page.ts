@@ -12,8 +12,8 @@ export type ScopeValue = string | number | ReadonlyArray<string | number>;
  */
 export type Scope = Readonly<Record<string, ScopeValue>>;
 
-/** Scope conditions normalised to value lists. */
-type Conditions = Map<string, ReadonlyArray<string | number>>;
+/** Scope or filter conditions normalised to value lists: column expression → accepted values. */
+export type Conditions = Map<string, ReadonlyArray<string | number>>;
 
 function toConditions(scope: Scope): Conditions {
   return new Map(Object.entries(scope).map(([column, value]) => [column, Array.isArray(value) ? value : [value as string | number]]));
@@ -45,7 +45,9 @@ function within(inner: Conditions, outer: Conditions): boolean {
 
 /**
  * The narrowest equivalent form of "visible AND filters": each scope narrowed by the filters,
- * empty ones dropped, and a scope contained in another dropped. `status=published` for an
+ * empty ones dropped, and a scope contained in another dropped (of equal ones, the first stays).
+ * Takes the visible scopes (undefined: every row) and the equality filters; returns the scopes
+ * whose union is exactly the visible rows passing the filters (none: no row). `status=published` for an
  * ordinary article reader leaves `status = 'published'` alone (the own-articles scope narrowed to
  * published ones lies within it); `status=draft` leaves `author_id = me AND status = 'draft'`.
  */
