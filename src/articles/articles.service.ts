@@ -4,7 +4,7 @@ import { DataSource, type EntityManager, In, Repository } from 'typeorm';
 import { isOwnerOrAdmin } from '../auth/access.js';
 import type { AuthUser } from '../auth/auth-user.js';
 import { conflict, forbidden, notFound } from '../common/errors/api-exception.js';
-import { findPage } from '../common/list/find-page.js';
+import { findPage, type Scope } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import { Page } from '../common/list/page.js';
 import { deleteExisting, updateExisting } from '../common/writes/conditional-write.js';
@@ -25,6 +25,14 @@ interface ArticleChanges {
 /** True when `caller` may read `article` (SPEC §6): published to everyone, others to their author and admins. */
 export function canRead(article: Pick<Article, 'status' | 'author_id'>, caller: AuthUser): boolean {
   return article.status === 'published' || isOwnerOrAdmin(caller, article.author_id);
+}
+
+/**
+ * The articles `caller` may read, as list scopes (the SQL form of {@link canRead}): every article
+ * for an admin (undefined); otherwise the published ones and the caller's own.
+ */
+export function visibleArticles(caller: AuthUser): Scope[] | undefined {
+  return caller.role === 'admin' ? undefined : [{ 'a.status': 'published' }, { 'a.author_id': caller.id }];
 }
 
 /**
@@ -82,10 +90,8 @@ export class ArticlesService {
    * more query, skipped when `fields` leaves `tags` out.
    */
   async list(query: ListQuery, caller: AuthUser): Promise<Page<ArticleResponse>> {
-    const qb = this.articles.createQueryBuilder('a');
-    if (caller.role !== 'admin') qb.where('(a.status = :published OR a.author_id = :me)', { published: 'published', me: caller.id });
     if (query.filters.tag) query.filters.tag = query.filters.tag.map((name) => String(name).toLowerCase());
-    const page = await findPage(qb, query, ARTICLES_LIST, (row) => row);
+    const page = await findPage(this.articles.createQueryBuilder('a'), query, ARTICLES_LIST, (row) => row, visibleArticles(caller));
     const withTags = !query.fields || query.fields.includes('tags');
     const tags = withTags ? await this.tagNames(page.items.map((row) => Number(row.id))) : undefined;
     return new Page(

@@ -41,8 +41,7 @@ export class CommentsService {
   /** One page of the article's comments. @throws 403/404 for the article */
   async list(articleId: number, query: ListQuery, caller: AuthUser): Promise<Page<CommentResponse>> {
     await this.articles.requireReadable(articleId, caller);
-    const qb = this.comments.createQueryBuilder('c').where('c.article_id = :articleId', { articleId });
-    return findPage(qb, query, COMMENTS_LIST, toCommentResponse);
+    return findPage(this.comments.createQueryBuilder('c'), query, COMMENTS_LIST, toCommentResponse, [{ 'c.article_id': articleId }]);
   }
 
   /**

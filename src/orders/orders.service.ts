@@ -95,9 +95,8 @@ export class OrdersService {
    * items of the whole page come from one extra query, and only when `items` is wanted.
    */
   async list(query: ListQuery, caller: AuthUser): Promise<Page<OrderResponse>> {
-    const qb = this.dataSource.getRepository(Order).createQueryBuilder('o');
-    if (caller.role !== 'admin') qb.where('o.user_id = :me', { me: caller.id });
-    const page = await findPage(qb, query, ORDERS_LIST, (row) => row);
+    const visible = caller.role === 'admin' ? undefined : [{ 'o.user_id': caller.id }];
+    const page = await findPage(this.dataSource.getRepository(Order).createQueryBuilder('o'), query, ORDERS_LIST, (row) => row, visible);
     const ids = page.items.map((row) => Number(row.id));
     const items = !query.fields || query.fields.includes('items') ? await this.itemsOf(this.dataSource.manager, ids) : new Map<number, OrderItem[]>();
     return new Page(

@@ -8,19 +8,22 @@ export type TodoStatus = (typeof TODO_STATUSES)[number];
 
 /** A private todo item owned by one user (SPEC §6 todos). Deleted with its owner. */
 @Entity('todos')
-@Index(['owner_id', 'id'])
+@Index('idx_todos_owner_id_id', ['owner_id', 'id'])
+@Index('idx_todos_owner_id_status_id', ['owner_id', 'status', 'id'])
+@Index('idx_todos_title_id', ['title', 'id'])
+@Index('idx_todos_status_id', ['status', 'id'])
+@Index('idx_todos_created_at_id', ['created_at', 'id'])
+@Index('idx_todos_updated_at_id', ['updated_at', 'id'])
 export class Todo {
   @PrimaryGeneratedColumn()
   id: number;
 
-  @Index()
   @Column({ type: 'varchar', length: 200 })
   title: string;
 
   @Column({ type: 'text', nullable: true })
   content: string | null;
 
-  @Index()
   @Column({ type: 'varchar', length: 16, default: 'pending' })
   status: TodoStatus;
 
@@ -31,11 +34,9 @@ export class Todo {
   @JoinColumn({ name: 'owner_id' })
   owner?: Relation<User>;
 
-  @Index()
   @Column({ type: TIMESTAMP_TYPE })
   created_at: Date;
 
-  @Index()
   @Column({ type: TIMESTAMP_TYPE })
   updated_at: Date;
 }

@@ -33,9 +33,8 @@ export class TodosService {
 
   /** One page of the caller's todos (all todos for an admin); filters apply within that. */
   list(query: ListQuery, caller: AuthUser): Promise<Page<TodoResponse>> {
-    const qb = this.todos.createQueryBuilder('t');
-    if (caller.role !== 'admin') qb.where('t.owner_id = :me', { me: caller.id });
-    return findPage(qb, query, TODOS_LIST, toTodoResponse);
+    const visible = caller.role === 'admin' ? undefined : [{ 't.owner_id': caller.id }];
+    return findPage(this.todos.createQueryBuilder('t'), query, TODOS_LIST, toTodoResponse, visible);
   }
 
   /**

@@ -40,7 +40,7 @@ export function ListOperation(spec: ListSpec) {
     ApiQuery({
       name: 'sort',
       required: false,
-      description: `Comma-separated sort keys, \`-\` for descending; \`id\` ascending is always the last tie-breaker. Allowed: ${sortValues.join(', ')}.`,
+      description: `Comma-separated sort keys, \`-\` for descending; \`id\` is always the last tie-breaker, in the direction of the first key (\`-created_at\` → \`id\` descending). Allowed: ${sortValues.join(', ')}.`,
       schema: {
         type: 'string',
         pattern: sortPattern(Object.keys(spec.sortable)),

@@ -156,12 +156,17 @@ describe('parseListQuery', () => {
   });
 
   describe('sort', () => {
-    it('parses `-created_at,title` and appends id ascending as the last tie-breaker', () => {
+    it('parses `-created_at,title` and appends id as the last tie-breaker, descending like the first key', () => {
       expect(parseListQuery({ sort: '-created_at,title' }, SPEC).sort).toEqual([
         { field: 'created_at', column: 'w.created_at', direction: 'DESC' },
         { field: 'title', column: 'w.title', direction: 'ASC' },
-        ID_ASC,
+        { ...ID_ASC, direction: 'DESC' },
       ]);
+    });
+
+    it('appends id ascending after an ascending first key, whatever the later keys', () => {
+      expect(parseListQuery({ sort: 'title,-created_at' }, SPEC).sort.at(-1)).toEqual(ID_ASC);
+      expect(parseListQuery({ sort: '-title' }, SPEC).sort.at(-1)).toEqual({ ...ID_ASC, direction: 'DESC' });
     });
 
     it('trims blanks around terms', () => {
@@ -282,7 +287,7 @@ describe('parseListQuery', () => {
         size: 5,
         offset: 5,
         limit: 5,
-        sort: [{ field: 'title', column: 'w.title', direction: 'DESC' }, ID_ASC],
+        sort: [{ field: 'title', column: 'w.title', direction: 'DESC' }, { ...ID_ASC, direction: 'DESC' }],
         filters: { status: ['closed'] },
         fields: undefined,
       });

@@ -56,7 +56,10 @@ export interface ListQuery {
   size: number;
   offset: number;
   limit: number;
-  /** Requested keys, then `id` ascending as the last tie-breaker (unless `id` was named). */
+  /**
+   * Requested keys, then `id` as the last tie-breaker (unless `id` was named), in the direction of
+   * the first key ({@link tieBreakerDirection}).
+   */
   sort: SortKey[];
   /** Filter name → accepted values ("any of"); values parsed to the field's type. */
   filters: Record<string, Array<string | number>>;
@@ -75,6 +78,16 @@ export const MAX_FILTER_INT = 2_147_483_647;
 const PAGING = ['page', 'size', 'offset', 'limit'];
 
 type RawQuery = Record<string, unknown>;
+
+/**
+ * Direction of the implicit `id` tie-breaker after the given sort keys (SPEC §4 "`id` is always
+ * the last tie-breaker"): the direction of the first key, ascending when there is none. So
+ * `sort=-created_at` orders by `created_at DESC, id DESC`, which one `(…, created_at, id)` index
+ * serves read backwards.
+ */
+export function tieBreakerDirection(keys: readonly SortKey[]): 'ASC' | 'DESC' {
+  return keys[0]?.direction ?? 'ASC';
+}
 
 function single(query: RawQuery, name: string, problems: ErrorDetail[]): string | undefined {
   const value = query[name];
@@ -170,7 +183,7 @@ export function parseListQuery(query: RawQuery, spec: ListSpec): ListQuery {
       }
     }
   }
-  if (!sort.some((key) => key.field === 'id')) sort.push({ field: 'id', column: spec.sortable.id ?? 'id', direction: 'ASC' });
+  if (!sort.some((key) => key.field === 'id')) sort.push({ field: 'id', column: spec.sortable.id ?? 'id', direction: tieBreakerDirection(sort) });
 
   const filters: Record<string, Array<string | number>> = {};
   for (const [name, filterSpec] of Object.entries(spec.filters)) {

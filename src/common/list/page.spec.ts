@@ -177,8 +177,12 @@ describe('pageLinks repeats filters, sort and fields', () => {
     ]);
   });
 
-  it('leaves out the implicit id tie-breaker but keeps an explicit -id', () => {
+  it('leaves out the implicit id tie-breaker but keeps an explicit id in another direction', () => {
     expect(href(pageLinks(PATH, q({ sort: 'title' }), 1), 'self')).toBe('/v1/widgets?sort=title&page=1&size=20');
+    expect(href(pageLinks(PATH, q({ sort: '-title' }), 1), 'self')).toBe('/v1/widgets?sort=-title&page=1&size=20');
+    expect(href(pageLinks(PATH, q({ sort: '-title,-id' }), 1), 'self')).toBe('/v1/widgets?sort=-title&page=1&size=20');
+    expect(href(pageLinks(PATH, q({ sort: '-title,id' }), 1), 'self')).toBe('/v1/widgets?sort=-title,id&page=1&size=20');
+    expect(href(pageLinks(PATH, q({ sort: 'id' }), 1), 'self')).toBe('/v1/widgets?page=1&size=20');
     expect(href(pageLinks(PATH, q({ sort: '-id' }), 1), 'self')).toBe('/v1/widgets?sort=-id&page=1&size=20');
     expect(href(pageLinks(PATH, q({ sort: '-id,title' }), 1), 'self')).toBe('/v1/widgets?sort=-id,title&page=1&size=20');
     expect(href(pageLinks(PATH, q({ sort: 'title,-id' }), 1), 'self')).toBe('/v1/widgets?sort=title,-id&page=1&size=20');

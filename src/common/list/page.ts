@@ -1,4 +1,4 @@
-import type { ListQuery } from './list-query.js';
+import { tieBreakerDirection, type ListQuery } from './list-query.js';
 
 /** A relation link of a resource or envelope (SPEC §4): `rel` and a path `href`. */
 export interface Link {
@@ -29,7 +29,9 @@ export interface Envelope<T> {
 function queryString(query: ListQuery, paging: Record<string, number>): string {
   const params = new URLSearchParams();
   for (const [name, values] of Object.entries(query.filters)) for (const value of values) params.append(name, String(value));
-  const explicitSort = query.sort.filter((key, i) => !(i === query.sort.length - 1 && key.field === 'id' && key.direction === 'ASC'));
+  const last = query.sort.length - 1;
+  // an `id` key equal to the implicit tie-breaker is left out: the link means the same without it
+  const explicitSort = query.sort.filter((key, i) => !(i === last && key.field === 'id' && key.direction === tieBreakerDirection(query.sort.slice(0, last))));
   if (explicitSort.length > 0) params.set('sort', explicitSort.map((k) => (k.direction === 'DESC' ? '-' : '') + k.field).join(','));
   if (query.fields) params.set('fields', query.fields.join(','));
   for (const [name, value] of Object.entries(paging)) params.set(name, String(value));
