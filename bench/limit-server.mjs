@@ -211,7 +211,8 @@ function parseList(query) {
       sort.push({ field, desc });
     }
   }
-  if (!sort.some((k) => k.field === 'id')) sort.push({ field: 'id', desc: false });
+  // the implicit id tie-breaker follows the direction of the first sort key (default: id ascending)
+  if (!sort.some((k) => k.field === 'id')) sort.push({ field: 'id', desc: sort.length > 0 && sort[0].desc });
   const filters = {};
   for (const name of ['status', 'author']) {
     if (query[name] === undefined) continue;
@@ -230,7 +231,9 @@ function parseList(query) {
 function linkQuery(q, page) {
   const params = new URLSearchParams();
   for (const [name, values] of Object.entries(q.filters)) for (const value of values) params.append(name, String(value));
-  const explicit = q.sort.filter((k, i) => !(i === q.sort.length - 1 && k.field === 'id' && !k.desc));
+  // links leave out an id tie-breaker that goes the implied way (the direction of the first key)
+  const implied = q.sort.length > 1 ? q.sort[0].desc : false;
+  const explicit = q.sort.filter((k, i) => !(i === q.sort.length - 1 && k.field === 'id' && k.desc === implied));
   if (explicit.length > 0) params.set('sort', explicit.map((k) => (k.desc ? '-' : '') + k.field).join(','));
   params.set('page', String(page));
   params.set('size', String(q.size));
@@ -272,9 +275,12 @@ function where(q, caller, counting = false) {
   return { sql: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }
 
+/** Columns that may be NULL: only their sort carries NULLS FIRST/LAST (on SQLite it would force a sort otherwise). */
+const NULLABLE = new Set(['published_at']);
+
 async function listArticles(q, caller) {
   const { sql: whereSql, params } = where(q, caller);
-  const order = q.sort.map((k) => `a.${k.field} ${k.desc ? 'DESC NULLS FIRST' : 'ASC NULLS LAST'}`).join(', ');
+  const order = q.sort.map((k) => `a.${k.field} ${k.desc ? 'DESC' : 'ASC'}${NULLABLE.has(k.field) ? (k.desc ? ' NULLS FIRST' : ' NULLS LAST') : ''}`).join(', ');
   const n = params.length;
   const countSql = `SELECT count(*) AS total FROM articles a ${where(q, caller, true).sql}`;
   // One round trip. The page's ids are found on narrow rows (the sort and OFFSET never carry
