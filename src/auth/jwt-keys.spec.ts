@@ -49,7 +49,9 @@ function resetSpies(): void {
 }
 
 describe('JwtKeys (SPEC §3: HS256 or RS256, algorithm pinned; keys made once at start-up)', () => {
-  afterAll(() => jest.restoreAllMocks());
+  afterAll(() => {
+    jest.restoreAllMocks();
+  });
 
   describe('HS256', () => {
     const keys = new JwtKeys({ JWT_SECRET: SECRET });
