@@ -3,6 +3,7 @@ import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { ARTICLE_STATUSES, type ArticleStatus } from './article.entity.js';
+import { linkPrefix } from '../common/versioning/api-versions.js';
 
 /** An article as the API returns it (SPEC §6 articles). */
 @ApiSchema({ name: 'Article' })
@@ -57,6 +58,7 @@ export class ArticleResponse {
 export function toArticleResponse(source: object, tags: string[] | undefined): ArticleResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
+  const prefix = linkPrefix();
   const author = Number(row.author_id);
   return {
     id,
@@ -69,9 +71,9 @@ export function toArticleResponse(source: object, tags: string[] | undefined): A
     created_at: toIso(row.created_at) as string,
     updated_at: toIso(row.updated_at) as string,
     links: [
-      { rel: 'self', href: `/v1/articles/${id}` },
-      { rel: 'author', href: `/v1/users/${author}` },
-      { rel: 'comments', href: `/v1/articles/${id}/comments` },
+      { rel: 'self', href: `${prefix}/articles/${id}` },
+      { rel: 'author', href: `${prefix}/users/${author}` },
+      { rel: 'comments', href: `${prefix}/articles/${id}/comments` },
     ],
   };
 }

@@ -3,6 +3,7 @@ import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { ALL_SCOPES } from './scopes.js';
+import { linkPrefix } from '../common/versioning/api-versions.js';
 
 /** An API key as listed: never the key itself, only its prefix (SPEC §3). */
 @ApiSchema({ name: 'ApiKey' })
@@ -46,6 +47,7 @@ export class CreatedApiKeyResponse extends ApiKeyResponse {
 export function toApiKeyResponse(source: object): ApiKeyResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
+  const prefix = linkPrefix();
   return {
     id,
     name: row.name as string,
@@ -54,6 +56,6 @@ export function toApiKeyResponse(source: object): ApiKeyResponse {
     expires_at: toIso(row.expires_at) as string | null,
     last_used_at: toIso(row.last_used_at) as string | null,
     created_at: toIso(row.created_at) as string,
-    links: [{ rel: 'self', href: `/v1/api-keys/${id}` }],
+    links: [{ rel: 'self', href: `${prefix}/api-keys/${id}` }],
   };
 }

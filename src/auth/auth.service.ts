@@ -133,8 +133,7 @@ export class AuthService {
     const token = await this.jwt.signAsync(
       { user_id: user.id, role: user.role, typ: 'access', fid: familyId, ...issuedAtClaims(user.readAtMs) },
       {
-        algorithm: this.keys.algorithm,
-        ...(this.keys.algorithm === 'RS256' ? { privateKey: this.keys.signingKey, keyid: this.keys.kid } : { secret: this.keys.signingKey }),
+        ...this.keys.signOptions,
         expiresIn: this.accessTtl,
         jwtid: randomUUID(),
       },

@@ -2,6 +2,7 @@ import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
+import { linkPrefix } from '../common/versioning/api-versions.js';
 
 /** A comment as the API returns it (SPEC §6 comments). */
 @ApiSchema({ name: 'Comment' })
@@ -43,6 +44,7 @@ export class CommentResponse {
 export function toCommentResponse(source: object): CommentResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
+  const prefix = linkPrefix();
   const article = Number(row.article_id);
   const author = Number(row.author_id);
   return {
@@ -53,9 +55,9 @@ export function toCommentResponse(source: object): CommentResponse {
     created_at: toIso(row.created_at) as string,
     updated_at: toIso(row.updated_at) as string,
     links: [
-      { rel: 'self', href: `/v1/articles/${article}/comments/${id}` },
-      { rel: 'article', href: `/v1/articles/${article}` },
-      { rel: 'author', href: `/v1/users/${author}` },
+      { rel: 'self', href: `${prefix}/articles/${article}/comments/${id}` },
+      { rel: 'article', href: `${prefix}/articles/${article}` },
+      { rel: 'author', href: `${prefix}/users/${author}` },
     ],
   };
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
+import { stdSerializers } from 'pino';
 import { ensureRequestId } from './middleware/request-id.js';
 
 /** What every redacted value becomes. */
@@ -111,35 +112,45 @@ export function safeError(error: unknown): { type: string; message: string; code
   return { type, message, ...(code !== undefined ? { code: String(code) } : {}), ...(stack ? { stack } : {}) };
 }
 
+/** The authenticated caller of a request (set by the authentication guard), as the request line shows it. */
+function callerProps(req: IncomingMessage): { user_id?: number; auth_scheme?: string } | undefined {
+  const user = (req as IncomingMessage & { user?: { id?: number; scheme?: string } }).user;
+  return user ? { user_id: user.id, auth_scheme: user.scheme } : undefined;
+}
+
 /**
  * nestjs-pino options, the ONE logging path: request lines, application lines (start-up,
  * warnings) and error lines all go through this pino instance, so every line is redacted the same
  * way (SPEC §3). One JSON line per request with `req` (id, method, url and headers redacted),
- * `res` (statusCode, headers redacted), `responseTime` (ms), `user_id` and `auth_scheme` of the
- * authenticated caller. Redaction: URLs by parameter name ({@link redactUrl}), headers by name
+ * `user_id` and `auth_scheme` of the authenticated caller, `res` (statusCode, headers redacted)
+ * and `responseTime` (ms). Redaction: URLs by parameter name ({@link redactUrl}), headers by name
  * ({@link redactHeaders}), errors to {@link safeError}, message strings through
- * {@link redactText}, and {@link REDACTED_PATHS} in any logged object. Request bodies are never logged.
+ * {@link redactText}, and {@link REDACTED_PATHS} in any logged object (pino's `redact`, compiled
+ * once). Request bodies are never logged.
+ *
+ * Per request, the work is what the line needs: the serializers read the raw request and response
+ * (`wrapSerializers: false`: no intermediate copy, no parse of the query string that is not
+ * logged), and the caller joins the line's own fields rather than a second child logger.
  */
 export function loggerParams(level: string): Params {
   return {
     pinoHttp: {
       level,
-      customProps: (req: IncomingMessage) => {
-        const user = (req as IncomingMessage & { user?: { id?: number; scheme?: string } }).user;
-        return user ? { user_id: user.id, auth_scheme: user.scheme } : {};
-      },
       genReqId: (req: IncomingMessage, res: ServerResponse) => ensureRequestId(req as IncomingMessage & { id?: unknown }, res),
       redact: { paths: REDACTED_PATHS, censor: CENSOR },
+      wrapSerializers: false,
       serializers: {
-        req: (req: { id: unknown; method: string; url: string; headers: Record<string, unknown> }) => ({
+        req: (req: IncomingMessage & { id?: unknown; originalUrl?: string }) => ({
           id: req.id,
           method: req.method,
-          url: redactUrl(req.url),
+          url: redactUrl(req.originalUrl || req.url || ''),
           headers: redactHeaders(req.headers),
         }),
-        res: (res: { statusCode: number; headers?: Record<string, unknown> }) => ({ statusCode: res.statusCode, headers: redactHeaders(res.headers) }),
-        err: safeError,
+        res: (res: ServerResponse) => ({ statusCode: res.headersSent ? res.statusCode : null, headers: redactHeaders(res.getHeaders()) }),
+        err: (error: unknown) => safeError(stdSerializers.err(error as Error)),
       },
+      customSuccessObject: (req: IncomingMessage, _res: ServerResponse, line: object) => ({ ...callerProps(req), ...line }),
+      customErrorObject: (req: IncomingMessage, _res: ServerResponse, _error: Error, line: object) => ({ ...callerProps(req), ...line }),
       hooks: {
         logMethod(args: unknown[], method: (...args: unknown[]) => void) {
           method.apply(this, args.map((arg) => (typeof arg === 'string' ? redactText(arg) : arg)));

@@ -3,6 +3,7 @@ import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { ALL_SCOPES } from '../auth/scopes.js';
+import { linkPrefix } from '../common/versioning/api-versions.js';
 
 /** A registered OAuth client as admins read it: never its secret. */
 @ApiSchema({ name: 'OAuthClient' })
@@ -49,6 +50,7 @@ export class CreatedOAuthClientResponse extends OAuthClientResponse {
 export function toOAuthClientResponse(source: object): OAuthClientResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
+  const prefix = linkPrefix();
   const out: Record<string, unknown> = {
     id,
     client_id: row.client_id,
@@ -58,7 +60,7 @@ export function toOAuthClientResponse(source: object): OAuthClientResponse {
     confidential: row.confidential === undefined ? undefined : Boolean(row.confidential),
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
-    links: [{ rel: 'self', href: `/v1/oauth-clients/${id}` }],
+    links: [{ rel: 'self', href: `${prefix}/oauth-clients/${id}` }],
   };
   for (const key of Object.keys(out)) if (out[key] === undefined) delete out[key];
   return out as unknown as OAuthClientResponse;

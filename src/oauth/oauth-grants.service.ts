@@ -13,6 +13,7 @@ import { OAuthClient } from './oauth-client.entity.js';
 import { OAuthGrant } from './oauth-grant.entity.js';
 import type { OAuthGrantResponse } from './oauth-grant.response.js';
 import { OAuthRefreshToken } from './oauth-refresh-token.entity.js';
+import { linkPrefix } from '../common/versioning/api-versions.js';
 
 /** The grant list grammar: sort `id`, `created_at`, `last_used_at`; no filters. */
 export const OAUTH_GRANTS_LIST: ListSpec = {
@@ -85,6 +86,7 @@ export class OAuthGrantsService {
 
 function toGrantResponse(row: Record<string, unknown>, client: OAuthClient | undefined): OAuthGrantResponse {
   const id = Number(row.id);
+  const prefix = linkPrefix();
   const out: Record<string, unknown> = {
     id,
     client_id: row.oauth_client_id === undefined ? undefined : (client?.client_id ?? ''),
@@ -92,7 +94,7 @@ function toGrantResponse(row: Record<string, unknown>, client: OAuthClient | und
     scopes: row.scopes === undefined ? undefined : String(row.scopes).split(' ').filter(Boolean),
     created_at: toIso(row.created_at),
     last_used_at: toIso(row.last_used_at),
-    links: [{ rel: 'self', href: `/v1/oauth-grants/${id}` }],
+    links: [{ rel: 'self', href: `${prefix}/oauth-grants/${id}` }],
   };
   for (const key of Object.keys(out)) if (out[key] === undefined) delete out[key];
   return out as unknown as OAuthGrantResponse;

@@ -202,8 +202,7 @@ export class OAuthModel {
         ...issuedAtClaims(user.readAtMs ?? Date.now()),
       },
       {
-        algorithm: this.keys.algorithm,
-        ...(this.keys.algorithm === 'RS256' ? { privateKey: this.keys.signingKey, keyid: this.keys.kid } : { secret: this.keys.signingKey }),
+        ...this.keys.signOptions,
         expiresIn: this.accessTtl,
         jwtid: randomUUID(),
       },

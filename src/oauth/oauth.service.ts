@@ -226,7 +226,7 @@ export class OAuthService {
     if (typeof token !== 'string' || token === '') return oauthError(400, 'invalid_request', 'token is missing');
     if (token.split('.').length === 3) {
       const payload = await this.jwt
-        .verifyAsync<{ jti?: unknown; exp?: unknown; client_id?: unknown }>(token, { algorithms: [this.keys.algorithm], secret: this.keys.verifyKey, publicKey: this.keys.verifyKey })
+        .verifyAsync<{ jti?: unknown; exp?: unknown; client_id?: unknown }>(token, this.keys.verifyOptions)
         .catch(() => null);
       if (payload && payload.client_id === client.client_id && typeof payload.jti === 'string' && typeof payload.exp === 'number') {
         await this.denyList.deny(payload.jti, payload.exp);

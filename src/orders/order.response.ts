@@ -3,6 +3,7 @@ import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { CURRENCIES, ORDER_STATUSES, type Currency, type OrderStatus } from './order.entity.js';
+import { linkPrefix } from '../common/versioning/api-versions.js';
 
 /** One line of an order as the API returns it. Money in cents. */
 @ApiSchema({ name: 'OrderItem' })
@@ -68,6 +69,7 @@ export function toOrderItemResponse(source: object): OrderItemResponse {
 export function toOrderResponse(source: object, items?: readonly object[]): OrderResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
+  const prefix = linkPrefix();
   const user = Number(row.user_id);
   return {
     id,
@@ -79,8 +81,8 @@ export function toOrderResponse(source: object, items?: readonly object[]): Orde
     created_at: toIso(row.created_at) as string,
     updated_at: toIso(row.updated_at) as string,
     links: [
-      { rel: 'self', href: `/v1/orders/${id}` },
-      { rel: 'user', href: `/v1/users/${user}` },
+      { rel: 'self', href: `${prefix}/orders/${id}` },
+      { rel: 'user', href: `${prefix}/users/${user}` },
     ],
   };
 }

@@ -2,6 +2,7 @@ import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
+import { linkPrefix } from '../common/versioning/api-versions.js';
 
 /** A tag as the API returns it (SPEC §6 tags). */
 @ApiSchema({ name: 'Tag' })
@@ -28,6 +29,7 @@ export class TagResponse {
 export function toTagResponse(source: object): TagResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
+  const prefix = linkPrefix();
   const name = row.name as string;
   return {
     id,
@@ -35,8 +37,8 @@ export function toTagResponse(source: object): TagResponse {
     created_at: toIso(row.created_at) as string,
     updated_at: toIso(row.updated_at) as string,
     links: [
-      { rel: 'self', href: `/v1/tags/${id}` },
-      { rel: 'articles', href: `/v1/articles?tag=${encodeURIComponent(name)}` },
+      { rel: 'self', href: `${prefix}/tags/${id}` },
+      { rel: 'articles', href: `${prefix}/articles?tag=${encodeURIComponent(name)}` },
     ],
   };
 }

@@ -3,6 +3,7 @@ import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { TODO_STATUSES, type TodoStatus } from './todo.entity.js';
+import { linkPrefix } from '../common/versioning/api-versions.js';
 
 /** A todo as the API returns it (SPEC §6 todos). */
 @ApiSchema({ name: 'Todo' })
@@ -38,6 +39,7 @@ export class TodoResponse {
 export function toTodoResponse(source: object): TodoResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
+  const prefix = linkPrefix();
   const owner = Number(row.owner_id);
   return {
     id,
@@ -48,8 +50,8 @@ export function toTodoResponse(source: object): TodoResponse {
     created_at: toIso(row.created_at) as string,
     updated_at: toIso(row.updated_at) as string,
     links: [
-      { rel: 'self', href: `/v1/todos/${id}` },
-      { rel: 'owner', href: `/v1/users/${owner}` },
+      { rel: 'self', href: `${prefix}/todos/${id}` },
+      { rel: 'owner', href: `${prefix}/users/${owner}` },
     ],
   };
 }

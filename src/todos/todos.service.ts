@@ -17,18 +17,16 @@ import { TODOS_LIST } from './todos.list.js';
 export class TodosService {
   constructor(@InjectRepository(Todo) private readonly todos: Repository<Todo>) {}
 
-  /** Creates a todo owned by the caller; `status` defaults to `pending`, `content` to null. */
+  /**
+   * Creates a todo owned by the caller; `status` defaults to `pending`, `content` to null. The
+   * response is the inserted row — every column is written here, only `id` comes back from the
+   * INSERT — so it is not read back.
+   */
   async create(dto: CreateTodoDto, caller: AuthUser): Promise<TodoResponse> {
     const now = new Date();
-    const result = await this.todos.insert({
-      title: dto.title,
-      content: dto.content ?? null,
-      status: dto.status ?? 'pending',
-      owner_id: caller.id,
-      created_at: now,
-      updated_at: now,
-    });
-    return this.findOne(Number(result.identifiers[0].id), caller);
+    const row = { title: dto.title, content: dto.content ?? null, status: dto.status ?? 'pending', owner_id: caller.id, created_at: now, updated_at: now };
+    const result = await this.todos.insert(row);
+    return toTodoResponse({ ...row, id: result.identifiers[0].id });
   }
 
   /** One page of the caller's todos (all todos for an admin); filters apply within that. */

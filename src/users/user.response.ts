@@ -3,6 +3,7 @@ import { toIso } from '../common/list/timestamps.js';
 import type { Link } from '../common/list/page.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { ROLES, type Role } from './user.entity.js';
+import { linkPrefix } from '../common/versioning/api-versions.js';
 
 /** A user as the API returns it (SPEC §6 users); the password is never included. */
 @ApiSchema({ name: 'User' })
@@ -40,6 +41,7 @@ export class UserResponse {
 export function toUserResponse(source: object): UserResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
+  const prefix = linkPrefix();
   return {
     id,
     username: row.username as string,
@@ -50,8 +52,8 @@ export function toUserResponse(source: object): UserResponse {
     created_at: toIso(row.created_at) as string,
     updated_at: toIso(row.updated_at) as string,
     links: [
-      { rel: 'self', href: `/v1/users/${id}` },
-      { rel: 'todos', href: `/v1/todos?owner=${id}` },
+      { rel: 'self', href: `${prefix}/users/${id}` },
+      { rel: 'todos', href: `${prefix}/todos?owner=${id}` },
     ],
   };
 }

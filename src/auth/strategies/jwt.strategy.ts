@@ -29,7 +29,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   ) {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
-      secretOrKey: keys.verifyKey,
+      // the KeyObject made once at start-up (passport-jwt types it as a string or Buffer; jsonwebtoken.verify takes a KeyObject)
+      secretOrKey: keys.verifyKey as unknown as Buffer,
       algorithms: [keys.algorithm],
       ignoreExpiration: false,
       jsonWebTokenOptions: { clockTolerance: 0 },

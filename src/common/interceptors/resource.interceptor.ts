@@ -5,7 +5,7 @@ import { map, type Observable } from 'rxjs';
 import { OPERATION_QUERY, PARSED_LIST_QUERY, type OperationQuery } from '../decorators/operation.decorators.js';
 import { parseListQuery, parseReadQuery, rejectQuery } from '../list/list-query.js';
 import { type Link, Page, pickFields, toEnvelope } from '../list/page.js';
-import { relinkToVersion, versionOfPath } from '../versioning/api-versions.js';
+import { serveAsVersion, versionOfPath } from '../versioning/api-versions.js';
 
 /**
  * Shapes every controller response by the operation's declared query grammar (SPEC §4, §5):
@@ -15,8 +15,9 @@ import { relinkToVersion, versionOfPath } from '../versioning/api-versions.js';
  * - create: sets `Location` to the created object's `self` link;
  * - protocol (OAuth authorize): the handler reads its own query;
  * - any other operation: a query parameter is an unknown one → 400;
- * - always: `links` point into the API version the request was served as (`/v2/…` for v2,
- *   however the version was chosen: path, Accept or subdomain), and so does `Location`.
+ * - always: the handler runs as serving the request's API version ({@link serveAsVersion}), so the
+ *   mappers write `links` — and with them `Location` — into that version (`/v2/…` for v2, however
+ *   the version was chosen: path, Accept or subdomain) the first time; no response is walked.
  * The declaration is looked up once per handler and cached.
  */
 @Injectable()
@@ -37,7 +38,7 @@ export class ResourceInterceptor implements NestInterceptor {
     const query = req.query as Record<string, unknown>;
     const path = req.baseUrl + req.path;
     const version = versionOfPath(path);
-    const handled = () => next.handle().pipe(map((result: unknown) => (version ? relinkToVersion(result, version) : result)));
+    const handled = () => (version ? serveAsVersion(version, () => next.handle()) : next.handle());
     if (operation?.kind === 'list') {
       const parsed = parseListQuery(query, operation.spec);
       req[PARSED_LIST_QUERY] = parsed;

@@ -6,7 +6,7 @@ import type { NextFunction, Request, Response } from 'express';
 import express from 'express';
 import { ApiException, badRequest, type ErrorDetail } from '../errors/api-exception.js';
 import { writeErrorResp } from '../errors/write-error.js';
-import { allowedMethods } from '../filters/allowed-methods.js';
+import { hasRoute } from '../filters/allowed-methods.js';
 import { API_VERSIONS } from '../versioning/api-versions.js';
 import { servedUrl } from '../versioning/version-negotiation.js';
 import { bodyProblems, CREDENTIAL_QUERY_PARAMS, jsonDepth, MAX_JSON_DEPTH, pathProblem, queryProblems } from './input-rules.js';
@@ -143,7 +143,7 @@ export class WireMiddleware implements NestMiddleware {
     if (!BODY_METHODS.has(req.method) || !hasBody(req)) return next();
     const path = servedUrl(req).split('?')[0];
     // routing first: an unknown path is 404, a known one without this method 405, whatever the body
-    if (!allowedMethods(this.adapterHost.httpAdapter.getInstance(), path).includes(req.method)) return next();
+    if (!hasRoute(this.adapterHost.httpAdapter.getInstance(), path, req.method)) return next();
     const contentType = req.headers['content-type'];
     const [mediaType, ...params] = (contentType ?? '').split(';').map((part) => part.trim().toLowerCase());
     const form = req.method === 'POST' && FORM_PATHS.has(path);

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { type INestApplication, VERSION_NEUTRAL, VersioningType } from '@nestjs/common';
 import { PATH_METADATA, VERSION_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
@@ -56,29 +57,24 @@ export function enableApiVersioning(app: INestApplication): void {
   app.enableVersioning({ type: VersioningType.URI, defaultVersion: [...API_VERSIONS] });
 }
 
+/** The path prefix (`/v2`) of the API version the current request is served as; see {@link linkPrefix}. */
+const servedPrefix = new AsyncLocalStorage<string>();
+
 /**
- * Points the `links` of a response body into the version the request was served as (SPEC §4
- * links, conventions §9.1: the path prefix is canonical in links): resource mappers write `/v1/…`
- * hrefs, a v2 response gets `/v2/…`. Walks objects and arrays; rewrites only `{rel, href}` entries
- * of arrays named `links`. Mutates and returns `body`.
+ * Runs `handle` — and everything it awaits — as serving API `version` (`'2'`), so that the links
+ * resource mappers write meanwhile point into that version ({@link linkPrefix}). ResourceInterceptor
+ * runs every handler of a versioned path so, whatever chose the version (path, Accept or subdomain).
  */
-export function relinkToVersion<T>(body: T, version: string): T {
-  const walk = (node: unknown, depth: number): void => {
-    if (!node || typeof node !== 'object' || depth > 6) return;
-    if (Array.isArray(node)) {
-      for (const item of node) walk(item, depth + 1);
-      return;
-    }
-    for (const [key, value] of Object.entries(node)) {
-      if (key === 'links' && Array.isArray(value)) {
-        for (const link of value) {
-          if (link && typeof link === 'object' && typeof link.href === 'string') link.href = link.href.replace(/^\/v\d+(?=\/|\?|$)/, `/v${version}`);
-        }
-      } else if (value && typeof value === 'object') {
-        walk(value, depth + 1);
-      }
-    }
-  };
-  walk(body, 0);
-  return body;
+export function serveAsVersion<T>(version: string, handle: () => T): T {
+  return servedPrefix.run(`/v${version}`, handle);
+}
+
+/**
+ * The prefix of the `links` a resource mapper writes (SPEC §4 links, conventions §9.1: the path
+ * prefix is canonical in links): `/v2` while a v2 request is served, so every href is written
+ * right the first time and no response is rewritten afterwards; `/v1` outside a request (the
+ * import CLI, unit tests).
+ */
+export function linkPrefix(): string {
+  return servedPrefix.getStore() ?? '/v1';
 }

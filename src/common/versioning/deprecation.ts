@@ -62,24 +62,35 @@ function successorPath(path: string): string {
  *   is no plausible resource path, see {@link successorPath}), and the docs with the dates.
  */
 export function deprecationHeaders(path: string, dates: VersionDates): Record<string, string> {
-  const successor = successorPath(path);
-  return {
-    Deprecation: `@${Math.floor(dates.deprecatedAt.getTime() / 1000)}`,
-    Sunset: httpDate(dates.sunsetAt),
-    Link: `<${successor}>; rel="successor-version", <${DEPRECATION_DOCS}>; rel="deprecation"; type="text/html"`,
-  };
+  return { ...fixedDeprecationHeaders(dates), Link: successorLink(path) };
+}
+
+/** The `Deprecation` and `Sunset` headers of a version: the same on every response, so written once. */
+function fixedDeprecationHeaders(dates: VersionDates): { Deprecation: string; Sunset: string } {
+  return { Deprecation: `@${Math.floor(dates.deprecatedAt.getTime() / 1000)}`, Sunset: httpDate(dates.sunsetAt) };
+}
+
+/** The `Link` header of a deprecated response to `path`: its successor and the docs. */
+function successorLink(path: string): string {
+  return `<${successorPath(path)}>; rel="successor-version", <${DEPRECATION_DOCS}>; rel="deprecation"; type="text/html"`;
 }
 
 /**
  * Express middleware setting {@link deprecationHeaders} on every response of the routes it is
  * bound to, by the version of the request path. A middleware rather than an interceptor, so that
  * responses decided before the handler (401/403 from guards, 400/404 from pipes) carry them too.
+ * `Deprecation` and `Sunset` are formatted once, here; only `Link` depends on the request.
  */
 export function deprecationMiddleware(dates: Record<string, VersionDates>) {
+  const fixed = new Map(Object.entries(dates).map(([version, versionDates]) => [version, fixedDeprecationHeaders(versionDates)]));
   return (req: Request, res: Response, next: NextFunction): void => {
     const path = req.baseUrl + req.path;
-    const versionDates = dates[versionOfPath(path) ?? ''];
-    if (versionDates) for (const [name, value] of Object.entries(deprecationHeaders(path, versionDates))) res.setHeader(name, value);
+    const headers = fixed.get(versionOfPath(path) ?? '');
+    if (headers) {
+      res.setHeader('Deprecation', headers.Deprecation);
+      res.setHeader('Sunset', headers.Sunset);
+      res.setHeader('Link', successorLink(path));
+    }
     next();
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { relinkToVersion, versionOfPath } from './api-versions.js';
+import { toTodoResponse } from '../../todos/todo.response.js';
+import { linkPrefix, serveAsVersion, versionOfPath } from './api-versions.js';
 import { deprecationHeaders } from './deprecation.js';
 import { negotiateVersion, subdomainVersion, vendorVersions } from './version-negotiation.js';
 
@@ -67,7 +68,7 @@ describe('negotiateVersion', () => {
   });
 });
 
-describe('versionOfPath and relinkToVersion', () => {
+describe('versionOfPath and the served link prefix', () => {
   it('reads the prefix', () => {
     expect(versionOfPath('/v2/articles')).toBe('2');
     expect(versionOfPath('/v10')).toBe('10');
@@ -76,18 +77,18 @@ describe('versionOfPath and relinkToVersion', () => {
     expect(versionOfPath('/v1articles')).toBeUndefined();
   });
 
-  it('points every links href into the served version, nested and in lists, and touches nothing else', () => {
-    const body = {
-      data: [{ id: 1, body: 'see /v1/articles/2', links: [{ rel: 'self', href: '/v1/articles/1' }, { rel: 'tags', href: '/v1/articles?tag=a' }] }],
-      user: { links: [{ rel: 'self', href: '/v1/users/1' }] },
-      links: [{ rel: 'first', href: '/v2/articles?page=1' }],
-    };
-    expect(relinkToVersion(body, '2')).toEqual({
-      data: [{ id: 1, body: 'see /v1/articles/2', links: [{ rel: 'self', href: '/v2/articles/1' }, { rel: 'tags', href: '/v2/articles?tag=a' }] }],
-      user: { links: [{ rel: 'self', href: '/v2/users/1' }] },
-      links: [{ rel: 'first', href: '/v2/articles?page=1' }],
+  it('writes links into the served version: /v1 outside a request, the version a handler is served as, across awaits', async () => {
+    expect(linkPrefix()).toBe('/v1');
+    const served = await serveAsVersion('2', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      return toTodoResponse({ id: 3, title: 't', content: null, status: 'done', owner_id: 5, created_at: new Date(0), updated_at: new Date(0) }).links;
     });
-    expect(relinkToVersion(null, '2')).toBeNull();
+    expect(served).toEqual([
+      { rel: 'self', href: '/v2/todos/3' },
+      { rel: 'owner', href: '/v2/users/5' },
+    ]);
+    expect(await Promise.all(['1', '2'].map((version) => serveAsVersion(version, async () => linkPrefix())))).toEqual(['/v1', '/v2']);
+    expect(linkPrefix()).toBe('/v1');
   });
 });
 

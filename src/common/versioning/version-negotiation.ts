@@ -100,7 +100,8 @@ export function servedUrl(req: Request): string {
  */
 export function versionNegotiation(baseHost: string | undefined) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const decision = negotiateVersion({ path: req.path, accept: req.headers.accept, hostname: req.hostname, baseHost });
+    // the host name is read only when a base host makes version subdomains possible
+    const decision = negotiateVersion({ path: req.path, accept: req.headers.accept, hostname: baseHost ? req.hostname : undefined, baseHost });
     if (decision.kind === 'error') return writeErrorResp(req, res, decision.status, decision.message);
     if (decision.vary) res.vary('Accept');
     if (decision.kind === 'rewrite') {
