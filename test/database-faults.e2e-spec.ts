@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import request from 'supertest';
 import { bearer } from './factories/user.factory.js';
 import { loadFreshApp } from './setup/fresh-app.js';
 import { TcpProxy } from './setup/tcp-proxy.js';
+import { loadSqliteDriver } from '../src/database/sqlite-driver.js';
+
+const Database = loadSqliteDriver();
 
 /**
  * A database that goes away, hangs and comes back (SPEC §2, §10; README "Operating"): requests
@@ -196,7 +198,7 @@ describeOnPostgres(`database faults on PostgreSQL through a proxy${onPostgres ? 
 describeOnSqlite(`SQLite locked by another writer${onPostgres ? ' (skipped: DATABASE_URL is postgres://)' : ''}`, () => {
   let app: NestExpressApplication;
   let restoreEnv: () => void;
-  let other: Database.Database;
+  let other: InstanceType<typeof Database>;
   const LOCK_TIMEOUT_MS = 200;
 
   beforeAll(async () => {

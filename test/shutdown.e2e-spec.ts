@@ -1,11 +1,13 @@
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureBuilt, type ServerProcess, startServer } from './setup/server-process.js';
+import { loadSqliteDriver } from '../src/database/sqlite-driver.js';
+
+const Database = loadSqliteDriver();
 
 /** A raw HTTP/1.1 exchange on one socket: send the head and body in pieces, read the whole answer. */
 interface SlowRequest {

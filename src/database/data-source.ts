@@ -19,6 +19,7 @@ import { ApiKeysSessions1763900000000 } from './migrations/1763900000000-api-key
 import { OAuth1764000000000 } from './migrations/1764000000000-oauth.js';
 import { SessionsToSharedStore1764100000000 } from './migrations/1764100000000-sessions-to-shared-store.js';
 import { ListIndexes1764200000000 } from './migrations/1764200000000-list-indexes.js';
+import { loadSqliteDriver } from './sqlite-driver.js';
 
 /** Every entity of the service; a new resource adds its entity here. */
 export const ENTITIES = [User, Todo, RefreshToken, Tag, Article, ArticleTag, Comment, Order, OrderItem, ApiKey, OAuthClient, OAuthAuthorizationCode, OAuthGrant, OAuthRefreshToken];
@@ -62,6 +63,7 @@ export function buildDataSourceOptions(databaseUrl: string, poolSize = 10, timeo
   return {
     ...common,
     type: 'better-sqlite3',
+    driver: loadSqliteDriver(),
     database: file,
     enableWAL: true,
     prepareDatabase: (db: { pragma: (sql: string) => unknown }) => {
