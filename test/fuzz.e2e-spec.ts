@@ -246,9 +246,9 @@ function contextOf(document: OpenAPIObject): SchemaContext {
     hint: (property, schema) => {
       if (property === 'tags' && schema.type === 'array') return fc.subarray(tagNames, { maxLength: 3 });
       if (property === 'refresh_token') return fc.constant(new Sym('refresh-token'));
-      if (property === 'username' && schema.pattern === undefined) return fc.oneof(fc.constant(new Sym('own-username')), fc.string({ maxLength: 16 }));
+      if (property === 'username' && schema.pattern === undefined) return fc.oneof(fc.constant(new Sym('own-username')), fc.string({ minLength: (schema.minLength as number | undefined) ?? 0, maxLength: 16 }));
       if (property === 'password' && schema.minLength === undefined) return fc.oneof(fc.constant(DEFAULT_PASSWORD), fc.string({ maxLength: 16 }));
-      if (property === 'client_id') return fc.oneof(fc.constant(new Sym('client-id')), fc.string({ maxLength: 16 }));
+      if (property === 'client_id') return fc.oneof(fc.constant(new Sym('client-id')), fc.string({ minLength: (schema.minLength as number | undefined) ?? 0, maxLength: 16 }));
       if (property === 'redirect_uri') return fc.constant(oauthClient.redirect_uris[0]);
       return undefined;
     },

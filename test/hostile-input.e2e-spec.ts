@@ -250,6 +250,22 @@ describe('hostile input (SPEC §1, §2, §3)', () => {
     });
   });
 
+  describe('a body sent to an operation that takes none (SPEC §2)', () => {
+    it('refuses its properties with 400 and does nothing; {} and no body pass', async () => {
+      const { token: own } = await createUser(app);
+      const refused = await http().post('/v1/logout').set('Authorization', bearer(own)).set('Content-Type', 'application/json').send('{"password_hash":null,"role":"admin"}');
+      expectRefusal(refused, 400, 'bad_request', ['password_hash', 'role']);
+      expect(refused.body.details[0].message).toBe('password_hash is not an accepted property');
+      // not logged out: the token still works
+      expect((await http().get('/v1/todos').set('Authorization', bearer(own))).status).toBe(200);
+      const empty = await http().post('/v1/logout').set('Authorization', bearer(own)).set('Content-Type', 'application/json').send('{}');
+      expect(empty.status).toBe(204);
+      expect((await http().get('/v1/todos').set('Authorization', bearer(own))).status).toBe(401);
+      const { token: other } = await createUser(app);
+      expect((await http().post('/v1/logout').set('Authorization', bearer(other))).status).toBe(204);
+    });
+  });
+
   describe('credential query parameters on every path (SPEC §3)', () => {
     it.each(['/', '/docs', '/docs/', '/docs/openapi.json', '/docs/v1/openapi.yaml', '/health/live', '/health/ready', '/nowhere', '/v1/oauth/authorize', '/.well-known/oauth-authorization-server'])(
       'refuses ?access_token= on %s',
