@@ -48,6 +48,9 @@ export class ApiException extends HttpException {
   }
 }
 
+/** The detail for a property the operation does not accept (SPEC §2: unknown properties → 400): `<field> is not an accepted property`. */
+export const notAcceptedProperty = (field: string): ErrorDetail => ({ field, message: `${field} is not an accepted property` });
+
 /** 400 `bad_request`: the request is not well-formed (SPEC §2 left column). */
 export const badRequest = (message: string, details?: ErrorDetail[]) => new ApiException(400, message, details);
 

@@ -2,7 +2,7 @@ import { type CallHandler, type ExecutionContext, Injectable, type NestIntercept
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/internal.js';
 import type { Observable } from 'rxjs';
-import { badRequest } from '../errors/api-exception.js';
+import { badRequest, notAcceptedProperty } from '../errors/api-exception.js';
 
 /** The parameter kinds through which a handler reads the request body: `@Body()`, or the whole request (`@Req()`, the OAuth form endpoints). */
 const READS_BODY = new Set([RouteParamtypes.BODY, RouteParamtypes.REQUEST, RouteParamtypes.RAW_BODY].map(String));
@@ -23,10 +23,7 @@ export class BodylessOperationInterceptor implements NestInterceptor {
     if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
       const names = Object.keys(body);
       if (names.length > 0 && !this.handlerReadsBody(context)) {
-        throw badRequest(
-          'this operation takes no request body',
-          names.map((field) => ({ field, message: `${field} is not an accepted property` })),
-        );
+        throw badRequest('this operation takes no request body', names.map(notAcceptedProperty));
       }
     }
     return next.handle();

@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../errors/api-exception.js';
+import { notAcceptedProperty, type ErrorDetail } from '../errors/api-exception.js';
 
 /**
  * Deepest nesting of arrays and objects a JSON request body may have (SPEC §1 "nesting deeper
@@ -110,7 +110,7 @@ export function bodyProblems(value: unknown): ErrorDetail[] {
         const field = fieldPath(path, key);
         const problem = textProblem(key);
         if (problem) children.push({ problem: { field, message: `the property name ${field} ${problem}` } });
-        else if (FORBIDDEN_KEYS.has(key)) children.push({ problem: { field, message: `${field} is not an accepted property` } });
+        else if (FORBIDDEN_KEYS.has(key)) children.push({ problem: notAcceptedProperty(field) });
         else children.push({ path: field, value: (current as Record<string, unknown>)[key] });
       }
     }

@@ -1,7 +1,7 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
-import { badRequest, validationFailed, type ErrorDetail } from '../errors/api-exception.js';
+import { badRequest, notAcceptedProperty, validationFailed, type ErrorDetail } from '../errors/api-exception.js';
 
 /**
  * Constraints whose failure means the request is not well-formed (SPEC §2 → 400): presence
@@ -69,7 +69,7 @@ export function classifyValidationErrors(errors: ValidationError[], parent = '',
 
 function messageFor(field: string, constraint: string, message: string): string {
   if (constraint === 'isDefined' || constraint === 'isNotEmpty' || constraint === 'notNull') return `${field} is required`;
-  if (constraint === 'whitelistValidation') return `${field} is not an accepted property`;
+  if (constraint === 'whitelistValidation') return notAcceptedProperty(field).message;
   return message.replace(/^\S+/, field);
 }
 
@@ -99,7 +99,7 @@ export class ApiValidationPipe implements PipeTransform {
     // the WireMiddleware (input-rules.ts); this catches the DTO's own accessors and methods.
     const skipped = Object.keys(body)
       .filter((key) => !Object.hasOwn(instance, key))
-      .map((field) => ({ field, message: `${field} is not an accepted property` }));
+      .map(notAcceptedProperty);
     const errors = await validate(instance, {
       whitelist: true,
       forbidNonWhitelisted: true,
