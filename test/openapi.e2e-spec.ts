@@ -5,7 +5,7 @@ import { API_VERSION } from '../src/common/openapi/docs.js';
 import { DOCUMENT_VERSIONS } from '../src/common/versioning/api-versions.js';
 import { getMetadataStorage } from 'class-validator';
 import { fieldsPattern } from '../src/common/decorators/operation.decorators.js';
-import { TODOS_LIST } from '../src/todos/todos.list.js';
+import { TODOS_FIELDS } from '../src/todos/todos.resource.js';
 import { bearer, createUser } from './factories/user.factory.js';
 import { errorBody } from './setup/error-body.js';
 import { createTestApp } from './setup/test-app.js';
@@ -430,7 +430,7 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
       const fields = byName('fields');
       expect(fields.description).toMatch(/comma-separated/);
       expect(fields.description).toMatch(/unknown name.*→ 400/);
-      expect(fields.schema.pattern).toBe(fieldsPattern(TODOS_LIST.fields));
+      expect(fields.schema.pattern).toBe(fieldsPattern(TODOS_FIELDS.selectable));
       const pattern = new RegExp(fields.schema.pattern);
       for (const good of ['title', 'id,title', 'title,status,title', ' title , status ']) expect({ good, ok: pattern.test(good) }).toEqual({ good, ok: true });
       for (const bad of ['', 'title,', ',title', 'title,,status', 'bogus', 'title,bogus']) expect({ bad, ok: pattern.test(bad) }).toEqual({ bad, ok: false });
@@ -439,7 +439,7 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
     it('d: the service agrees with the fields pattern and the paging rule', async () => {
       const admin = await createUser(app, { role: 'admin' });
       const get = (query: string) => request(app.getHttpServer()).get(`${v}/todos?${query}`).set('Authorization', bearer(admin.token));
-      const pattern = new RegExp(fieldsPattern(TODOS_LIST.fields));
+      const pattern = new RegExp(fieldsPattern(TODOS_FIELDS.selectable));
       for (const value of ['title', 'title,status,title', ' title , status ', 'title,', 'bogus', 'title,,status']) {
         const res = await get(`fields=${encodeURIComponent(value)}`);
         expect({ value, status: res.status }).toEqual({ value, status: pattern.test(value) ? 200 : 400 });

@@ -4,6 +4,7 @@ import { DataSource, type EntityManager, In, Repository } from 'typeorm';
 import { isOwnerOrAdmin } from '../auth/access.js';
 import type { AuthUser } from '../auth/auth-user.js';
 import { conflict, forbidden, notFound } from '../common/errors/api-exception.js';
+import type { Row } from '../common/list/field-table.js';
 import { findPage, type Scope } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import { Page } from '../common/list/page.js';
@@ -11,7 +12,7 @@ import { deleteExisting, updateExisting } from '../common/writes/conditional-wri
 import { TagsService } from '../tags/tags.service.js';
 import { Article, ARTICLE_TRANSITIONS, ArticleTag, type ArticleStatus } from './article.entity.js';
 import { toArticleResponse, type ArticleResponse } from './article.response.js';
-import { ARTICLES_LIST } from './articles.list.js';
+import { ARTICLES_FIELDS } from './articles.resource.js';
 import type { CreateArticleDto, UpdateArticleDto } from './dto/create-article.dto.js';
 
 /** The editable fields of an article after defaults are applied (PUT) or as sent (PATCH). */
@@ -93,7 +94,7 @@ export class ArticlesService {
    */
   async list(query: ListQuery, caller: AuthUser): Promise<Page<ArticleResponse>> {
     if (query.filters.tag) query.filters.tag = query.filters.tag.map((name) => String(name).toLowerCase());
-    const page = await findPage(this.articles.createQueryBuilder('a'), query, ARTICLES_LIST, (row) => row, visibleArticles(caller));
+    const page = await findPage(this.articles.createQueryBuilder('a'), query, ARTICLES_FIELDS, (row) => row, visibleArticles(caller));
     const withTags = !query.fields || query.fields.includes('tags');
     const tags = withTags ? await this.tagNames(page.items.map((row) => Number(row.id))) : undefined;
     return new Page(
@@ -109,7 +110,7 @@ export class ArticlesService {
    *   author nor an admin.
    */
   async findOne(id: number, caller: AuthUser): Promise<ArticleResponse> {
-    const rows = await this.articles.query<Array<Record<string, unknown> & { tag_name: string | null }>>(this.findOneSql(), [id]);
+    const rows = await this.articles.query<Array<Row<Article, 'author_id'> & { tag_name: string | null }>>(this.findOneSql(), [id]);
     const article = rows[0];
     if (!article) throw notFound('article', id);
     this.assertReadable({ status: article.status as ArticleStatus, author_id: Number(article.author_id) }, caller, id);

@@ -11,7 +11,7 @@ import type { Page } from '../common/list/page.js';
 import { deleteExisting, updateExisting } from '../common/writes/conditional-write.js';
 import { Comment } from './comment.entity.js';
 import { toCommentResponse, type CommentResponse } from './comment.response.js';
-import { COMMENTS_LIST } from './comments.list.js';
+import { COMMENTS_FIELDS } from './comments.resource.js';
 import type { CreateCommentDto, UpdateCommentDto } from './dto/create-comment.dto.js';
 
 /**
@@ -41,7 +41,7 @@ export class CommentsService {
   /** One page of the article's comments. @throws 403/404 for the article */
   async list(articleId: number, query: ListQuery, caller: AuthUser): Promise<Page<CommentResponse>> {
     await this.articles.requireReadable(articleId, caller);
-    return findPage(this.comments.createQueryBuilder('c'), query, COMMENTS_LIST, toCommentResponse, [{ 'c.article_id': articleId }]);
+    return findPage(this.comments.createQueryBuilder('c'), query, COMMENTS_FIELDS, toCommentResponse, [{ 'c.article_id': articleId }]);
   }
 
   /**

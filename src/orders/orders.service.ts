@@ -12,7 +12,7 @@ import type { CreateOrderDto, ReplaceOrderDto, UpdateOrderDto } from './dto/crea
 import type { OrderItemDto } from './dto/order-item.dto.js';
 import { Order, OrderItem, type Currency, type OrderStatus } from './order.entity.js';
 import { toOrderResponse, type OrderResponse } from './order.response.js';
-import { ORDERS_LIST } from './orders.list.js';
+import { ORDERS_FIELDS } from './orders.resource.js';
 
 /**
  * Status moves of SPEC §6 orders and who may make them: `owner` = the order's user or an admin,
@@ -96,7 +96,7 @@ export class OrdersService {
    */
   async list(query: ListQuery, caller: AuthUser): Promise<Page<OrderResponse>> {
     const visible = caller.role === 'admin' ? undefined : [{ 'o.user_id': caller.id }];
-    const page = await findPage(this.dataSource.getRepository(Order).createQueryBuilder('o'), query, ORDERS_LIST, (row) => row, visible);
+    const page = await findPage(this.dataSource.getRepository(Order).createQueryBuilder('o'), query, ORDERS_FIELDS, (row) => row, visible);
     const ids = page.items.map((row) => Number(row.id));
     const items = !query.fields || query.fields.includes('items') ? await this.itemsOf(this.dataSource.manager, ids) : new Map<number, OrderItem[]>();
     return new Page(

@@ -10,7 +10,7 @@ import { deleteExisting, updateExisting } from '../common/writes/conditional-wri
 import type { CreateTodoDto, UpdateTodoDto } from './dto/create-todo.dto.js';
 import { Todo } from './todo.entity.js';
 import { toTodoResponse, type TodoResponse } from './todo.response.js';
-import { TODOS_LIST } from './todos.list.js';
+import { TODOS_FIELDS } from './todos.resource.js';
 
 /** Todos (SPEC §6 todos): private to their owner; admins see and change all. */
 @Injectable()
@@ -32,7 +32,7 @@ export class TodosService {
   /** One page of the caller's todos (all todos for an admin); filters apply within that. */
   list(query: ListQuery, caller: AuthUser): Promise<Page<TodoResponse>> {
     const visible = caller.role === 'admin' ? undefined : [{ 't.owner_id': caller.id }];
-    return findPage(this.todos.createQueryBuilder('t'), query, TODOS_LIST, toTodoResponse, visible);
+    return findPage(this.todos.createQueryBuilder('t'), query, TODOS_FIELDS, toTodoResponse, visible);
   }
 
   /**
@@ -70,7 +70,7 @@ export class TodosService {
     const current = await this.load(id, caller);
     const next = { ...current, ...patch, updated_at: new Date() };
     await updateExisting(this.todos.manager, Todo, { id }, { ...patch, updated_at: next.updated_at }, 'todo', id);
-    return toTodoResponse(next as unknown as Record<string, unknown>);
+    return toTodoResponse(next);
   }
 
   private async load(id: number, caller: AuthUser): Promise<Todo> {

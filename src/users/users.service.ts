@@ -17,7 +17,7 @@ import type { ReplaceUserDto, UpdateUserDto } from './dto/replace-user.dto.js';
 import { User } from './user.entity.js';
 import { toUserResponse, type UserResponse } from './user.response.js';
 import type { UserSummary } from './user-summary.response.js';
-import { USERS_LIST } from './users.list.js';
+import { USERS_FIELDS } from './users.resource.js';
 
 /** How long (ms) a user id found to exist is trusted without asking the database again (see UsersService.exists). */
 const EXISTS_CACHE_MS = 5 * 60 * 1000;
@@ -83,7 +83,7 @@ export class UsersService implements OnApplicationBootstrap {
 
   /** One page of users, admins only (the controller's role check). */
   list(query: ListQuery): Promise<Page<UserResponse>> {
-    return findPage(this.users.createQueryBuilder('u'), query, USERS_LIST, toUserResponse);
+    return findPage(this.users.createQueryBuilder('u'), query, USERS_FIELDS, toUserResponse);
   }
 
   /**
@@ -93,7 +93,7 @@ export class UsersService implements OnApplicationBootstrap {
   async findOne(id: number): Promise<UserResponse> {
     const row = await this.users.findOne({ where: { id } });
     if (!row) throw notFound('user', id);
-    return toUserResponse(row as unknown as Record<string, unknown>);
+    return toUserResponse(row);
   }
 
   /**
