@@ -114,11 +114,8 @@ export function defineFields<E>() {
     for (const name of filterNames) {
       const def = field(name);
       const { type, values, description, example } = def.filter!;
-      filters[name] =
-        def.column === null
-          ? { type, values, description, example, condition: (def.filter as ConditionFilter).condition }
-          : { type, values, description, example, column: `${alias}.${def.column}` };
-      if (values === undefined) delete filters[name].values;
+      const parsed = { type, description, example, ...(values !== undefined && { values }) };
+      filters[name] = def.column === null ? { ...parsed, condition: (def.filter as ConditionFilter).condition } : { ...parsed, column: `${alias}.${def.column}` };
     }
     const selectable = entries.filter(([, def]) => def.select !== false).map(([name]) => name);
     const columns = Object.fromEntries(selectable.map((name) => [name, field(name).column === null ? [] : [field(name).column as string]]));
