@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import { type INestApplication, RequestMethod } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
@@ -15,6 +15,7 @@ import { deprecationDates, type VersionDates } from '../versioning/deprecation.j
 import { completeDocument } from './complete-document.js';
 import { namedSchemas } from './named-schemas.js';
 import { applyValidationRules } from './validation-rules.js';
+import { RouteTable } from '../routing/route-table.js';
 import { LinkDto } from './link.dto.js';
 import { versionDocument } from './version-document.js';
 
@@ -200,7 +201,8 @@ function basicAuth(username: string, password: string) {
  * Serves the docs (SPEC §8, §9): each version's document at `/docs/v<n>/openapi.json` (and
  * `.yaml`), the newest also at `/docs/openapi.json`, and the page at `/docs` offering every version
  * (newest first). On in development and test; in production only with
- * DOCS_USERNAME/DOCS_PASSWORD, behind HTTP Basic auth (401 without it).
+ * DOCS_USERNAME/DOCS_PASSWORD, behind HTTP Basic auth (401 without it). Its GET paths are added
+ * to the {@link RouteTable}, so another method on them is 405 with `Allow: GET, HEAD` (SPEC §1).
  */
 export async function setupDocs(app: INestApplication, env: { NODE_ENV: string; DOCS_USERNAME?: string; DOCS_PASSWORD?: string }): Promise<void> {
   if (env.NODE_ENV === 'production') {
@@ -228,4 +230,8 @@ export async function setupDocs(app: INestApplication, env: { NODE_ENV: string; 
       urls: newestFirst.map((version) => ({ url: `/docs/v${version}/openapi.json`, name: `v${version} (${DOCUMENT_VERSIONS[version]}${version === LATEST_VERSION ? ', newest' : ''})` })),
     },
   });
+  // the GET routes SwaggerModule registered above, outside the controllers: other methods → 405
+  const served = ['/docs', '/docs/', '/docs/index.html', '/docs/LICENSE', '/docs/swagger-ui-init.js', '/docs/openapi.json', '/docs/openapi.yaml'];
+  for (const version of API_VERSIONS) served.push(`/docs/v${version}/openapi.json`, `/docs/v${version}/openapi.yaml`);
+  app.get(RouteTable).addRoutes(served.map((path) => ({ path, method: RequestMethod.GET })));
 }
