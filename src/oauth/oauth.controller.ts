@@ -108,7 +108,7 @@ export class OAuthController {
     if (check.kind === 'redirect') return sendRedirect(res, 302, check.location);
     const user = await this.sessionUser(req);
     if (!user) return sendPage(res, 200, signInPage({ action: OAUTH_PATHS.signIn, returnTo: canonicalAuthorizeUrl(req.originalUrl), clientName: check.client.name }));
-    const me = await this.users.findOne(user.id);
+    const me = await this.users.profile(user.id);
     return sendPage(
       res,
       200,
