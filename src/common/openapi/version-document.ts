@@ -26,10 +26,12 @@ function deprecationHeaderComponents(dates: VersionDates): Record<string, Json> 
   };
 }
 
+const SCHEMA_REF = '#/components/schemas/';
+
 /**
  * A deep copy of `node` for one version's document: `$ref`s to renamed schemas point to the new
  * names (`#/components/schemas/ArticleV2` → `…/Article`, by `names`), and with `version` every
- * text's {@link VERSION_PLACEHOLDER} is resolved to that version's prefix ({@link inVersion}).
+ * text's `/v{version}/` (`VERSION_PLACEHOLDER`, api-versions.ts) is resolved to that version's prefix ({@link inVersion}).
  */
 function forVersion(node: unknown, names: ReadonlyMap<string, string>, version?: ApiVersion): unknown {
   if (typeof node === 'string') return version ? inVersion(node, version) : node;
@@ -46,14 +48,12 @@ function forVersion(node: unknown, names: ReadonlyMap<string, string>, version?:
   );
 }
 
-const SCHEMA_REF = '#/components/schemas/';
-
 /** Names of the component schemas `node` references, directly. */
 function refsOf(node: unknown, into: Set<string>): void {
   if (Array.isArray(node)) return node.forEach((item) => refsOf(item, into));
   if (!node || typeof node !== 'object') return;
   for (const [key, value] of Object.entries(node)) {
-    if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) into.add(value.slice('#/components/schemas/'.length));
+    if (key === '$ref' && typeof value === 'string' && value.startsWith(SCHEMA_REF)) into.add(value.slice(SCHEMA_REF.length));
     else refsOf(value, into);
   }
 }
@@ -65,7 +65,8 @@ function refsOf(node: unknown, into: Set<string>): void {
  * - its own schema names: `ArticleV2` and `ArticleV2List` are `Article` and `ArticleList` in the
  *   v2 document (a client of one version sees one `Article`); schemas no path uses are left out;
  * - texts and examples speak of the version's paths: their `/v{version}/` placeholder
- *   ({@link VERSION_PLACEHOLDER}) becomes `/v2/` in the v2 document, once the document is complete;
+ *   (`VERSION_PLACEHOLDER`, api-versions.ts) becomes `/v2/` in the v2 document, once the document
+ *   is complete (completion adds texts of its own); nothing else in a text is changed;
  * - completed for all operations alike (errors, headers, examples: {@link completeDocument});
  * - operations marked `@DeprecatedVersion()` get `deprecated: true`, the dates in their
  *   description, and the `Deprecation`, `Sunset` and `Link` headers on every response.
