@@ -24,10 +24,10 @@ export const API_VERSION = DOCUMENT_VERSIONS[LATEST_VERSION];
 
 const DESCRIPTION = `Resource-oriented HTTP JSON API.
 
-**Authentication.** \`POST /v1/users\` registers. Then any of: \`POST /v1/login\` returns a
-short-lived bearer token (JWT, 300 s) and a refresh token for \`POST /v1/refresh\` — send
-\`Authorization: Bearer <token>\`; \`POST /v1/api-keys\` creates a scoped, rate-limited key — send
-\`X-API-Key: <key>\`; \`POST /v1/sessions\` sets a \`sid\` cookie — writes then need
+**Authentication.** \`POST /v{version}/users\` registers. Then any of: \`POST /v{version}/login\` returns a
+short-lived bearer token (JWT, 300 s) and a refresh token for \`POST /v{version}/refresh\` — send
+\`Authorization: Bearer <token>\`; \`POST /v{version}/api-keys\` creates a scoped, rate-limited key — send
+\`X-API-Key: <key>\`; \`POST /v{version}/sessions\` sets a \`sid\` cookie — writes then need
 \`X-CSRF-Token\`. Credentials in the query string are refused (400). A missing or invalid
 credential is 401; a valid one without the role, ownership, scope or CSRF token needed is 403.
 Each API key may make \`RATE_LIMIT_PER_MINUTE\` (default 60) requests a minute: its responses carry
@@ -121,22 +121,22 @@ async function buildCombinedDocument(app: INestApplication): Promise<OpenAPIObje
         type: 'http',
         scheme: 'bearer',
         bearerFormat: 'JWT',
-        description: 'Access token from POST /v1/login (300 s). Signed JWS following RFC8725: the algorithm is pinned (HS256, or RS256 with a kid), `alg: none`, a missing `exp` and denied tokens are refused.',
+        description: 'Access token from POST /v{version}/login (300 s). Signed JWS following RFC8725: the algorithm is pinned (HS256, or RS256 with a kid), `alg: none`, a missing `exp` and denied tokens are refused.',
       },
       'bearer',
     )
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key from POST /v1/api-keys, limited to its scopes and rate-limited' }, 'api_key')
-    .addCookieAuth('sid', { type: 'apiKey', in: 'cookie', name: 'sid', description: 'Session cookie from POST /v1/sessions; writes also need X-CSRF-Token' }, 'session')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key from POST /v{version}/api-keys, limited to its scopes and rate-limited' }, 'api_key')
+    .addCookieAuth('sid', { type: 'apiKey', in: 'cookie', name: 'sid', description: 'Session cookie from POST /v{version}/sessions; writes also need X-CSRF-Token' }, 'session')
     .addOAuth2(
       {
         type: 'oauth2',
         description:
-          'OAuth 2.0 authorization code with PKCE (S256 only) for third-party applications registered by an admin (POST /v1/oauth-clients). The access token is a bearer JWT limited to the approved scopes, a signed JWS following RFC8725 as for the `bearer` scheme. To authorize from this page, register a public client with the redirect URI `<origin>/docs/oauth2-redirect.html`.',
+          'OAuth 2.0 authorization code with PKCE (S256 only) for third-party applications registered by an admin (POST /v{version}/oauth-clients). The access token is a bearer JWT limited to the approved scopes, a signed JWS following RFC8725 as for the `bearer` scheme. To authorize from this page, register a public client with the redirect URI `<origin>/docs/oauth2-redirect.html`.',
         flows: {
           authorizationCode: {
-            authorizationUrl: '/v1/oauth/authorize',
-            tokenUrl: '/v1/oauth/token',
-            refreshUrl: '/v1/oauth/token',
+            authorizationUrl: '/v{version}/oauth/authorize',
+            tokenUrl: '/v{version}/oauth/token',
+            refreshUrl: '/v{version}/oauth/token',
             scopes: Object.fromEntries(ALL_SCOPES.map((scope) => [scope, describeScope(scope)])),
           },
         },
