@@ -16,19 +16,26 @@ export const ARTICLE_TRANSITIONS: Readonly<Record<ArticleStatus, readonly Articl
 
 /** An article (SPEC §6 articles). Deleted with its author; its tags are in `article_tags`. */
 @Entity('articles')
-@Index(['author_id', 'id'])
+@Index('idx_articles_title_id', ['title', 'id'])
+@Index('idx_articles_published_at_id', ['published_at', 'id'])
+@Index('idx_articles_created_at_id', ['created_at', 'id'])
+@Index('idx_articles_updated_at_id', ['updated_at', 'id'])
+@Index('idx_articles_status_id', ['status', 'id'])
+@Index('idx_articles_status_title_id', ['status', 'title', 'id'])
+@Index('idx_articles_status_published_at_id', ['status', 'published_at', 'id'])
+@Index('idx_articles_status_created_at_id', ['status', 'created_at', 'id'])
+@Index('idx_articles_status_updated_at_id', ['status', 'updated_at', 'id'])
+@Index('idx_articles_author_id_status_id', ['author_id', 'status', 'id'])
 export class Article {
   @PrimaryGeneratedColumn()
   id: number;
 
-  @Index()
   @Column({ type: 'varchar', length: 200 })
   title: string;
 
   @Column({ type: 'text', default: '' })
   body: string;
 
-  @Index()
   @Column({ type: 'varchar', length: 16, default: 'draft' })
   status: ArticleStatus;
 
@@ -40,26 +47,23 @@ export class Article {
   author?: Relation<User>;
 
   /** Set on the first publication; kept when unpublished or archived. */
-  @Index()
   @Column({ type: TIMESTAMP_TYPE, nullable: true })
   published_at: Date | null;
 
-  @Index()
   @Column({ type: TIMESTAMP_TYPE })
   created_at: Date;
 
-  @Index()
   @Column({ type: TIMESTAMP_TYPE })
   updated_at: Date;
 }
 
 /** Join table of articles and tags; rows go with either side. */
 @Entity('article_tags')
+@Index('idx_article_tags_tag_id', ['tag_id'])
 export class ArticleTag {
   @PrimaryColumn({ type: 'integer' })
   article_id: number;
 
-  @Index()
   @PrimaryColumn({ type: 'integer' })
   tag_id: number;
 

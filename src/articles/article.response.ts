@@ -44,9 +44,9 @@ export class ArticleResponse {
     type: [LinkDto],
     readOnly: true,
     example: [
-      { rel: 'self', href: '/v1/articles/1' },
-      { rel: 'author', href: '/v1/users/1' },
-      { rel: 'comments', href: '/v1/articles/1/comments' },
+      { rel: 'self', href: '/v{version}/articles/1' },
+      { rel: 'author', href: '/v{version}/users/1' },
+      { rel: 'comments', href: '/v{version}/articles/1/comments' },
     ],
   })
   links: Link[];

@@ -1,6 +1,7 @@
 import { defineFields } from '../common/list/field-table.js';
 import { defineResource } from '../common/resources/define-resource.js';
 import { Article, ARTICLE_STATUSES, ArticleTag } from './article.entity.js';
+import { ARTICLES_POLICY } from './articles.policy.js';
 
 /**
  * The articles field table (SPEC §6): filters `status`, `author`, `tag` (articles carrying any of
@@ -41,4 +42,5 @@ export const ARTICLES = defineResource({
   scopes: true,
   entities: [Article, ArticleTag],
   fields: ARTICLES_FIELDS,
+  policy: ARTICLES_POLICY,
 });

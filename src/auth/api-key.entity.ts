@@ -7,7 +7,7 @@ import { User } from '../users/user.entity.js';
  * its SHA-256 hex and a visible `prefix` are stored. Deleted with its user.
  */
 @Entity('api_keys')
-@Index(['user_id', 'id'])
+@Index('idx_api_keys_user_id_id', ['user_id', 'id'])
 export class ApiKey {
   @PrimaryGeneratedColumn()
   id: number;

@@ -33,7 +33,7 @@ export class ApiKeyResponse {
   @ApiProperty({ readOnly: true, format: 'date-time', example: '2026-11-21T10:15:00.000Z' })
   created_at: string;
 
-  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v1/api-keys/1' }] })
+  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v{version}/api-keys/1' }] })
   links: Link[];
 }
 

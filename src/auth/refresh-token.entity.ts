@@ -8,6 +8,8 @@ import { User } from '../users/user.entity.js';
  * detected reuse revokes the whole family.
  */
 @Entity('refresh_tokens')
+@Index('idx_refresh_tokens_family_id', ['family_id'])
+@Index('idx_refresh_tokens_user_id', ['user_id'])
 export class RefreshToken {
   @PrimaryGeneratedColumn()
   id: number;
@@ -15,11 +17,9 @@ export class RefreshToken {
   @Column({ type: 'varchar', length: 64, unique: true })
   token_hash: string;
 
-  @Index()
   @Column({ type: 'varchar', length: 36 })
   family_id: string;
 
-  @Index()
   @Column({ type: 'integer' })
   user_id: number;
 

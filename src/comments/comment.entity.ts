@@ -5,7 +5,9 @@ import { User } from '../users/user.entity.js';
 
 /** A comment on an article (SPEC §6 comments). Deleted with its article or its author. */
 @Entity('comments')
-@Index(['article_id', 'id'])
+@Index('idx_comments_article_id_id', ['article_id', 'id'])
+@Index('idx_comments_article_id_created_at_id', ['article_id', 'created_at', 'id'])
+@Index('idx_comments_author_id', ['author_id'])
 export class Comment {
   @PrimaryGeneratedColumn()
   id: number;
@@ -20,7 +22,6 @@ export class Comment {
   @JoinColumn({ name: 'article_id' })
   article?: Relation<Article>;
 
-  @Index()
   @Column({ type: 'integer' })
   author_id: number;
 
@@ -28,7 +29,6 @@ export class Comment {
   @JoinColumn({ name: 'author_id' })
   author?: Relation<User>;
 
-  @Index()
   @Column({ type: TIMESTAMP_TYPE })
   created_at: Date;
 

@@ -34,9 +34,9 @@ export class CommentResponse {
     type: [LinkDto],
     readOnly: true,
     example: [
-      { rel: 'self', href: '/v1/articles/1/comments/1' },
-      { rel: 'article', href: '/v1/articles/1' },
-      { rel: 'author', href: '/v1/users/2' },
+      { rel: 'self', href: '/v{version}/articles/1/comments/1' },
+      { rel: 'article', href: '/v{version}/articles/1' },
+      { rel: 'author', href: '/v{version}/users/2' },
     ],
   })
   links: Link[];

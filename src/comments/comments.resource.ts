@@ -1,6 +1,7 @@
 import { defineFields } from '../common/list/field-table.js';
 import { defineResource } from '../common/resources/define-resource.js';
 import { Comment } from './comment.entity.js';
+import { COMMENTS_POLICY } from './comments.policy.js';
 
 /** The comments field table (SPEC §6), within one article: filter `author`; sort `id`, `created_at`. */
 export const COMMENTS_FIELDS = defineFields<Comment>()({
@@ -22,4 +23,5 @@ export const COMMENTS = defineResource({
   scopes: true,
   entities: [Comment],
   fields: COMMENTS_FIELDS,
+  policy: COMMENTS_POLICY,
 });

@@ -2,6 +2,7 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, t
 import { TIMESTAMP_TYPE } from '../config/database-kind.js';
 import { User } from '../users/user.entity.js';
 import { OAuthClient } from './oauth-client.entity.js';
+import { OAuthGrant } from './oauth-grant.entity.js';
 
 /**
  * An authorization code (RFC 6749 §4.1.2), stored only as the SHA-256 hex of the code, with the
@@ -10,6 +11,9 @@ import { OAuthClient } from './oauth-client.entity.js';
  * issued from the code (`grant_id`).
  */
 @Entity('oauth_authorization_codes')
+@Index('idx_oauth_codes_oauth_client_id', ['oauth_client_id'])
+@Index('idx_oauth_codes_user_id', ['user_id'])
+@Index('idx_oauth_codes_expires_at', ['expires_at'])
 export class OAuthAuthorizationCode {
   @PrimaryGeneratedColumn()
   id: number;
@@ -17,7 +21,6 @@ export class OAuthAuthorizationCode {
   @Column({ type: 'varchar', length: 64, unique: true })
   code_hash: string;
 
-  @Index()
   @Column({ type: 'integer' })
   oauth_client_id: number;
 
@@ -25,7 +28,6 @@ export class OAuthAuthorizationCode {
   @JoinColumn({ name: 'oauth_client_id' })
   client?: Relation<OAuthClient>;
 
-  @Index()
   @Column({ type: 'integer' })
   user_id: number;
 
@@ -46,7 +48,6 @@ export class OAuthAuthorizationCode {
   @Column({ type: 'varchar', length: 8 })
   code_challenge_method: string;
 
-  @Index()
   @Column({ type: TIMESTAMP_TYPE })
   expires_at: Date;
 
@@ -56,6 +57,10 @@ export class OAuthAuthorizationCode {
   /** The grant the code was exchanged for (null before the exchange or once the grant is revoked). */
   @Column({ type: 'integer', nullable: true })
   grant_id: number | null;
+
+  @ManyToOne(() => OAuthGrant, { onDelete: 'SET NULL' })
+  @JoinColumn({ name: 'grant_id' })
+  grant?: Relation<OAuthGrant>;
 
   @Column({ type: TIMESTAMP_TYPE })
   created_at: Date;

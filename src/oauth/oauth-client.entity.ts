@@ -1,4 +1,4 @@
-import { Column, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from 'typeorm';
 import { TIMESTAMP_TYPE } from '../config/database-kind.js';
 import { User } from '../users/user.entity.js';
 
@@ -9,6 +9,7 @@ import { User } from '../users/user.entity.js';
  * contain a space). Deleting a client deletes its codes and grants.
  */
 @Entity('oauth_clients')
+@Index('idx_oauth_clients_created_at', ['created_at'])
 export class OAuthClient {
   @PrimaryGeneratedColumn()
   id: number;

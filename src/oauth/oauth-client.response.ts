@@ -36,7 +36,7 @@ export class OAuthClientResponse {
   @ApiProperty({ readOnly: true, format: 'date-time', example: '2026-11-21T10:15:00.000Z' })
   updated_at: string;
 
-  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v1/oauth-clients/1' }] })
+  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v{version}/oauth-clients/1' }] })
   links: Link[];
 }
 

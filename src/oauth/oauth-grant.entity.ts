@@ -10,7 +10,8 @@ import { OAuthClient } from './oauth-client.entity.js';
  * access tokens.
  */
 @Entity('oauth_grants')
-@Index(['user_id', 'id'])
+@Index('idx_oauth_grants_user_id_id', ['user_id', 'id'])
+@Index('idx_oauth_grants_oauth_client_id', ['oauth_client_id'])
 export class OAuthGrant {
   @PrimaryGeneratedColumn()
   id: number;
@@ -22,7 +23,6 @@ export class OAuthGrant {
   @JoinColumn({ name: 'user_id' })
   user?: Relation<User>;
 
-  @Index()
   @Column({ type: 'integer' })
   oauth_client_id: number;
 

@@ -9,11 +9,11 @@ import { OAuthGrant } from './oauth-grant.entity.js';
  * it again revokes the whole grant (reuse detection).
  */
 @Entity('oauth_refresh_tokens')
+@Index('idx_oauth_refresh_tokens_grant_id', ['grant_id'])
 export class OAuthRefreshToken {
   @PrimaryGeneratedColumn()
   id: number;
 
-  @Index()
   @Column({ type: 'integer' })
   grant_id: number;
 

@@ -16,7 +16,12 @@ export type Currency = (typeof CURRENCIES)[number];
  * 64-bit columns: PostgreSQL returns them as strings, so mappers convert with Number().
  */
 @Entity('orders')
-@Index(['user_id', 'id'])
+@Index('idx_orders_user_id_id', ['user_id', 'id'])
+@Index('idx_orders_user_id_created_at_id', ['user_id', 'created_at', 'id'])
+@Index('idx_orders_currency', ['currency'])
+@Index('idx_orders_status_id', ['status', 'id'])
+@Index('idx_orders_total_cents_id', ['total_cents', 'id'])
+@Index('idx_orders_created_at_id', ['created_at', 'id'])
 export class Order {
   @PrimaryGeneratedColumn()
   id: number;
@@ -28,19 +33,15 @@ export class Order {
   @JoinColumn({ name: 'user_id' })
   user?: Relation<User>;
 
-  @Index()
   @Column({ type: 'varchar', length: 3 })
   currency: Currency;
 
-  @Index()
   @Column({ type: 'varchar', length: 16, default: 'pending' })
   status: OrderStatus;
 
-  @Index()
   @Column({ type: 'bigint' })
   total_cents: string | number;
 
-  @Index()
   @Column({ type: TIMESTAMP_TYPE })
   created_at: Date;
 
@@ -50,7 +51,7 @@ export class Order {
 
 /** One line of an order; `position` keeps the order the client sent the items in. */
 @Entity('order_items')
-@Index(['order_id', 'position'])
+@Index('idx_order_items_order_id_position', ['order_id', 'position'])
 export class OrderItem {
   @PrimaryGeneratedColumn()
   id: number;

@@ -52,7 +52,7 @@ export class OrderResponse {
   updated_at: string;
 
   /** `self` and `user`. */
-  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v1/orders/1' }, { rel: 'user', href: '/v1/users/1' }] })
+  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v{version}/orders/1' }, { rel: 'user', href: '/v{version}/users/1' }] })
   links: Link[];
 }
 

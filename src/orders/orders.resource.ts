@@ -1,6 +1,7 @@
 import { defineFields } from '../common/list/field-table.js';
 import { defineResource } from '../common/resources/define-resource.js';
 import { CURRENCIES, Order, OrderItem, ORDER_STATUSES } from './order.entity.js';
+import { ORDERS_POLICY } from './orders.policy.js';
 
 /**
  * The orders field table (SPEC §6): filters `status`, `user`, `currency`; sort `id`, `created_at`,
@@ -28,4 +29,5 @@ export const ORDERS = defineResource({
   scopes: true,
   entities: [Order, OrderItem],
   fields: ORDERS_FIELDS,
+  policy: ORDERS_POLICY,
 });

@@ -3,6 +3,7 @@ import { TIMESTAMP_TYPE } from '../config/database-kind.js';
 
 /** A tag (SPEC §6 tags): `name` is 1-50 of `[a-z0-9-]`, stored lower-case, unique. */
 @Entity('tags')
+@Index('idx_tags_created_at_id', ['created_at', 'id'])
 export class Tag {
   @PrimaryGeneratedColumn()
   id: number;
@@ -10,7 +11,6 @@ export class Tag {
   @Column({ type: 'varchar', length: 50, unique: true })
   name: string;
 
-  @Index()
   @Column({ type: TIMESTAMP_TYPE })
   created_at: Date;
 

@@ -23,7 +23,7 @@ export class TagResponse {
   updated_at: string;
 
   /** `self` and `articles` (the articles carrying this tag). */
-  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v1/tags/1' }, { rel: 'articles', href: '/v1/articles?tag=nestjs' }] })
+  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v{version}/tags/1' }, { rel: 'articles', href: '/v{version}/articles?tag=nestjs' }] })
   links: Link[];
 }
 

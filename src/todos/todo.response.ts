@@ -32,7 +32,7 @@ export class TodoResponse {
   updated_at: string;
 
   /** `self` and `owner`. */
-  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v1/todos/1' }, { rel: 'owner', href: '/v1/users/1' }] })
+  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v{version}/todos/1' }, { rel: 'owner', href: '/v{version}/users/1' }] })
   links: Link[];
 }
 

@@ -1,6 +1,7 @@
 import { defineFields } from '../common/list/field-table.js';
 import { defineResource } from '../common/resources/define-resource.js';
 import { Todo, TODO_STATUSES } from './todo.entity.js';
+import { TODOS_POLICY } from './todos.policy.js';
 
 /** The todos field table (SPEC §6): filters `status`, `owner`; sort `id`, `title`, `status`, `created_at`, `updated_at`. */
 export const TODOS_FIELDS = defineFields<Todo>()({
@@ -23,4 +24,5 @@ export const TODOS = defineResource({
   scopes: true,
   entities: [Todo],
   fields: TODOS_FIELDS,
+  policy: TODOS_POLICY,
 });

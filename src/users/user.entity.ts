@@ -7,6 +7,10 @@ export type Role = (typeof ROLES)[number];
 
 /** A user account (SPEC §6 users). Table `users`; property names are the column names. */
 @Entity('users')
+@Index('idx_users_name_id', ['name', 'id'])
+@Index('idx_users_age_id', ['age', 'id'])
+@Index('idx_users_role_id', ['role', 'id'])
+@Index('idx_users_created_at_id', ['created_at', 'id'])
 export class User {
   @PrimaryGeneratedColumn()
   id: number;
@@ -18,11 +22,9 @@ export class User {
   @Column({ type: 'varchar', length: 255, select: false })
   password_hash: string;
 
-  @Index()
   @Column({ type: 'varchar', length: 100 })
   name: string;
 
-  @Index()
   @Column({ type: 'integer', nullable: true })
   age: number | null;
 
@@ -30,11 +32,9 @@ export class User {
   @Column({ type: 'varchar', length: 254, nullable: true, unique: true })
   email: string | null;
 
-  @Index()
   @Column({ type: 'varchar', length: 16, default: 'user' })
   role: Role;
 
-  @Index()
   @Column({ type: TIMESTAMP_TYPE })
   created_at: Date;
 

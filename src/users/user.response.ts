@@ -34,7 +34,7 @@ export class UserResponse {
   updated_at: string;
 
   /** `self` and `todos` (the user's todos). */
-  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v1/users/1' }, { rel: 'todos', href: '/v1/todos?owner=1' }] })
+  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v{version}/users/1' }, { rel: 'todos', href: '/v{version}/todos?owner=1' }] })
   links: Link[];
 }
 

@@ -22,7 +22,7 @@ const HEADERS: Record<string, Json> = {
   },
   Location: {
     description: 'Path of the created resource.',
-    schema: { type: 'string', format: 'uri-reference', maxLength: 2048, example: '/v1/todos/1' },
+    schema: { type: 'string', format: 'uri-reference', maxLength: 2048, example: '/v{version}/todos/1' },
   },
   'WWW-Authenticate': {
     description: 'The challenge: `Bearer realm="api"` (plus `error="invalid_token"` when a bad token was sent).',
@@ -52,7 +52,7 @@ const CSRF_PARAMETER = {
   in: 'header',
   required: false,
   description:
-    'Needed only with the `sid` session cookie: the `csrf_token` of the session (from `POST /v1/sessions`). Missing or wrong on a cookie-authenticated write → 403. Ignored with a bearer token or API key.',
+    'Needed only with the `sid` session cookie: the `csrf_token` of the session (from `POST /v{version}/sessions`). Missing or wrong on a cookie-authenticated write → 403. Ignored with a bearer token or API key.',
   schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{32}$', minLength: 32, maxLength: 32, example: 'k3V9r1b2Qm8xZ0pL4tY7wE2sD6fH9jN1' },
 };
 

@@ -1,15 +1,18 @@
 import { Table, type MigrationInterface, type QueryRunner, type TableColumnOptions } from 'typeorm';
 
+// Migrations are frozen history: nothing here is imported by another migration, and this file
+// imports nothing of the project, so that what it does can never change (docs/extending.md).
+
 /** Timestamp column type for the running driver: `timestamptz` on PostgreSQL, `datetime` on SQLite. */
-export function timestampType(queryRunner: QueryRunner): string {
+function timestampType(queryRunner: QueryRunner): string {
   return queryRunner.connection.driver.options.type === 'postgres' ? 'timestamptz' : 'datetime';
 }
 
 /** The `id` primary key every table shares: sequential positive integers (SPEC §1). */
-export const idColumn: TableColumnOptions = { name: 'id', type: 'integer', isPrimary: true, isGenerated: true, generationStrategy: 'increment' };
+const idColumn: TableColumnOptions = { name: 'id', type: 'integer', isPrimary: true, isGenerated: true, generationStrategy: 'increment' };
 
 /** `created_at`/`updated_at` columns in the driver's timestamp type. */
-export function timestampColumns(queryRunner: QueryRunner): TableColumnOptions[] {
+function timestampColumns(queryRunner: QueryRunner): TableColumnOptions[] {
   const type = timestampType(queryRunner);
   return [
     { name: 'created_at', type },

@@ -1,5 +1,15 @@
-import { Table, type MigrationInterface, type QueryRunner } from 'typeorm';
-import { idColumn, timestampType } from './1763700000000-initial-schema.js';
+import { Table, type MigrationInterface, type QueryRunner, type TableColumnOptions } from 'typeorm';
+
+// Migrations are frozen history: nothing here is imported from another migration or from the
+// project, so that what it does can never change (docs/extending.md). These helpers are copies.
+
+/** Timestamp column type for the running driver: `timestamptz` on PostgreSQL, `datetime` on SQLite. */
+function timestampType(queryRunner: QueryRunner): string {
+  return queryRunner.connection.driver.options.type === 'postgres' ? 'timestamptz' : 'datetime';
+}
+
+/** The `id` primary key every table shares: sequential positive integers (SPEC §1). */
+const idColumn: TableColumnOptions = { name: 'id', type: 'integer', isPrimary: true, isGenerated: true, generationStrategy: 'increment' };
 
 /** API keys and server-side sessions (the authentication issue). Both cascade with their user. */
 export class ApiKeysSessions1763900000000 implements MigrationInterface {

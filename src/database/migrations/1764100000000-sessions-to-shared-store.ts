@@ -1,5 +1,12 @@
 import { type MigrationInterface, type QueryRunner, Table } from 'typeorm';
-import { timestampType } from './1763700000000-initial-schema.js';
+
+// Migrations are frozen history: nothing here is imported from another migration or from the
+// project, so that what it does can never change (docs/extending.md). These helpers are copies.
+
+/** Timestamp column type for the running driver: `timestamptz` on PostgreSQL, `datetime` on SQLite. */
+function timestampType(queryRunner: QueryRunner): string {
+  return queryRunner.connection.driver.options.type === 'postgres' ? 'timestamptz' : 'datetime';
+}
 
 /**
  * Sessions move from the database to the shared store (in process, or Redis with REDIS_URL —
