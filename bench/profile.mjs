@@ -1,0 +1,115 @@
+/**
+ * `node bench/profile.mjs [--db postgres|sqlite] [--size 10k] [--endpoint get|post|list] [--seconds 10]`:
+ * starts the service as bench/run.mjs does (production, logs to a file, pinned to core 0) with
+ * `--cpu-prof`, loads one endpoint with autocannon (50 connections) and prints where the
+ * main-thread CPU went per request: self time by package and the top functions.
+ * The .cpuprofile is kept in bench/.cache/profiles for Chrome DevTools.
+ */
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { cpuMicros, freePort, memory, pin, spawnNode, stop, waitReady } from './lib/proc.mjs';
+import { CACHE_DIR, dropPostgres, parseSize, prepareSqlite, preparePostgres } from './lib/seed.mjs';
+
+const args = Object.fromEntries(process.argv.slice(2).join(' ').split('--').filter(Boolean).map((a) => a.trim().split(/\s+/)));
+const db = args.db ?? 'postgres';
+const size = parseSize(args.size ?? '10k');
+const which = args.endpoint ?? 'get';
+const seconds = Number(args.seconds ?? 10);
+const extra = args.node ? args.node.split(',') : [];
+pin(process.pid, 1);
+const secret = randomBytes(32).toString('base64url');
+const now = Math.floor(Date.now() / 1000);
+const enc = (o) => Buffer.from(JSON.stringify(o)).toString('base64url');
+const unsigned = `${enc({ alg: 'HS256', typ: 'JWT' })}.${enc({ user_id: 7, role: 'user', typ: 'access', fid: randomUUID(), iat: now, exp: now + 86400, jti: randomUUID() })}`;
+const token = `${unsigned}.${createHmac('sha256', secret).update(unsigned).digest('base64url')}`;
+const label = `prof${args.size ?? '10k'}`;
+const target = db === 'postgres' ? await preparePostgres(size, label) : await prepareSqlite(size, label);
+let id = Math.floor(size / 2);
+if (db === 'postgres') {
+  const c = new pg.Client({ connectionString: target });
+  await c.connect();
+  id = (await c.query(`SELECT id FROM articles WHERE status='published' AND author_id<>7 AND id>=${id} ORDER BY id LIMIT 1`)).rows[0].id;
+  await c.end();
+}
+const dir = path.join(CACHE_DIR, 'profiles', `${db}-${which}-${Date.now()}`);
+mkdirSync(dir, { recursive: true });
+const port = await freePort();
+const env = { NODE_ENV: 'production', JWT_SECRET: secret, OAUTH_ISSUER: 'http://127.0.0.1', LOG_LEVEL: 'info', PORT: String(port), DATABASE_URL: db === 'postgres' ? target : `sqlite:${target}` };
+const prof = args.noprof ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+const spawnedAt = performance.now();
+const child = spawnNode([...prof, ...extra, 'dist/src/main.js'], env, 0, path.join(dir, 'service.log'));
+const base = `http://127.0.0.1:${port}`;
+await waitReady(`${base}/health/ready`, child);
+const auth = { authorization: `Bearer ${token}` };
+const ep = {
+  get: { url: `${base}/v1/articles/${id}`, headers: auth },
+  list: { url: `${base}/v1/articles?status=published&sort=-created_at&page=1&size=20`, headers: auth },
+  post: { url: `${base}/v1/todos`, method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Buy milk', content: 'Two litres, semi-skimmed.', status: 'pending' }) },
+}[which];
+await autocannon({ ...ep, connections: 50, duration: 2 });
+const cpu0 = cpuMicros(child.pid);
+const from = performance.now() - spawnedAt;
+const r = await autocannon({ ...ep, connections: 50, duration: seconds });
+const cpu = cpuMicros(child.pid) - cpu0;
+const to = performance.now() - spawnedAt;
+const rss = memory(child.pid);
+await stop(child);
+console.log(`${which} ${db}: ${Math.round(r['2xx'] / r.duration)} req/s, non2xx ${r.non2xx + r.errors}, CPU ${Math.round(cpu / r['2xx'])} µs/req (process), peak RSS ${(rss.peak / 2 ** 20).toFixed(0)} MiB`);
+if (db === 'postgres' && args.drop) await dropPostgres(label);
+if (args.noprof) process.exit(0);
+const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8'));
+const self = new Map();
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const dt = profile.timeDeltas;
+// only the measured window (the profile starts a few ms after the spawn: close enough)
+let t = 0;
+for (let i = 0; i < profile.samples.length; i++) {
+  t += dt[i] ?? 0;
+  if (t < from * 1000 || t > to * 1000) continue;
+  const n = byId.get(profile.samples[i]);
+  self.set(n.id, (self.get(n.id) ?? 0) + (dt[i] ?? 0));
+}
+// inclusive time of functions (each sample counted once per distinct function on its stack)
+const parent = new Map();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const incl = new Map();
+for (const [id, us] of self) {
+  const seen = new Set();
+  for (let x = id; x !== undefined; x = parent.get(x)) {
+    const cf = byId.get(x).callFrame;
+    const key = `${cf.functionName || '(anon)'} ${cf.url.replace(/.*node_modules\//, '').replace(/.*\/dist\//, '')}:${cf.lineNumber}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    incl.set(key, (incl.get(key) ?? 0) + us);
+  }
+}
+const total = [...self.values()].reduce((a, b) => a + b, 0);
+const pkg = (url) => {
+  if (!url) return '(native/gc)';
+  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (m) return m[1];
+  if (url.startsWith('node:')) return 'node:' + url.slice(5).split('/')[0];
+  if (url.includes('/dist/')) return 'project:' + url.split('/dist/')[1];
+  return url;
+};
+const groups = new Map();
+const fns = new Map();
+for (const [id, us] of self) {
+  const n = byId.get(id);
+  const cf = n.callFrame;
+  const g = cf.url ? pkg(cf.url) : cf.functionName || '(native)';
+  groups.set(g, (groups.get(g) ?? 0) + us);
+  const key = `${cf.functionName || '(anon)'} ${cf.url.replace(/.*node_modules\//, '').replace(/.*\/dist\//, '')}:${cf.lineNumber}`;
+  fns.set(key, (fns.get(key) ?? 0) + us);
+}
+const reqs = r['2xx'] + 2 * 0;
+const show = (m, k) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([name, us]) => `${(100 * us / total).toFixed(1).padStart(5)} %  ${(us / r['2xx']).toFixed(0).padStart(5)} µs/req*  ${name}`).join('\n');
+console.log(`profile: ${file} (${(total / 1e6).toFixed(1)} s sampled in the measured window)`);
+console.log(show(groups, 30));
+console.log('--- top functions');
+console.log(show(fns, Number(args.top ?? 40)));
+if (args.incl) { console.log('--- inclusive'); console.log(show(new Map([...incl].filter(([k]) => !k.startsWith('(root)') && !k.startsWith('(anon) :'))), Number(args.incl))); }
