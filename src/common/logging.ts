@@ -118,15 +118,30 @@ export function redactUrl(url: string): string {
   return `${redactText(path)}${query === undefined ? '' : `?${query}`}${fragment === undefined ? '' : `#${redactParams(fragment)}`}`;
 }
 
+/** How a header's value is logged, by its lower-case name: as sent, censored, or as a URL ({@link redactUrl}). */
+type HeaderTreatment = 'keep' | 'censor' | 'url';
+
+/** Header name (as sent) → its treatment; the names a service sees are few, decided once each (bounded). */
+const headerTreatments = new Map<string, HeaderTreatment>();
+
+function headerTreatment(name: string): HeaderTreatment {
+  let treatment = headerTreatments.get(name);
+  if (treatment === undefined) {
+    const lower = name.toLowerCase();
+    treatment = SECRET_HEADERS.has(lower) || SECRET_NAME.test(lower) ? 'censor' : lower === 'location' ? 'url' : 'keep';
+    if (headerTreatments.size < 1000) headerTreatments.set(name, treatment);
+  }
+  return treatment;
+}
+
 /** Headers for the logs (request or response, names in any case): credential values censored, `Location` through {@link redactUrl}. */
 export function redactHeaders(headers: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   if (!headers) return headers;
   const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    const lower = name.toLowerCase();
-    if (SECRET_HEADERS.has(lower) || SECRET_NAME.test(lower)) out[name] = CENSOR;
-    else if (lower === 'location' && typeof value === 'string') out[name] = redactUrl(value);
-    else out[name] = value;
+  for (const name in headers) {
+    const value = headers[name];
+    const treatment = headerTreatment(name);
+    out[name] = treatment === 'censor' ? CENSOR : treatment === 'url' && typeof value === 'string' ? redactUrl(value) : value;
   }
   return out;
 }

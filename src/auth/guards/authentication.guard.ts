@@ -7,6 +7,7 @@ import { forbidden, unauthorized } from '../../common/errors/api-exception.js';
 import type { AuthScheme, AuthUser } from '../auth-user.js';
 import { IS_PUBLIC } from '../decorators/auth.decorators.js';
 import { SESSION_COOKIE } from '../sessions.service.js';
+import { JwtStrategy } from '../strategies/jwt.strategy.js';
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -29,12 +30,6 @@ function verdict<T>(err: unknown, user: T | false, refusal: () => Error): T {
   throw refusal();
 }
 
-class BearerGuard extends AuthGuard('jwt') {
-  override handleRequest<T>(err: unknown, user: T | false): T {
-    return verdict(err, user, () => unauthorized('invalid or expired token', true));
-  }
-}
-
 class ApiKeyGuard extends AuthGuard('api-key') {
   override handleRequest<T>(err: unknown, user: T | false): T {
     return verdict(err, user, () => unauthorized('invalid, expired or revoked API key'));
@@ -50,8 +45,9 @@ class SessionGuard extends AuthGuard('session') {
 
 /**
  * The one authentication guard (SPEC §3), global: every operation not marked `@Public()` needs a
- * credential, and the first one present decides (Bearer JWT, X-API-Key, `sid` cookie), each
- * verified by its passport strategy. Then, for a session, unsafe methods need `X-CSRF-Token`
+ * credential, and the first one present decides (Bearer JWT, X-API-Key, `sid` cookie): a Bearer
+ * token by JwtStrategy.authenticateBearer (jsonwebtoken directly: passport's per-request
+ * machinery cost more than the verification), an API key and a session by their passport strategies. Then, for a session, unsafe methods need `X-CSRF-Token`
  * equal to the session's token. Scopes are checked later by ScopeGuard, after the rate limit, so
  * that refused calls of an API key count and carry the rate-limit headers too.
  * Per-handler metadata is resolved once and cached.
@@ -61,20 +57,23 @@ class SessionGuard extends AuthGuard('session') {
 @Injectable()
 export class AuthenticationGuard implements CanActivate {
   private readonly publicHandlers = new Map<Function, boolean>();
-  private readonly guards: Record<AuthScheme, CanActivate> = {
-    bearer: new BearerGuard(),
+  private readonly guards: Record<Exclude<AuthScheme, 'bearer'>, CanActivate> = {
     api_key: new ApiKeyGuard(),
     session: new SessionGuard(),
   };
 
-  constructor(private readonly reflector: Reflector) {}
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly jwt: JwtStrategy,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.isPublic(context)) return true;
     const req = context.switchToHttp().getRequest<Request & { user?: AuthUser }>();
     const scheme = presentScheme(req);
     if (!scheme) throw unauthorized('authentication required');
-    await this.guards[scheme].canActivate(context);
+    if (scheme === 'bearer') req.user = verdict(null, await this.jwt.authenticateBearer(req), () => unauthorized('invalid or expired token', true));
+    else await this.guards[scheme].canActivate(context);
     const user = req.user as AuthUser;
     user.scheme = scheme;
     if (scheme === 'session' && UNSAFE_METHODS.has(req.method)) {
