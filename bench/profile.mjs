@@ -13,7 +13,11 @@ import pg from 'pg';
 import { cpuMicros, freePort, memory, pin, spawnNode, stop, waitReady } from './lib/proc.mjs';
 import { CACHE_DIR, dropPostgres, parseSize, prepareSqlite, preparePostgres } from './lib/seed.mjs';
 
-const args = Object.fromEntries(process.argv.slice(2).join(' ').split('--').filter(Boolean).map((a) => a.trim().split(/\s+/)));
+const args = {};
+for (let i = 2; i < process.argv.length; i++) {
+  const [name, value] = process.argv[i].replace(/^--/, '').split(/=(.*)/s);
+  args[name] = value ?? (process.argv[i + 1] && !process.argv[i + 1].startsWith('--') ? process.argv[++i] : '1');
+}
 const db = args.db ?? 'postgres';
 const size = parseSize(args.size ?? '10k');
 const which = args.endpoint ?? 'get';
@@ -37,7 +41,7 @@ if (db === 'postgres') {
 const dir = path.join(CACHE_DIR, 'profiles', `${db}-${which}-${Date.now()}`);
 mkdirSync(dir, { recursive: true });
 const port = await freePort();
-const env = { NODE_ENV: 'production', JWT_SECRET: secret, OAUTH_ISSUER: 'http://127.0.0.1', LOG_LEVEL: 'info', PORT: String(port), DATABASE_URL: db === 'postgres' ? target : `sqlite:${target}` };
+const env = { HEAP_OUT: path.join(dir, 'heap.heapprofile'), NODE_ENV: 'production', JWT_SECRET: secret, OAUTH_ISSUER: 'http://127.0.0.1', LOG_LEVEL: 'info', PORT: String(port), DATABASE_URL: db === 'postgres' ? target : `sqlite:${target}` };
 const prof = args.noprof ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
 const spawnedAt = performance.now();
 const child = spawnNode([...prof, ...extra, 'dist/src/main.js'], env, 0, path.join(dir, 'service.log'));
@@ -50,12 +54,15 @@ const ep = {
   post: { url: `${base}/v1/todos`, method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Buy milk', content: 'Two litres, semi-skimmed.', status: 'pending' }) },
 }[which];
 await autocannon({ ...ep, connections: 50, duration: 2 });
+if (args.heap) { child.kill('SIGUSR2'); await new Promise((r) => setTimeout(r, 300)); }
 const cpu0 = cpuMicros(child.pid);
 const from = performance.now() - spawnedAt;
 const r = await autocannon({ ...ep, connections: 50, duration: seconds });
 const cpu = cpuMicros(child.pid) - cpu0;
 const to = performance.now() - spawnedAt;
 const rss = memory(child.pid);
+if (args.heap) { child.kill('SIGUSR2'); await new Promise((r) => setTimeout(r, 3000)); }
+if (args.usr2) { await new Promise((r) => setTimeout(r, 1000)); child.kill('SIGUSR2'); await new Promise((r) => setTimeout(r, 1000)); }
 await stop(child);
 console.log(`${which} ${db}: ${Math.round(r['2xx'] / r.duration)} req/s, non2xx ${r.non2xx + r.errors}, CPU ${Math.round(cpu / r['2xx'])} µs/req (process), peak RSS ${(rss.peak / 2 ** 20).toFixed(0)} MiB`);
 if (db === 'postgres' && args.drop) await dropPostgres(label);
