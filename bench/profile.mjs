@@ -37,6 +37,12 @@ if (db === 'postgres') {
   await c.connect();
   id = (await c.query(`SELECT id FROM articles WHERE status='published' AND author_id<>7 AND id>=${id} ORDER BY id LIMIT 1`)).rows[0].id;
   await c.end();
+} else {
+  const { loadSqliteDriver } = await import('../dist/src/database/sqlite-driver.js');
+  const Database = loadSqliteDriver();
+  const file = new Database(target, { readonly: true });
+  id = file.prepare(`SELECT id FROM articles WHERE status='published' AND author_id<>7 AND id>=${id} ORDER BY id LIMIT 1`).get().id;
+  file.close();
 }
 const dir = path.join(CACHE_DIR, 'profiles', `${db}-${which}-${Date.now()}`);
 mkdirSync(dir, { recursive: true });
@@ -47,6 +53,19 @@ const spawnedAt = performance.now();
 const child = spawnNode([...prof, ...extra, 'dist/src/main.js'], env, 0, path.join(dir, 'service.log'));
 const base = `http://127.0.0.1:${port}`;
 await waitReady(`${base}/health/ready`, child);
+let r;
+let cpu;
+let from = 0;
+let to;
+let rss;
+if (args.startup) {
+  // start-up only: spawn to the first 200 of /health/ready
+  to = performance.now() - spawnedAt;
+  cpu = cpuMicros(child.pid);
+  rss = memory(child.pid);
+  r = { '2xx': 1, duration: 1, non2xx: 0, errors: 0 };
+  console.log(`start-up ${db}: ${to.toFixed(0)} ms to ready, CPU ${(cpu / 1000).toFixed(0)} ms`);
+} else {
 const auth = { authorization: `Bearer ${token}` };
 const ep = {
   get: { url: `${base}/v1/articles/${id}`, headers: auth },
@@ -56,15 +75,17 @@ const ep = {
 await autocannon({ ...ep, connections: 50, duration: 2 });
 if (args.heap) { child.kill('SIGUSR2'); await new Promise((r) => setTimeout(r, 300)); }
 const cpu0 = cpuMicros(child.pid);
-const from = performance.now() - spawnedAt;
-const r = await autocannon({ ...ep, connections: 50, duration: seconds });
-const cpu = cpuMicros(child.pid) - cpu0;
-const to = performance.now() - spawnedAt;
-const rss = memory(child.pid);
+from = performance.now() - spawnedAt;
+r = await autocannon({ ...ep, connections: 50, duration: seconds });
+cpu = cpuMicros(child.pid) - cpu0;
+to = performance.now() - spawnedAt;
+rss = memory(child.pid);
 if (args.heap) { child.kill('SIGUSR2'); await new Promise((r) => setTimeout(r, 3000)); }
+if (args.snapshot) { await new Promise((r) => setTimeout(r, 1500)); child.kill('SIGUSR2'); await new Promise((r) => setTimeout(r, 8000)); }
 if (args.usr2) { await new Promise((r) => setTimeout(r, 1000)); child.kill('SIGUSR2'); await new Promise((r) => setTimeout(r, 1000)); }
+}
 await stop(child);
-console.log(`${which} ${db}: ${Math.round(r['2xx'] / r.duration)} req/s, non2xx ${r.non2xx + r.errors}, CPU ${Math.round(cpu / r['2xx'])} µs/req (process), peak RSS ${(rss.peak / 2 ** 20).toFixed(0)} MiB`);
+if (!args.startup) console.log(`${which} ${db}: ${Math.round(r['2xx'] / r.duration)} req/s, non2xx ${r.non2xx + r.errors}, CPU ${Math.round(cpu / r['2xx'])} µs/req (process), peak RSS ${(rss.peak / 2 ** 20).toFixed(0)} MiB`);
 if (db === 'postgres' && args.drop) await dropPostgres(label);
 if (args.noprof) process.exit(0);
 const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
