@@ -74,10 +74,23 @@ const ep = {
 }[which];
 await autocannon({ ...ep, connections: 50, duration: 2 });
 if (args.heap) { child.kill('SIGUSR2'); await new Promise((r) => setTimeout(r, 300)); }
+const backends = async () => {
+  if (db !== 'postgres') return [];
+  const c = new pg.Client({ connectionString: target });
+  await c.connect();
+  const { rows } = await c.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'resource-api'`);
+  await c.end();
+  return rows.map((row) => row.pid);
+};
+const pids = await backends();
+const db0 = new Map(pids.map((pid) => [pid, cpuMicros(pid)]));
 const cpu0 = cpuMicros(child.pid);
 from = performance.now() - spawnedAt;
 r = await autocannon({ ...ep, connections: 50, duration: seconds });
 cpu = cpuMicros(child.pid) - cpu0;
+let dbCpu = 0;
+for (const pid of await backends()) dbCpu += cpuMicros(pid) - (db0.get(pid) ?? 0);
+r.dbCpu = dbCpu;
 to = performance.now() - spawnedAt;
 rss = memory(child.pid);
 if (args.heap) { child.kill('SIGUSR2'); await new Promise((r) => setTimeout(r, 3000)); }
@@ -85,7 +98,7 @@ if (args.snapshot) { await new Promise((r) => setTimeout(r, 1500)); child.kill('
 if (args.usr2) { await new Promise((r) => setTimeout(r, 1000)); child.kill('SIGUSR2'); await new Promise((r) => setTimeout(r, 1000)); }
 }
 await stop(child);
-if (!args.startup) console.log(`${which} ${db}: ${Math.round(r['2xx'] / r.duration)} req/s, non2xx ${r.non2xx + r.errors}, CPU ${Math.round(cpu / r['2xx'])} µs/req (process), peak RSS ${(rss.peak / 2 ** 20).toFixed(0)} MiB`);
+if (!args.startup) console.log(`${which} ${db}: ${Math.round(r['2xx'] / r.duration)} req/s, non2xx ${r.non2xx + r.errors}, CPU ${Math.round(cpu / r['2xx'])} µs/req (process)${db === 'postgres' ? ` + ${Math.round(r.dbCpu / r['2xx'])} (PostgreSQL)` : ''}, peak RSS ${(rss.peak / 2 ** 20).toFixed(0)} MiB`);
 if (db === 'postgres' && args.drop) await dropPostgres(label);
 if (args.noprof) process.exit(0);
 const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
