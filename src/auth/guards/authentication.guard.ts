@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
@@ -30,6 +30,12 @@ function verdict<T>(err: unknown, user: T | false, refusal: () => Error): T {
   throw refusal();
 }
 
+class BearerGuard extends AuthGuard('jwt') {
+  override handleRequest<T>(err: unknown, user: T | false): T {
+    return verdict(err, user, () => unauthorized('invalid or expired token', true));
+  }
+}
+
 class ApiKeyGuard extends AuthGuard('api-key') {
   override handleRequest<T>(err: unknown, user: T | false): T {
     return verdict(err, user, () => unauthorized('invalid, expired or revoked API key'));
@@ -57,14 +63,20 @@ class SessionGuard extends AuthGuard('session') {
 @Injectable()
 export class AuthenticationGuard implements CanActivate {
   private readonly publicHandlers = new Map<Function, boolean>();
-  private readonly guards: Record<Exclude<AuthScheme, 'bearer'>, CanActivate> = {
+  private readonly guards: Record<AuthScheme, CanActivate> = {
+    bearer: new BearerGuard(),
     api_key: new ApiKeyGuard(),
     session: new SessionGuard(),
   };
 
+  /**
+   * `jwt`: the application's JwtStrategy (always there in the application, where AuthModule
+   * provides it); without it — a guard built by hand — a Bearer token goes through the passport
+   * strategy registered as `jwt`, with the same verdicts.
+   */
   constructor(
     private readonly reflector: Reflector,
-    private readonly jwt: JwtStrategy,
+    @Optional() private readonly jwt?: JwtStrategy,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -72,7 +84,7 @@ export class AuthenticationGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request & { user?: AuthUser }>();
     const scheme = presentScheme(req);
     if (!scheme) throw unauthorized('authentication required');
-    if (scheme === 'bearer') req.user = verdict(null, await this.jwt.authenticateBearer(req), () => unauthorized('invalid or expired token', true));
+    if (scheme === 'bearer' && this.jwt) req.user = verdict(null, await this.jwt.authenticateBearer(req), () => unauthorized('invalid or expired token', true));
     else await this.guards[scheme].canActivate(context);
     const user = req.user as AuthUser;
     user.scheme = scheme;
