@@ -1,4 +1,7 @@
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
+
+const require = createRequire(import.meta.url);
 
 /** At most this many distinct statement texts get a name; later ones run unnamed, as before. */
 export const MAX_NAMED_STATEMENTS = 500;
@@ -27,13 +30,22 @@ export function statementName(text: string): string | undefined {
  * every call (TypeORM passes a text and an array of values, which pg sends as an unnamed
  * statement). A query without parameters keeps the simple protocol (one round trip:
  * `START TRANSACTION`, `COMMIT`, migrations). Results, errors and timeouts are pg's, unchanged.
+ * Returns the class, defined on first call: `pg` (some 30 modules) is loaded only when the service
+ * runs on PostgreSQL, not at every start-up on SQLite.
  */
-export class PreparingClient extends pg.Client {
-  override query(config: unknown, values?: unknown, callback?: unknown): never {
-    if (typeof config === 'string' && Array.isArray(values) && values.length > 0) {
-      const name = statementName(config);
-      if (name !== undefined) return (super.query as (...args: unknown[]) => never)({ name, text: config, values }, callback);
+export function preparingClient(): typeof pg.Client {
+  if (preparing) return preparing;
+  const { Client } = require('pg') as typeof pg;
+  preparing = class PreparingClient extends Client {
+    override query(config: unknown, values?: unknown, callback?: unknown): never {
+      if (typeof config === 'string' && Array.isArray(values) && values.length > 0) {
+        const name = statementName(config);
+        if (name !== undefined) return (super.query as (...args: unknown[]) => never)({ name, text: config, values }, callback);
+      }
+      return (super.query as (...args: unknown[]) => never)(config, values, callback);
     }
-    return (super.query as (...args: unknown[]) => never)(config, values, callback);
-  }
+  } as typeof pg.Client;
+  return preparing;
 }
+
+let preparing: typeof pg.Client | undefined;
