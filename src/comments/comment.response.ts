@@ -3,6 +3,7 @@ import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
+import { tagged } from '../common/writes/preconditions.js';
 
 /** A comment as the API returns it (SPEC §6 comments). */
 @ApiSchema({ name: 'Comment' })
@@ -47,7 +48,7 @@ export function toCommentResponse(source: object): CommentResponse {
   const prefix = linkPrefix();
   const article = Number(row.article_id);
   const author = Number(row.author_id);
-  return {
+  return tagged({
     id,
     body: row.body as string,
     article,
@@ -59,5 +60,5 @@ export function toCommentResponse(source: object): CommentResponse {
       { rel: 'article', href: `${prefix}/articles/${article}` },
       { rel: 'author', href: `${prefix}/users/${author}` },
     ],
-  };
+  }, row.version);
 }

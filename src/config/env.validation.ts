@@ -79,6 +79,8 @@ export interface Env {
    * own origin (development and tests).
    */
   OAUTH_ISSUER?: string;
+  /** `true`: PUT, PATCH and DELETE of a resource without `If-Match` → 428 `precondition_required` (RFC 6585 §3). Default false. */
+  REQUIRE_IF_MATCH: boolean;
 }
 
 /** Thrown for a bad environment value; its message is one line naming the variable. */
@@ -201,6 +203,14 @@ function date(raw: Record<string, unknown>, key: string, def: string): Date {
   return value;
 }
 
+/** `true` or `false` (any case); unset or empty → `def`. */
+function bool(raw: Record<string, unknown>, key: string, def: boolean): boolean {
+  const text = optional(raw, key)?.trim().toLowerCase();
+  if (text === undefined) return def;
+  if (text !== 'true' && text !== 'false') throw new ConfigError(`Invalid configuration: ${key} must be true or false (got ${JSON.stringify(text)})`);
+  return text === 'true';
+}
+
 function optional(raw: Record<string, unknown>, key: string): string | undefined {
   const value = raw[key];
   return value === undefined || value === '' ? undefined : String(value);
@@ -319,5 +329,6 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     V1_SUNSET_AT: sunsetAt,
     API_BASE_HOST: baseHost,
     OAUTH_ISSUER: issuer?.replace(/\/$/, ''),
+    REQUIRE_IF_MATCH: bool(raw, 'REQUIRE_IF_MATCH', false),
   };
 }

@@ -4,6 +4,7 @@ import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { CURRENCIES, ORDER_STATUSES, type Currency, type OrderStatus } from './order.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
+import { tagged } from '../common/writes/preconditions.js';
 
 /** One line of an order as the API returns it. Money in cents. */
 @ApiSchema({ name: 'OrderItem' })
@@ -71,7 +72,7 @@ export function toOrderResponse(source: object, items?: readonly object[]): Orde
   const id = Number(row.id);
   const prefix = linkPrefix();
   const user = Number(row.user_id);
-  return {
+  return tagged({
     id,
     items: (items ?? []).map(toOrderItemResponse),
     currency: row.currency as Currency,
@@ -84,5 +85,5 @@ export function toOrderResponse(source: object, items?: readonly object[]): Orde
       { rel: 'self', href: `${prefix}/orders/${id}` },
       { rel: 'user', href: `${prefix}/users/${user}` },
     ],
-  };
+  }, row.version);
 }

@@ -3,6 +3,7 @@ import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
+import { tagged } from '../common/writes/preconditions.js';
 
 /** A tag as the API returns it (SPEC §6 tags). */
 @ApiSchema({ name: 'Tag' })
@@ -31,7 +32,7 @@ export function toTagResponse(source: object): TagResponse {
   const id = Number(row.id);
   const prefix = linkPrefix();
   const name = row.name as string;
-  return {
+  return tagged({
     id,
     name,
     created_at: toIso(row.created_at) as string,
@@ -40,5 +41,5 @@ export function toTagResponse(source: object): TagResponse {
       { rel: 'self', href: `${prefix}/tags/${id}` },
       { rel: 'articles', href: `${prefix}/articles?tag=${encodeURIComponent(name)}` },
     ],
-  };
+  }, row.version);
 }

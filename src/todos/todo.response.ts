@@ -4,6 +4,7 @@ import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { TODO_STATUSES, type TodoStatus } from './todo.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
+import { tagged } from '../common/writes/preconditions.js';
 
 /** A todo as the API returns it (SPEC §6 todos). */
 @ApiSchema({ name: 'Todo' })
@@ -41,7 +42,7 @@ export function toTodoResponse(source: object): TodoResponse {
   const id = Number(row.id);
   const prefix = linkPrefix();
   const owner = Number(row.owner_id);
-  return {
+  return tagged({
     id,
     title: row.title as string,
     content: row.content as string | null,
@@ -53,5 +54,5 @@ export function toTodoResponse(source: object): TodoResponse {
       { rel: 'self', href: `${prefix}/todos/${id}` },
       { rel: 'owner', href: `${prefix}/users/${owner}` },
     ],
-  };
+  }, row.version);
 }
