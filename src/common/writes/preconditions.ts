@@ -14,8 +14,11 @@ import { linkPrefix } from '../versioning/api-versions.js';
  * does not change it (the tag names the full representation).
  */
 
-/** Symbol under which a resource mapper leaves the row's version on a response (JSON ignores symbols, spreads copy it). */
-export const ROW_VERSION = Symbol('rowVersion');
+/**
+ * Symbol under which a resource mapper leaves the response's entity tag (JSON ignores symbols,
+ * spreads copy it): computed when the mapper runs, inside the request's served API version.
+ */
+export const ENTITY_TAG = Symbol('entityTag');
 
 /** What the request said about its precondition: the parsed `If-Match`, and whether one is required. */
 export interface WritePreconditions {
@@ -54,19 +57,18 @@ export function entityTag(version: number): string {
 }
 
 /**
- * Adds the row's version to a resource response (see {@link ROW_VERSION}); ResourceInterceptor
- * turns it into the `ETag` header. Returns `response`. A row without `version` (a list's narrowed
- * select) leaves the response untagged.
+ * Gives a resource response the entity tag of row `version` served as the current API version
+ * (see {@link ENTITY_TAG}); ResourceInterceptor sends it as `ETag`. Returns `response`. A row
+ * without `version` (a list's narrowed select) leaves the response untagged.
  */
 export function tagged<T extends object>(response: T, version: unknown): T {
-  if (version !== undefined && version !== null) Object.defineProperty(response, ROW_VERSION, { value: Number(version), enumerable: true });
+  if (version !== undefined && version !== null) Object.defineProperty(response, ENTITY_TAG, { value: entityTag(Number(version)), enumerable: true });
   return response;
 }
 
-/** The entity tag of a response {@link tagged} with its row version, else undefined. */
+/** The entity tag of a response {@link tagged} by its mapper, else undefined. */
 export function responseTag(response: unknown): string | undefined {
-  const version = response && typeof response === 'object' ? (response as { [ROW_VERSION]?: number })[ROW_VERSION] : undefined;
-  return version === undefined ? undefined : entityTag(version);
+  return response && typeof response === 'object' ? (response as { [ENTITY_TAG]?: string })[ENTITY_TAG] : undefined;
 }
 
 /**
