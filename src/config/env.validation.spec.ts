@@ -49,6 +49,7 @@ describe('validateEnv', () => {
         JWT_PRIVATE_KEY: undefined,
         JWT_PUBLIC_KEY: undefined,
         RATE_LIMIT_PER_MINUTE: 60,
+        REQUIRE_IF_MATCH: false,
         SESSION_IDLE_TTL: 1800,
         SESSION_ABSOLUTE_TTL: 43_200,
         TRUST_PROXY: false,
@@ -151,11 +152,27 @@ describe('validateEnv', () => {
         V1_DEPRECATED_AT: new Date('2027-01-01T00:00:00.000Z'),
         V1_SUNSET_AT: new Date('2027-12-31T23:59:59.000Z'),
         API_BASE_HOST: 'api.example.com',
+        REQUIRE_IF_MATCH: false,
       });
     });
 
     it('ignores variables it does not know', () => {
       expect(validateEnv({ HOME: '/root', PATH: '/bin' })).not.toHaveProperty('HOME');
+    });
+  });
+
+  describe('REQUIRE_IF_MATCH', () => {
+    it.each([
+      ['true', true],
+      ['TRUE', true],
+      ['false', false],
+      [' false ', false],
+    ])('takes %j', (value, expected) => {
+      expect(validateEnv({ REQUIRE_IF_MATCH: value }).REQUIRE_IF_MATCH).toBe(expected);
+    });
+
+    it.each(['1', 'yes', 'on', 'truthy'])('rejects %j with one line naming REQUIRE_IF_MATCH', (value) => {
+      expectOneLineNaming(configError({ REQUIRE_IF_MATCH: value }), 'REQUIRE_IF_MATCH');
     });
   });
 
