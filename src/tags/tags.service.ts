@@ -74,6 +74,7 @@ export class TagsService {
   async remove(id: number): Promise<void> {
     await this.tags.manager.transaction(async (manager) => {
       const current = await this.load(id, manager);
+      versionCondition('tag', id, current.version);
       await this.bumpArticles(manager, id);
       await deleteVersioned(manager, Tag, { id }, current.version, 'tag', id);
     });
