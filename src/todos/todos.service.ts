@@ -25,7 +25,7 @@ export class TodosService {
    */
   async create(dto: CreateTodoDto, caller: AuthUser): Promise<TodoResponse> {
     const now = new Date();
-    const row = { title: dto.title, content: dto.content ?? null, status: dto.status ?? 'pending', owner_id: caller.id, created_at: now, updated_at: now };
+    const row = { title: dto.title, content: dto.content ?? null, status: dto.status ?? 'pending', owner_id: caller.id, created_at: now, updated_at: now, version: 1 };
     const result = await this.todos.insert(row);
     return toTodoResponse({ ...row, id: result.identifiers[0].id });
   }
