@@ -82,6 +82,9 @@ const CSRF_PARAMETER = {
   schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{32}$', minLength: 32, maxLength: 32, example: 'k3V9r1b2Qm8xZ0pL4tY7wE2sD6fH9jN1' },
 };
 
+/** `*` or a comma-separated list of entity tags, weak or strong (RFC 9110 §8.8.3: `etagc` is `!`, `#`-`~`). */
+const ENTITY_TAGS_PATTERN = '^(\\*|(W/)?"[!#-~]{0,64}"( ?, ?(W/)?"[!#-~]{0,64}"){0,15})$';
+
 /** The precondition headers of conditional requests, shared through `components.parameters`. */
 const PRECONDITION_PARAMETERS: Record<string, Json> = {
   'If-None-Match': {
@@ -89,7 +92,7 @@ const PRECONDITION_PARAMETERS: Record<string, Json> = {
     in: 'header',
     required: false,
     description: 'Entity tags the client holds (`"3.v1"`, a comma-separated list, or `*`; weak comparison, RFC 9110 §13.1.2): when one is the current `ETag` the answer is 304 with no body.',
-    schema: { type: 'string', maxLength: 1024, example: '"3.v1"' },
+    schema: { type: 'string', pattern: ENTITY_TAGS_PATTERN, maxLength: 1024, example: '"3.v1"' },
   },
   'If-Match': {
     name: 'If-Match',
@@ -97,7 +100,7 @@ const PRECONDITION_PARAMETERS: Record<string, Json> = {
     required: false,
     description:
       'Write only if the resource is unchanged (RFC 9110 §13.1.1): its `ETag` as last read (strong comparison; a comma-separated list allowed), or `*` for "exists". No match → 412 `precondition_failed` and nothing is written; the check and the write are one statement, so of two writes sent with the same tag exactly one succeeds. Required when the server runs with REQUIRE_IF_MATCH=true (else 428). Evaluated after authentication, authorization and existence (401, 403, 404 first).',
-    schema: { type: 'string', maxLength: 1024, example: '"3.v1"' },
+    schema: { type: 'string', pattern: ENTITY_TAGS_PATTERN, maxLength: 1024, example: '"3.v1"' },
   },
 };
 
