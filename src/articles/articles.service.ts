@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, In, Repository } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
 import { authorize, authorizeTransition } from '../common/access/access-policy.js';
+import type { Row } from '../common/list/field-table.js';
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import { Page } from '../common/list/page.js';
@@ -11,7 +12,7 @@ import { versionCondition } from '../common/writes/preconditions.js';
 import { TagsService } from '../tags/tags.service.js';
 import { Article, ArticleTag, type ArticleStatus } from './article.entity.js';
 import { toArticleResponse, type ArticleResponse } from './article.response.js';
-import { ARTICLES_LIST } from './articles.list.js';
+import { ARTICLES_FIELDS } from './articles.resource.js';
 import { ARTICLES_POLICY } from './articles.policy.js';
 import type { CreateArticleDto, UpdateArticleDto } from './dto/create-article.dto.js';
 
@@ -73,7 +74,7 @@ export class ArticlesService {
    */
   async list(query: ListQuery, caller: AuthUser): Promise<Page<ArticleResponse>> {
     if (query.filters.tag) query.filters.tag = query.filters.tag.map((name) => String(name).toLowerCase());
-    const page = await findPage(this.articles.createQueryBuilder('a'), query, ARTICLES_LIST, (row) => row, ARTICLES_POLICY.visible(caller));
+    const page = await findPage(this.articles.createQueryBuilder('a'), query, ARTICLES_FIELDS, (row) => row, ARTICLES_POLICY.visible(caller));
     const withTags = !query.fields || query.fields.includes('tags');
     const tags = withTags ? await this.tagNames(page.items.map((row) => Number(row.id))) : undefined;
     return new Page(
@@ -89,7 +90,7 @@ export class ArticlesService {
    *   author nor an admin.
    */
   async findOne(id: number, caller: AuthUser): Promise<ArticleResponse> {
-    const rows = await this.articles.query<Array<Record<string, unknown> & { tag_name: string | null }>>(this.findOneSql(), [id]);
+    const rows = await this.articles.query<Array<Row<Article, 'author_id'> & { tag_name: string | null }>>(this.findOneSql(), [id]);
     const article = rows[0];
     authorize(ARTICLES_POLICY, 'read', caller, article && { status: article.status as ArticleStatus, author_id: Number(article.author_id) }, id);
     const tags = rows.flatMap((row) => (row.tag_name === null ? [] : [row.tag_name]));

@@ -12,7 +12,7 @@ import type { Page } from '../common/list/page.js';
 import { deleteVersioned, updateVersioned } from '../common/writes/conditional-write.js';
 import { Comment } from './comment.entity.js';
 import { toCommentResponse, type CommentResponse } from './comment.response.js';
-import { COMMENTS_LIST } from './comments.list.js';
+import { COMMENTS_FIELDS } from './comments.resource.js';
 import { COMMENTS_POLICY } from './comments.policy.js';
 import type { CreateCommentDto, UpdateCommentDto } from './dto/create-comment.dto.js';
 
@@ -44,7 +44,7 @@ export class CommentsService {
   async list(articleId: number, query: ListQuery, caller: AuthUser): Promise<Page<CommentResponse>> {
     await this.articles.requireReadable(articleId, caller);
     // every comment of a readable article (COMMENTS_POLICY.visible is undefined): the scope is the nesting
-    return findPage(this.comments.createQueryBuilder('c'), query, COMMENTS_LIST, toCommentResponse, [{ 'c.article_id': articleId }]);
+    return findPage(this.comments.createQueryBuilder('c'), query, COMMENTS_FIELDS, toCommentResponse, [{ 'c.article_id': articleId }]);
   }
 
   /**

@@ -13,7 +13,7 @@ import type { CreateOrderDto, ReplaceOrderDto, UpdateOrderDto } from './dto/crea
 import type { OrderItemDto } from './dto/order-item.dto.js';
 import { Order, OrderItem, type Currency, type OrderStatus } from './order.entity.js';
 import { toOrderResponse, type OrderResponse } from './order.response.js';
-import { ORDERS_LIST } from './orders.list.js';
+import { ORDERS_FIELDS } from './orders.resource.js';
 import { ORDER_TRANSITIONS, ORDERS_POLICY } from './orders.policy.js';
 
 /** Statuses in which an order may be deleted (SPEC §6 orders). */
@@ -73,7 +73,7 @@ export class OrdersService {
    * items of the whole page come from one extra query, and only when `items` is wanted.
    */
   async list(query: ListQuery, caller: AuthUser): Promise<Page<OrderResponse>> {
-    const page = await findPage(this.dataSource.getRepository(Order).createQueryBuilder('o'), query, ORDERS_LIST, (row) => row, ORDERS_POLICY.visible(caller));
+    const page = await findPage(this.dataSource.getRepository(Order).createQueryBuilder('o'), query, ORDERS_FIELDS, (row) => row, ORDERS_POLICY.visible(caller));
     const ids = page.items.map((row) => Number(row.id));
     const items = !query.fields || query.fields.includes('items') ? await this.itemsOf(this.dataSource.manager, ids) : new Map<number, OrderItem[]>();
     return new Page(

@@ -1,9 +1,11 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { Row } from '../common/list/field-table.js';
 import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
 import { tagged } from '../common/writes/preconditions.js';
+import type { Tag } from './tag.entity.js';
 
 /** A tag as the API returns it (SPEC §6 tags). */
 @ApiSchema({ name: 'Tag' })
@@ -27,7 +29,7 @@ export class TagResponse {
 }
 
 /** Maps a tags row (entity or raw select; `name` is always selected) to {@link TagResponse}. */
-export function toTagResponse(source: object): TagResponse {
+export function toTagResponse(source: Row<Tag, 'name'>): TagResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
   const prefix = linkPrefix();

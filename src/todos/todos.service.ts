@@ -10,7 +10,7 @@ import { deleteVersioned, updateVersioned } from '../common/writes/conditional-w
 import type { CreateTodoDto, UpdateTodoDto } from './dto/create-todo.dto.js';
 import { Todo } from './todo.entity.js';
 import { toTodoResponse, type TodoResponse } from './todo.response.js';
-import { TODOS_LIST } from './todos.list.js';
+import { TODOS_FIELDS } from './todos.resource.js';
 import { TODOS_POLICY } from './todos.policy.js';
 
 /** Todos (SPEC §6 todos): private to their owner; admins see and change all. */
@@ -32,7 +32,7 @@ export class TodosService {
 
   /** One page of the caller's todos (all todos for an admin); filters apply within that. */
   list(query: ListQuery, caller: AuthUser): Promise<Page<TodoResponse>> {
-    return findPage(this.todos.createQueryBuilder('t'), query, TODOS_LIST, toTodoResponse, TODOS_POLICY.visible(caller));
+    return findPage(this.todos.createQueryBuilder('t'), query, TODOS_FIELDS, toTodoResponse, TODOS_POLICY.visible(caller));
   }
 
   /**
@@ -70,7 +70,7 @@ export class TodosService {
     const current = await this.load(id, caller);
     const next = { ...current, ...patch, updated_at: new Date() };
     next.version = await updateVersioned(this.todos.manager, Todo, { id }, current.version, { ...patch, updated_at: next.updated_at }, 'todo', id);
-    return toTodoResponse(next as unknown as Record<string, unknown>);
+    return toTodoResponse(next);
   }
 
   /** The todo `id` if the caller may `action` it ({@link TODOS_POLICY}). @throws 404, 403 */

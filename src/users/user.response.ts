@@ -1,8 +1,9 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { Row } from '../common/list/field-table.js';
 import { toIso } from '../common/list/timestamps.js';
 import type { Link } from '../common/list/page.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
-import { ROLES, type Role } from './user.entity.js';
+import { ROLES, type Role, type User } from './user.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
 import { tagged } from '../common/writes/preconditions.js';
 
@@ -39,7 +40,7 @@ export class UserResponse {
 }
 
 /** Maps a users row (entity or raw select) to {@link UserResponse}. */
-export function toUserResponse(source: object): UserResponse {
+export function toUserResponse(source: Row<User>): UserResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
   const prefix = linkPrefix();

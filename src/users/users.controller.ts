@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../auth/auth-user.js';
-import { Authenticated, CurrentUser, Public, Roles } from '../auth/decorators/auth.decorators.js';
+import { CurrentUser, Public, Roles, ScopedResource } from '../auth/decorators/auth.decorators.js';
 import { CreateOperation, ListOperation, ListParams, ReadOperation } from '../common/decorators/operation.decorators.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
@@ -11,12 +11,12 @@ import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import { CreateUserDto } from './dto/create-user.dto.js';
 import { ReplaceUserDto, UpdateUserDto } from './dto/replace-user.dto.js';
 import { UserResponse } from './user.response.js';
-import { USERS_LIST } from './users.list.js';
+import { USERS_FIELDS } from './users.resource.js';
 import { UsersService } from './users.service.js';
 
 /** `/v1/users` (SPEC §6 users). */
 @ApiTags('users')
-@Authenticated('users')
+@ScopedResource('users')
 @Controller('users')
 export class UsersController {
   constructor(private readonly users: UsersService) {}
@@ -35,7 +35,7 @@ export class UsersController {
   /** List users (admins only). */
   @Get()
   @Roles('admin')
-  @ListOperation(USERS_LIST)
+  @ListOperation(USERS_FIELDS)
   @ApiOperation({ summary: 'List users (admin)' })
   @ApiPageResponse(UserResponse, 'UserList')
   @ApiErrors(400, 401, 403)
@@ -45,7 +45,7 @@ export class UsersController {
 
   /** Read a user (the user itself or an admin). */
   @Get(':id')
-  @ReadOperation(USERS_LIST.fields)
+  @ReadOperation(USERS_FIELDS)
   @ApiOperation({ summary: 'Read a user' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors(400, 401, 403, 404)

@@ -21,7 +21,7 @@ import type { ReplaceUserDto, UpdateUserDto } from './dto/replace-user.dto.js';
 import { User } from './user.entity.js';
 import { toUserResponse, type UserResponse } from './user.response.js';
 import type { UserSummary } from './user-summary.response.js';
-import { USERS_LIST } from './users.list.js';
+import { USERS_FIELDS } from './users.resource.js';
 import { USERS_POLICY } from './users.policy.js';
 
 /** How long (ms) a user id found to exist is trusted without asking the database again (see UsersService.exists). */
@@ -88,7 +88,7 @@ export class UsersService implements OnApplicationBootstrap {
 
   /** One page of users, admins only (the operation's role; {@link USERS_POLICY} `visible` is every user for them). */
   list(query: ListQuery, caller: AuthUser): Promise<Page<UserResponse>> {
-    return findPage(this.users.createQueryBuilder('u'), query, USERS_LIST, toUserResponse, USERS_POLICY.visible(caller));
+    return findPage(this.users.createQueryBuilder('u'), query, USERS_FIELDS, toUserResponse, USERS_POLICY.visible(caller));
   }
 
   /**
@@ -107,7 +107,7 @@ export class UsersService implements OnApplicationBootstrap {
   async profile(id: number): Promise<UserResponse> {
     const row = await this.users.findOne({ where: { id } });
     if (!row) throw notFound('user', id);
-    return toUserResponse(row as unknown as Record<string, unknown>);
+    return toUserResponse(row);
   }
 
   /**

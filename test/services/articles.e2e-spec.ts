@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import type { ArticleStatus } from '../../src/articles/article.entity.js';
-import { ARTICLES_LIST } from '../../src/articles/articles.list.js';
+import { ARTICLES_FIELDS } from '../../src/articles/articles.resource.js';
 import type { AuthUser } from '../../src/auth/auth-user.js';
 import { parseListQuery } from '../../src/common/list/list-query.js';
 import { openTestDataSource, truncateDataSource } from '../setup/database.js';
@@ -47,7 +47,7 @@ describe('ArticlesService on the database (SPEC §6 articles)', () => {
   });
 
   it('lists the published and own articles for a user, all for an admin; a filter never widens that', async () => {
-    const list = async (caller: AuthUser, raw: Record<string, string> = {}) => (await articles.list(parseListQuery(raw, ARTICLES_LIST), caller)).items.map((a) => a.id).sort();
+    const list = async (caller: AuthUser, raw: Record<string, string> = {}) => (await articles.list(parseListQuery(raw, ARTICLES_FIELDS), caller)).items.map((a) => a.id).sort();
     expect(await list(other)).toEqual([ids.published]);
     expect(await list(other, { status: 'draft' })).toEqual([]);
     expect(await list(author)).toEqual(Object.values(ids).sort());

@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { AuthUser } from '../../src/auth/auth-user.js';
 import { parseListQuery } from '../../src/common/list/list-query.js';
 import type { OrderStatus } from '../../src/orders/order.entity.js';
-import { ORDERS_LIST } from '../../src/orders/orders.list.js';
+import { ORDERS_FIELDS } from '../../src/orders/orders.resource.js';
 import { openTestDataSource, truncateDataSource } from '../setup/database.js';
 import { rejection } from '../setup/refusal.js';
 import { insertCaller, type Services, servicesOn } from './services.js';
@@ -90,7 +90,7 @@ describe('OrdersService on the database (SPEC §6 orders)', () => {
 
   it('lists a user’s own orders only, every order for an admin', async () => {
     const [mine, theirs] = [await orderIn('pending', alice), await orderIn('paid', bob)];
-    const query = parseListQuery({}, ORDERS_LIST);
+    const query = parseListQuery({}, ORDERS_FIELDS);
     expect((await orders.list(query, alice)).items.map((order) => order.id)).toEqual([mine]);
     expect((await orders.list(query, bob)).items.map((order) => order.id)).toEqual([theirs]);
     expect((await orders.list(query, admin)).items.map((order) => order.id).sort()).toEqual([mine, theirs].sort());

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import type { AuthUser } from '../../src/auth/auth-user.js';
-import { COMMENTS_LIST } from '../../src/comments/comments.list.js';
+import { COMMENTS_FIELDS } from '../../src/comments/comments.resource.js';
 import { parseListQuery } from '../../src/common/list/list-query.js';
-import { TODOS_LIST } from '../../src/todos/todos.list.js';
+import { TODOS_FIELDS } from '../../src/todos/todos.resource.js';
 import { openTestDataSource, truncateDataSource } from '../setup/database.js';
 import { rejection } from '../setup/refusal.js';
 import { insertCaller, type Services, servicesOn } from './services.js';
@@ -48,7 +48,7 @@ describe('ownership through the services on the database (SPEC §6 todos, commen
     it("lists the caller's own todos, every todo for an admin", async () => {
       const mine = (await services.todos.create({ title: 'a' }, alice)).id;
       const theirs = (await services.todos.create({ title: 'b' }, bob)).id;
-      const list = async (caller: AuthUser) => (await services.todos.list(parseListQuery({}, TODOS_LIST), caller)).items.map((todo) => todo.id).sort();
+      const list = async (caller: AuthUser) => (await services.todos.list(parseListQuery({}, TODOS_FIELDS), caller)).items.map((todo) => todo.id).sort();
       expect(await list(alice)).toEqual([mine]);
       expect(await list(admin)).toEqual([mine, theirs].sort());
     });
@@ -83,7 +83,7 @@ describe('ownership through the services on the database (SPEC §6 todos, commen
       const second = (await services.comments.create(article, { body: 'Carol comments' }, carol)).id;
       await services.comments.remove(article, comment, bob);
       await services.comments.remove(article, second, admin);
-      expect((await services.comments.list(article, parseListQuery({}, COMMENTS_LIST), carol)).total).toBe(0);
+      expect((await services.comments.list(article, parseListQuery({}, COMMENTS_FIELDS), carol)).total).toBe(0);
     });
 
     it('a comment under another article is 404 (missing before forbidden), an unreadable article 403 first', async () => {

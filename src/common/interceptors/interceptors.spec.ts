@@ -6,21 +6,29 @@ import { lastValueFrom, of, defer } from 'rxjs';
 import { FakeResponse, type FakeRequest, fakeRequest, httpContext } from '../../../test/unit/http-context.js';
 import { OPERATION_QUERY, PARSED_LIST_QUERY, type OperationQuery } from '../decorators/operation.decorators.js';
 import { ApiException } from '../errors/api-exception.js';
-import type { ListSpec } from '../list/list-query.js';
+import { defineFields } from '../list/field-table.js';
 import { Page } from '../list/page.js';
 import { linkPrefix } from '../versioning/api-versions.js';
 import { BodylessOperationInterceptor } from './bodyless-operation.interceptor.js';
 import { ResourceInterceptor } from './resource.interceptor.js';
 
-const TODO_LIST: ListSpec = {
-  resource: 'todo',
-  sortable: { title: 't.title', created_at: 't.created_at' },
-  filters: { status: { type: 'enum', values: ['open', 'done'], column: 't.status', description: 'status', example: 'open' } },
-  fields: ['title', 'status'],
+/** The columns the field table below may name. */
+class TodoRow {
+  id: number;
+  title: string;
+  status: string;
+  created_at: Date;
+}
+
+const TODO_LIST = defineFields<TodoRow>()({
   alias: 't',
-  columns: { title: ['title'], status: ['status'] },
-  always: [],
-};
+  fields: {
+    title: { column: 'title', sort: true },
+    status: { column: 'status', filter: { type: 'enum', values: ['open', 'done'], description: 'status', example: 'open' } },
+    created_at: { column: 'created_at', sort: true, select: false },
+  },
+  links: [],
+});
 
 const todo = (id: number) => ({ id, title: `todo ${id}`, status: 'open', links: [{ rel: 'self', href: `${linkPrefix()}/todos/${id}` }] });
 
@@ -28,7 +36,7 @@ const todo = (id: number) => ({ id, title: `todo ${id}`, status: 'open', links: 
 class TodosController {
   @SetMetadata(OPERATION_QUERY, { kind: 'list', spec: TODO_LIST } satisfies OperationQuery)
   list() {}
-  @SetMetadata(OPERATION_QUERY, { kind: 'read', fields: TODO_LIST.fields } satisfies OperationQuery)
+  @SetMetadata(OPERATION_QUERY, { kind: 'read', fields: TODO_LIST.selectable } satisfies OperationQuery)
   read() {}
   @SetMetadata(OPERATION_QUERY, { kind: 'create' } satisfies OperationQuery)
   create(@Body() _body: unknown) {}

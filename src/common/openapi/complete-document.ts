@@ -1,4 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { RESOURCES } from '../../resources.js';
+import { type ResourceDeclaration, tagsOf } from '../resources/define-resource.js';
 import { errorResponse, NO_DATABASE_EXTENSION } from './api-errors.decorator.js';
 
 /** Extension set by `CreateOperation()`: the 201 response carries `Location` (removed from the output). */
@@ -9,23 +11,6 @@ type Json = Record<string, any>;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const BODY_METHODS = new Set(['post', 'put', 'patch']);
 const UNSAFE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
-
-/** One tag per resource, in the order the docs page shows them. */
-const TAGS = [
-  { name: 'auth', description: 'Tokens: log in, refresh, log out; the public keys that verify access tokens.' },
-  { name: 'sessions', description: 'Cookie sessions for browsers: sign in, read and end the current session.' },
-  { name: 'api-keys', description: 'The caller’s scoped, rate-limited API keys (bearer token or session only).' },
-  { name: 'oauth', description: 'OAuth 2.0 authorization server: authorize (sign-in and consent pages), token, revocation, metadata. Protocol errors are RFC 6749 `{error, error_description}`.' },
-  { name: 'oauth-clients', description: 'Third-party applications registered for OAuth (admins only).' },
-  { name: 'oauth-grants', description: 'The access the caller granted OAuth clients, and its revocation.' },
-  { name: 'users', description: 'User accounts: public registration; read and change by the user itself or an admin.' },
-  { name: 'todos', description: 'Todos, private to their owner (admins see all).' },
-  { name: 'tags', description: 'Tags for articles: everyone reads and creates, admins rename and delete.' },
-  { name: 'articles', description: 'Articles with a draft → published → archived life cycle.' },
-  { name: 'comments', description: 'Comments on readable articles, nested under their article: `…/articles/{id}/comments`.' },
-  { name: 'orders', description: 'Orders with items and a computed total in cents, private to their user.' },
-  { name: 'health', description: 'Liveness and readiness for load balancers and orchestrators: public, unversioned, not rate-limited.' },
-];
 
 /**
  * Resource schemas whose representations carry an `ETag` (the row version served as one API
@@ -291,14 +276,16 @@ function addHeaders(response: Json, names: string[]): void {
  *   304 on its reads, `If-Match`, 412 and 428 on its PUT, PATCH and DELETE;
  * - PATCH bodies also as `application/merge-patch+json`;
  * - an example on every request body and success response, assembled from the schemas;
- * - `int32` on integers without a format; one described tag per resource;
+ * - `int32` on integers without a format; the tags the operations use, described and ordered as
+ *   the declarations in `resources` (default: src/resources.ts); a tag no declaration names is
+ *   listed last without a description;
  * - no `default`s in `Update…Body` schemas (a PATCH leaves omitted fields as they are);
  * - closed JSON request bodies: `additionalProperties: false` on every object schema in them,
  *   nested ones and PATCH bodies included (unknown properties → 400);
  * - on reads and lists taking `fields`, the 200 body `anyOf` the full schema and its `…Sparse`
  *   variant (properties optional but `id` and `links`).
  */
-export function completeDocument(document: OpenAPIObject): void {
+export function completeDocument(document: OpenAPIObject, resources: readonly ResourceDeclaration[] = RESOURCES): void {
   const doc = document as unknown as Json;
   doc.components ??= {};
   doc.components.headers = { ...doc.components.headers, ...HEADERS };
@@ -376,5 +363,6 @@ export function completeDocument(document: OpenAPIObject): void {
 
   const used = new Set<string>();
   for (const pathItem of Object.values<Json>(doc.paths)) for (const method of METHODS) for (const tag of pathItem[method]?.tags ?? []) used.add(tag);
-  doc.tags = [...TAGS.filter((tag) => used.has(tag.name)), ...[...used].filter((name) => !TAGS.some((tag) => tag.name === name)).map((name) => ({ name }))];
+  const tags = tagsOf(resources);
+  doc.tags = [...tags.filter((tag) => used.has(tag.name)), ...[...used].filter((name) => !tags.some((tag) => tag.name === name)).map((name) => ({ name }))];
 }

@@ -73,7 +73,7 @@ type Operation = Record<string, unknown> & { security?: Record<string, string[]>
 
 /**
  * Adds the `oauth2` requirement with the operation's scope to a protected operation:
- * `@RequireScope(scope)`, else `<resource>:read|write` of `@Authenticated(resource)`; operations
+ * `@RequireScope(scope)`, else `<resource>:read|write` of `@ScopedResource(resource)`; operations
  * closed to scoped credentials (`@RequireScope(null)`, or no resource) get none.
  */
 function addOAuthRequirement(operation: Operation, method: string): void {
