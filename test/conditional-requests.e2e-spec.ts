@@ -270,6 +270,21 @@ describe('conditional requests and caching headers (issue 16)', () => {
       expect((await http().delete(`/v1/articles/${article.id}`).set(as(alice)).set('If-Match', articleNow.headers.etag)).status).toBe(204);
     });
 
+    it('a matching If-Match leaves the state rules in force: DELETE of a paid order is still 409, an unchanged PATCH still checks the tag', async () => {
+      const order = await newOrder();
+      const paid = await http().patch(`/v1/orders/${order.body.id}`).set(as(alice)).set('If-Match', order.headers.etag).send({ status: 'paid' });
+      expect(paid.status).toBe(200);
+      const refused = await http().delete(`/v1/orders/${order.body.id}`).set(as(alice)).set('If-Match', paid.headers.etag);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toEqual(errorBody('conflict', `order ${order.body.id} is paid; only pending or cancelled orders can be deleted`));
+      // the same items and currency write nothing: the tag is still checked
+      const same = { currency: 'EUR', items: [{ sku: 'BOOK-1', quantity: 1, unit_price_cents: 1000 }] };
+      expect((await http().patch(`/v1/orders/${order.body.id}`).set(as(alice)).set('If-Match', order.headers.etag).send(same)).status).toBe(412);
+      const unchanged = await http().patch(`/v1/orders/${order.body.id}`).set(as(alice)).set('If-Match', paid.headers.etag).send(same);
+      expect(unchanged.status).toBe(200);
+      expect(unchanged.headers.etag).toBe(paid.headers.etag);
+    });
+
     it('comes after authentication, authorization and existence: 401, 403 and 404 stay', async () => {
       const todo = await newTodo(alice);
       expect((await http().patch(`/v1/todos/${todo.body.id}`).set('If-Match', '"0.v1"').send({ title: 'x' })).status).toBe(401);

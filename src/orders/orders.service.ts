@@ -127,9 +127,10 @@ export class OrdersService {
         .where(`id = :id AND status IN (:...deletable)${version === undefined ? '' : ' AND version = :version'}`, { id, deletable: DELETABLE, version })
         .execute();
       if (!result.affected) {
-        if (version !== undefined) throw preconditionFailed('order', id);
-        const now = await this.statusOf(manager, id);
-        throw now === null ? notFound('order', id) : conflict(`order ${id} is ${now}; only pending or cancelled orders can be deleted`);
+        const now = await manager.findOne(Order, { where: { id }, select: { id: true, status: true, version: true } });
+        // with If-Match: a row changed (or gone) since it was loaded is 412; the row as tagged but not deletable is 409
+        if (version !== undefined && now?.version !== version) throw preconditionFailed('order', id);
+        throw now === null ? notFound('order', id) : conflict(`order ${id} is ${now.status}; only pending or cancelled orders can be deleted`);
       }
     });
   }
@@ -166,6 +167,13 @@ export class OrdersService {
       }
       if (status) {
         await this.updateIfStatus(manager, id, order.status, { status, updated_at: now }, (current) => `cannot change status from ${current} to ${status}`, version);
+      }
+      if (version !== undefined && !items && !currency && !status) {
+        // nothing to write, so no conditional UPDATE checked the tag: the version is read again. The
+        // items compared above were read after the order, so a concurrent change they reflect has
+        // committed its version too (one transaction) and is seen here → 412, not a second 200
+        const latest = await manager.findOne(Order, { where: { id }, select: { id: true, version: true } });
+        if (latest?.version !== version) throw preconditionFailed('order', id);
       }
       return this.read(manager, id, caller);
     });
