@@ -1,4 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { documentIdempotency } from '../idempotency/idempotency.openapi.js';
 import { errorResponse, NO_DATABASE_EXTENSION } from './api-errors.decorator.js';
 
 /** Extension set by `CreateOperation()`: the 201 response carries `Location` (removed from the output). */
@@ -221,7 +222,8 @@ function addHeaders(response: Json, names: string[]): void {
  *   operation — each with `ErrorResp` and an example;
  * - response headers: `X-Request-Id` on every response, `Location` on creations, `WWW-Authenticate`
  *   on 401, `Retry-After` on 429 and 503, `RateLimit-*` where an API-key request can get them;
- * - `X-CSRF-Token` as an optional header parameter of protected writes;
+ * - `X-CSRF-Token` as an optional header parameter of protected writes; `Idempotency-Key` (with
+ *   `Idempotent-Replayed`, 409, 422) where `Idempotent()` marks it (idempotency.openapi.ts);
  * - PATCH bodies also as `application/merge-patch+json`;
  * - an example on every request body and success response, assembled from the schemas;
  * - `int32` on integers without a format; one described tag per resource;
@@ -236,6 +238,7 @@ export function completeDocument(document: OpenAPIObject): void {
   doc.components ??= {};
   doc.components.headers = { ...doc.components.headers, ...HEADERS };
   doc.components.parameters = { ...doc.components.parameters, 'X-CSRF-Token': CSRF_PARAMETER };
+  documentIdempotency(doc);
   defaultIntegerFormats(doc.components.schemas);
   // PATCH bodies inherit `default`s from the create bodies, but an omitted field keeps its value
   for (const [name, schema] of Object.entries<Json>(doc.components.schemas ?? {})) {
