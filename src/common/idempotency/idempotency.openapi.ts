@@ -15,8 +15,8 @@ const KEY_PARAMETER = {
     `Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): a unique value per intended operation, e.g. a UUID v4. ` +
     `The first 2xx response is kept per caller and key for IDEMPOTENCY_TTL (default 24 h); the same key with the same request (method, path and query, JSON body) gets it again with \`${REPLAYED_HEADER}: true\` and nothing is executed twice. ` +
     `The same key with a different request → 422; while the first request runs → 409 with \`Retry-After\`. An error response is not kept: the key stays usable for a corrected request. ` +
-    `1-${MAX_KEY_LENGTH} printable ASCII characters, sent once, else 400.`,
-  schema: { type: 'string', minLength: 1, maxLength: MAX_KEY_LENGTH, pattern: `^[ -~]{1,${MAX_KEY_LENGTH}}$`, example: '8e03978e-40d5-43e8-bc93-6894a57f9324' },
+    `1-${MAX_KEY_LENGTH} printable ASCII characters (spaces inside only: HTTP strips them around a header value), sent once, else 400.`,
+  schema: { type: 'string', minLength: 1, maxLength: MAX_KEY_LENGTH, pattern: `^[!-~]([ -~]{0,${MAX_KEY_LENGTH - 2}}[!-~])?$`, example: '8e03978e-40d5-43e8-bc93-6894a57f9324' },
 };
 
 /** The response header of a replay, shared through `components.headers`. */
