@@ -1,6 +1,8 @@
 /**
  * e2e tests: test/*.e2e-spec.ts boot the real AppModule on a real database — SQLite in a fresh
  * temporary file by default, PostgreSQL when DATABASE_URL=postgres://… (use a fresh database).
+ * The service tier, test/services/*.e2e-spec.ts, runs here too, on the same database: the services
+ * on a plain DataSource (test/setup/database.ts), business rules without HTTP.
  */
 export default {
   rootDir: '..',

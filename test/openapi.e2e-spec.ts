@@ -4,8 +4,11 @@ import request from 'supertest';
 import { API_VERSION } from '../src/common/openapi/docs.js';
 import { DOCUMENT_VERSIONS } from '../src/common/versioning/api-versions.js';
 import { getMetadataStorage } from 'class-validator';
-import { fieldsPattern } from '../src/common/decorators/operation.decorators.js';
-import { TODOS_LIST } from '../src/todos/todos.list.js';
+import { ALL_SCOPES } from '../src/auth/scopes.js';
+import { fieldsPattern, sortPattern } from '../src/common/decorators/operation.decorators.js';
+import { tagsOf } from '../src/common/resources/define-resource.js';
+import { RESOURCES } from '../src/resources.js';
+import { TODOS_FIELDS } from '../src/todos/todos.resource.js';
 import { bearer, createUser } from './factories/user.factory.js';
 import { errorBody } from './setup/error-body.js';
 import { createTestApp } from './setup/test-app.js';
@@ -21,6 +24,9 @@ type Json = Record<string, any>;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 const ERROR_RESP = '#/components/schemas/ErrorResp';
 const ALL_SCHEMES = [{ bearer: [] }, { api_key: [] }, { session: [] }];
+
+/** The declarations (src/resources.ts) that have a list operation, with their field tables. */
+const LISTED = RESOURCES.flatMap((resource) => ('fields' in resource ? [{ name: resource.name, fields: resource.fields }] : []));
 
 /** Error bodies an OAuth protocol endpoint may document. */
 const PROTOCOL_ERRORS = [ERROR_RESP, '#/components/schemas/OAuthError', '#/components/schemas/OAuthEndpointError'];
@@ -101,7 +107,17 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
       .filter(({ op }) => !(typeof op.summary === 'string' && op.summary.trim() !== '' && op.tags?.length === 1 && declared.includes(op.tags[0])))
       .map(({ at }) => at);
     expect(bad).toEqual([]);
-    for (const tag of ['users', 'todos', 'tags', 'articles', 'comments', 'orders', 'api-keys', 'auth', 'sessions']) expect(declared).toContain(tag);
+  });
+
+  it('lists exactly the tags of the declarations in src/resources.ts, described and in their order: every operation belongs to a declared resource, every declaration has operations', () => {
+    expect(doc.tags).toEqual(tagsOf(RESOURCES));
+  });
+
+  it('offers exactly the scopes of the declarations with scopes in the oauth2 scheme, and requires only those', () => {
+    expect(Object.keys(doc.components.securitySchemes.oauth2.flows.authorizationCode.scopes)).toEqual(ALL_SCOPES);
+    const required = operations.flatMap(({ op }) => (op.security ?? []).flatMap((requirement: Json) => requirement.oauth2 ?? []));
+    expect(required.length).toBeGreaterThan(30);
+    expect(required.filter((scope: string) => !ALL_SCOPES.includes(scope))).toEqual([]);
   });
 
   it('lists no security on public operations and the three schemes (bearer, api_key, session) on protected ones — plus oauth2 with the scope where third parties may call — with 401, 403 and 429', () => {
@@ -147,7 +163,20 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
 
   it('documents the list grammar on every collection GET: paging, sort with its allowed values, filters, fields', () => {
     const lists = operations.filter(({ method, op }) => method === 'get' && resolve(full(op.responses['200']?.content?.['application/json']?.schema))?.properties?.data);
-    expect(lists.map(({ path }) => path).sort()).toEqual(['/api-keys', '/articles', '/articles/{id}/comments', '/oauth-clients', '/oauth-grants', '/orders', '/tags', '/todos', '/users'].map((path) => v + path));
+    // one list operation per declaration with a field table, documenting exactly its grammar
+    expect(lists.map(({ op }) => op.tags[0]).sort()).toEqual(LISTED.map(({ name }) => name).sort());
+    for (const { name, fields } of LISTED) {
+      const { op } = lists.find(({ op }) => op.tags[0] === name)!;
+      const parameters: Json[] = op.parameters.map(resolve);
+      const byName = (parameter: string) => parameters.find((p) => p.name === parameter);
+      const filters = parameters.filter((p) => p.in === 'query').map((p) => p.name).filter((p) => !['page', 'size', 'offset', 'limit', 'sort', 'fields'].includes(p));
+      expect({ name, filters }).toEqual({ name, filters: Object.keys(fields.filters) });
+      expect({ name, sort: byName('sort')?.schema.pattern }).toEqual({ name, sort: sortPattern(Object.keys(fields.sortable)) });
+      expect({ name, fields: byName('fields')?.schema.pattern }).toEqual({ name, fields: fieldsPattern(fields.selectable) });
+      for (const [filter, spec] of Object.entries(fields.filters)) {
+        if (spec.type === 'enum') expect({ name, filter, values: byName(filter)?.schema.items.enum }).toEqual({ name, filter, values: spec.values });
+      }
+    }
     for (const { at, op } of lists) {
       const names = (op.parameters ?? []).map((p: Json) => resolve(p)!.name);
       expect({ at, names }).toEqual({ at, names: expect.arrayContaining(['page', 'size', 'offset', 'limit', 'sort', 'fields']) });
@@ -430,7 +459,7 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
       const fields = byName('fields');
       expect(fields.description).toMatch(/comma-separated/);
       expect(fields.description).toMatch(/unknown name.*→ 400/);
-      expect(fields.schema.pattern).toBe(fieldsPattern(TODOS_LIST.fields));
+      expect(fields.schema.pattern).toBe(fieldsPattern(TODOS_FIELDS.selectable));
       const pattern = new RegExp(fields.schema.pattern);
       for (const good of ['title', 'id,title', 'title,status,title', ' title , status ']) expect({ good, ok: pattern.test(good) }).toEqual({ good, ok: true });
       for (const bad of ['', 'title,', ',title', 'title,,status', 'bogus', 'title,bogus']) expect({ bad, ok: pattern.test(bad) }).toEqual({ bad, ok: false });
@@ -439,7 +468,7 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
     it('d: the service agrees with the fields pattern and the paging rule', async () => {
       const admin = await createUser(app, { role: 'admin' });
       const get = (query: string) => request(app.getHttpServer()).get(`${v}/todos?${query}`).set('Authorization', bearer(admin.token));
-      const pattern = new RegExp(fieldsPattern(TODOS_LIST.fields));
+      const pattern = new RegExp(fieldsPattern(TODOS_FIELDS.selectable));
       for (const value of ['title', 'title,status,title', ' title , status ', 'title,', 'bogus', 'title,,status']) {
         const res = await get(`fields=${encodeURIComponent(value)}`);
         expect({ value, status: res.status }).toEqual({ value, status: pattern.test(value) ? 200 : 400 });

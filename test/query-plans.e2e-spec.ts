@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { ArticlesService } from '../src/articles/articles.service.js';
-import { ARTICLES_LIST } from '../src/articles/articles.list.js';
+import { ARTICLES_FIELDS } from '../src/articles/articles.resource.js';
 import type { AuthUser } from '../src/auth/auth-user.js';
-import { COMMENTS_LIST } from '../src/comments/comments.list.js';
+import { COMMENTS_FIELDS } from '../src/comments/comments.resource.js';
 import { CommentsService } from '../src/comments/comments.service.js';
 import { parseListQuery } from '../src/common/list/list-query.js';
 import { createTestApp } from './setup/test-app.js';
@@ -55,7 +55,7 @@ interface SqlitePlanRow {
   detail: string;
 }
 
-const sortTerms = Object.keys(ARTICLES_LIST.sortable).flatMap((field) => [field, `-${field}`]);
+const sortTerms = Object.keys(ARTICLES_FIELDS.sortable).flatMap((field) => [field, `-${field}`]);
 
 describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))' : 'SQLite (EXPLAIN QUERY PLAN; the PostgreSQL assertions run with DATABASE_URL=postgres://…)'}`, () => {
   let app: NestExpressApplication;
@@ -157,7 +157,7 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
   async function listArticles(raw: Record<string, string>, caller: AuthUser) {
     let page: Awaited<ReturnType<ArticlesService['list']>> | undefined;
     const statements = await capture(async () => {
-      page = await app.get(ArticlesService).list(parseListQuery(raw, ARTICLES_LIST), caller);
+      page = await app.get(ArticlesService).list(parseListQuery(raw, ARTICLES_FIELDS), caller);
     });
     return { page: page!, statements };
   }
@@ -254,7 +254,7 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
 
   it.each(sortTerms)('sorts by %s from an index, with status=published as an ordinary user and unfiltered as an admin', async (sort) => {
     const descending = sort.startsWith('-');
-    const column = `a.${ARTICLES_LIST.sortable[descending ? sort.slice(1) : sort].replace(/^a\./, '')}`;
+    const column = `a.${ARTICLES_FIELDS.sortable[descending ? sort.slice(1) : sort].replace(/^a\./, '')}`;
     const direction = descending ? 'DESC' : 'ASC';
     const orderBy = column === 'a.id' ? `a.id ${direction}` : `${column} ${direction}, a.id ${direction}`;
     for (const [caller, raw, where] of [
@@ -284,7 +284,7 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
   ])("reads an article's comments in %s from an index", async (name, raw, orderBy) => {
     let page: Awaited<ReturnType<CommentsService['list']>> | undefined;
     const statements = await capture(async () => {
-      page = await app.get(CommentsService).list(COMMENTED_ARTICLE, parseListQuery(raw, COMMENTS_LIST), ME);
+      page = await app.get(CommentsService).list(COMMENTED_ARTICLE, parseListQuery(raw, COMMENTS_FIELDS), ME);
     });
     const want = await dataSource.query<Array<{ id: number }>>(`SELECT c.id FROM comments c WHERE c.article_id = ${COMMENTED_ARTICLE} ORDER BY ${orderBy} LIMIT 20`);
     expect(page!.items.map((item) => item.id)).toEqual(want.map((r) => Number(r.id)));

@@ -346,6 +346,19 @@ describe('API versions (SPEC §9, conventions §9)', () => {
       expect(Object.keys(v2.paths).map((p) => p.replace(/^\/v2\//, '/v1/')).sort()).toEqual(Object.keys(v1.paths).sort());
     });
 
+    it("each document's texts and examples name its own version's paths (no unresolved /v{version}/ placeholder); v2's never a /v1 path", () => {
+      const strings = (node: unknown): string[] =>
+        typeof node === 'string' ? [node] : node && typeof node === 'object' ? Object.values(node).flatMap(strings) : [];
+      for (const [doc, own] of [[v1, '1'], [v2, '2']] as const) {
+        const texts = strings(doc);
+        expect(texts.filter((text) => text.includes('{version}'))).toEqual([]);
+        expect(texts.some((text) => text.includes(`POST /v${own}/login`))).toBe(true);
+        expect(texts).toContain(`/v${own}/todos/1`);
+      }
+      // (v1's deprecation texts name their /v2 successors; the OAuth metadata's absolute URLs are the server's own)
+      expect(strings(v2).filter((text) => /(^|[\s`(<"'])\/v1\//.test(text))).toEqual([]);
+    });
+
     it('v1 marks exactly its articles and comments operations deprecated, with the dates in their description and the headers on every response', () => {
       const deprecated: string[] = [];
       for (const [route, item] of Object.entries(v1.paths)) {

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { Row } from '../common/list/field-table.js';
 import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
-import { ARTICLE_STATUSES, type ArticleStatus } from './article.entity.js';
+import { type Article, ARTICLE_STATUSES, type ArticleStatus } from './article.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
 
 /** An article as the API returns it (SPEC §6 articles). */
@@ -43,9 +44,9 @@ export class ArticleResponse {
     type: [LinkDto],
     readOnly: true,
     example: [
-      { rel: 'self', href: '/v1/articles/1' },
-      { rel: 'author', href: '/v1/users/1' },
-      { rel: 'comments', href: '/v1/articles/1/comments' },
+      { rel: 'self', href: '/v{version}/articles/1' },
+      { rel: 'author', href: '/v{version}/users/1' },
+      { rel: 'comments', href: '/v{version}/articles/1/comments' },
     ],
   })
   links: Link[];
@@ -55,7 +56,7 @@ export class ArticleResponse {
  * Maps an articles row (entity or raw select; `author_id` is always selected) and its tag names
  * to {@link ArticleResponse}. `tags` undefined leaves the field out (a `fields` list without it).
  */
-export function toArticleResponse(source: object, tags: string[] | undefined): ArticleResponse {
+export function toArticleResponse(source: Row<Article, 'author_id'>, tags: string[] | undefined): ArticleResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
   const prefix = linkPrefix();

@@ -1,7 +1,7 @@
 import { Body, Controller, Param } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../auth/auth-user.js';
-import { Authenticated, CurrentUser } from '../auth/decorators/auth.decorators.js';
+import { CurrentUser, ScopedResource } from '../auth/decorators/auth.decorators.js';
 import { notFound } from '../common/errors/api-exception.js';
 import { ListParams } from '../common/decorators/operation.decorators.js';
 import type { ListQuery } from '../common/list/list-query.js';
@@ -21,7 +21,7 @@ import { CreateArticleDto, ReplaceArticleDto, UpdateArticleDto } from './dto/cre
  * the embedded `{id, username, name}` of the author (SPEC §9). The `author` filter still takes an id.
  */
 @ApiTags('articles')
-@Authenticated('articles')
+@ScopedResource('articles')
 @Controller({ path: 'articles', version: '2' })
 export class ArticlesV2Controller {
   constructor(

@@ -1,7 +1,7 @@
 import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, type Type } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../auth/auth-user.js';
-import { Authenticated, CurrentUser } from '../auth/decorators/auth.decorators.js';
+import { CurrentUser, ScopedResource } from '../auth/decorators/auth.decorators.js';
 import { CreateOperation, ListOperation, ListParams, ReadOperation } from '../common/decorators/operation.decorators.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
@@ -10,7 +10,7 @@ import { ApiPageResponse } from '../common/openapi/api-page-response.decorator.j
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import { DeprecatedVersion } from '../common/versioning/deprecation.js';
 import { ArticleResponse } from './article.response.js';
-import { ARTICLES_LIST } from './articles.list.js';
+import { ARTICLES_FIELDS } from './articles.resource.js';
 import { ArticlesService } from './articles.service.js';
 import { CreateArticleDto, ReplaceArticleDto, UpdateArticleDto } from './dto/create-article.dto.js';
 
@@ -32,13 +32,13 @@ export const ArticleOperations = {
   list: (item: Type, list: string) =>
     applyDecorators(
       Get(),
-      ListOperation(ARTICLES_LIST),
+      ListOperation(ARTICLES_FIELDS),
       ApiOperation({ summary: 'List articles (published ones and the caller’s own; all for admins)' }),
       ApiPageResponse(item, list),
       ApiErrors(400, 401),
     ),
   findOne: (item: Type) =>
-    applyDecorators(Get(':id'), ARTICLE_ID, ReadOperation(ARTICLES_LIST.fields), ApiOperation({ summary: 'Read an article' }), ApiOkResponse({ type: item }), ApiErrors(400, 401, 403, 404)),
+    applyDecorators(Get(':id'), ARTICLE_ID, ReadOperation(ARTICLES_FIELDS), ApiOperation({ summary: 'Read an article' }), ApiOkResponse({ type: item }), ApiErrors(400, 401, 403, 404)),
   replace: (item: Type) =>
     applyDecorators(
       Put(':id'),
@@ -65,7 +65,7 @@ export const ArticleOperations = {
  * author's id. Deprecated in favour of `/v2/articles` (`Deprecation`/`Sunset` headers, SPEC §9).
  */
 @ApiTags('articles')
-@Authenticated('articles')
+@ScopedResource('articles')
 @DeprecatedVersion()
 @Controller({ path: 'articles', version: '1' })
 export class ArticlesController {

@@ -2,9 +2,9 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { TagsModule } from '../tags/tags.module.js';
 import { UsersModule } from '../users/users.module.js';
-import { Article, ArticleTag } from './article.entity.js';
 import { ArticlesV2Controller } from './articles-v2.controller.js';
 import { ArticlesController } from './articles.controller.js';
+import { ARTICLES } from './articles.resource.js';
 import { ArticlesService } from './articles.service.js';
 
 /**
@@ -13,7 +13,7 @@ import { ArticlesService } from './articles.service.js';
  * check their article.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([Article, ArticleTag]), TagsModule, UsersModule],
+  imports: [TypeOrmModule.forFeature([...ARTICLES.entities]), TagsModule, UsersModule],
   controllers: [ArticlesController, ArticlesV2Controller],
   providers: [ArticlesService],
   exports: [ArticlesService],

@@ -1,17 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, In, Repository } from 'typeorm';
-import { isOwnerOrAdmin } from '../auth/access.js';
 import type { AuthUser } from '../auth/auth-user.js';
-import { conflict, forbidden, notFound } from '../common/errors/api-exception.js';
-import { findPage, type Scope } from '../common/list/find-page.js';
+import { authorize, authorizeTransition } from '../common/access/access-policy.js';
+import type { Row } from '../common/list/field-table.js';
+import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import { Page } from '../common/list/page.js';
 import { deleteExisting, updateExisting } from '../common/writes/conditional-write.js';
 import { TagsService } from '../tags/tags.service.js';
-import { Article, ARTICLE_TRANSITIONS, ArticleTag, type ArticleStatus } from './article.entity.js';
+import { Article, ArticleTag, type ArticleStatus } from './article.entity.js';
 import { toArticleResponse, type ArticleResponse } from './article.response.js';
-import { ARTICLES_LIST } from './articles.list.js';
+import { ARTICLES_FIELDS } from './articles.resource.js';
+import { ARTICLES_POLICY } from './articles.policy.js';
 import type { CreateArticleDto, UpdateArticleDto } from './dto/create-article.dto.js';
 
 /** The editable fields of an article after defaults are applied (PUT) or as sent (PATCH). */
@@ -20,27 +21,6 @@ interface ArticleChanges {
   body?: string;
   status?: ArticleStatus;
   tags?: string[];
-}
-
-/** True when `caller` may read `article` (SPEC §6): published to everyone, others to their author and admins. */
-export function canRead(article: Pick<Article, 'status' | 'author_id'>, caller: AuthUser): boolean {
-  return article.status === 'published' || isOwnerOrAdmin(caller, article.author_id);
-}
-
-/**
- * The articles `caller` may read, as list scopes (the SQL form of {@link canRead}): every article
- * for an admin (undefined); otherwise the published ones and the caller's own.
- */
-export function visibleArticles(caller: AuthUser): Scope[] | undefined {
-  return caller.role === 'admin' ? undefined : [{ 'a.status': 'published' }, { 'a.author_id': caller.id }];
-}
-
-/**
- * Checks a status change (SPEC §5, §6 articles); staying in the same status is allowed.
- * @throws 409 `conflict` naming both states, e.g. `cannot change status from archived to draft`.
- */
-export function assertTransition(from: ArticleStatus, to: ArticleStatus): void {
-  if (from !== to && !ARTICLE_TRANSITIONS[from].includes(to)) throw conflict(`cannot change status from ${from} to ${to}`);
 }
 
 /**
@@ -93,7 +73,7 @@ export class ArticlesService {
    */
   async list(query: ListQuery, caller: AuthUser): Promise<Page<ArticleResponse>> {
     if (query.filters.tag) query.filters.tag = query.filters.tag.map((name) => String(name).toLowerCase());
-    const page = await findPage(this.articles.createQueryBuilder('a'), query, ARTICLES_LIST, (row) => row, visibleArticles(caller));
+    const page = await findPage(this.articles.createQueryBuilder('a'), query, ARTICLES_FIELDS, (row) => row, ARTICLES_POLICY.visible(caller));
     const withTags = !query.fields || query.fields.includes('tags');
     const tags = withTags ? await this.tagNames(page.items.map((row) => Number(row.id))) : undefined;
     return new Page(
@@ -109,10 +89,9 @@ export class ArticlesService {
    *   author nor an admin.
    */
   async findOne(id: number, caller: AuthUser): Promise<ArticleResponse> {
-    const rows = await this.articles.query<Array<Record<string, unknown> & { tag_name: string | null }>>(this.findOneSql(), [id]);
+    const rows = await this.articles.query<Array<Row<Article, 'author_id'> & { tag_name: string | null }>>(this.findOneSql(), [id]);
     const article = rows[0];
-    if (!article) throw notFound('article', id);
-    this.assertReadable({ status: article.status as ArticleStatus, author_id: Number(article.author_id) }, caller, id);
+    authorize(ARTICLES_POLICY, 'read', caller, article && { status: article.status as ArticleStatus, author_id: Number(article.author_id) }, id);
     const tags = rows.flatMap((row) => (row.tag_name === null ? [] : [row.tag_name]));
     return toArticleResponse(article, tags.sort());
   }
@@ -138,14 +117,7 @@ export class ArticlesService {
    * @throws 404 when missing; 403 when unreadable.
    */
   async requireReadable(id: number, caller: AuthUser): Promise<Article> {
-    const article = await this.articles.findOne({ where: { id } });
-    if (!article) throw notFound('article', id);
-    this.assertReadable(article, caller, id);
-    return article;
-  }
-
-  private assertReadable(article: Pick<Article, 'status' | 'author_id'>, caller: AuthUser, id: number): void {
-    if (!canRead(article, caller)) throw forbidden(`article ${id} is ${article.status} and belongs to another user`);
+    return authorize(ARTICLES_POLICY, 'read', caller, await this.articles.findOne({ where: { id } }), id);
   }
 
   /**
@@ -168,7 +140,7 @@ export class ArticlesService {
    * @throws 403; 404 when missing or deleted meanwhile
    */
   async remove(id: number, caller: AuthUser): Promise<void> {
-    this.requireWritable(await this.articles.findOne({ where: { id } }), caller, id);
+    authorize(ARTICLES_POLICY, 'write', caller, await this.articles.findOne({ where: { id } }), id);
     await deleteExisting(this.articles.manager, Article, { id }, 'article', id);
   }
 
@@ -180,9 +152,9 @@ export class ArticlesService {
   private async apply(id: number, changes: ArticleChanges, caller: AuthUser): Promise<ArticleResponse> {
     await this.dataSource.transaction(async (manager) => {
       const lock = manager.connection.options.type === 'postgres' ? { lock: { mode: 'pessimistic_write' as const } } : {};
-      const current = this.requireWritable(await manager.findOne(Article, { where: { id }, ...lock }), caller, id);
+      const current = authorize(ARTICLES_POLICY, 'write', caller, await manager.findOne(Article, { where: { id }, ...lock }), id);
       const tagIds = changes.tags === undefined ? undefined : await this.tags.requireIds(changes.tags, manager);
-      if (changes.status !== undefined) assertTransition(current.status, changes.status);
+      if (changes.status !== undefined) authorizeTransition(ARTICLES_POLICY, caller, current.status, changes.status);
       const now = new Date();
       const patch: Partial<Article> = { updated_at: now };
       if (changes.title !== undefined) patch.title = changes.title;
@@ -196,12 +168,6 @@ export class ArticlesService {
       }
     });
     return this.findOne(id, caller);
-  }
-
-  private requireWritable(article: Article | null, caller: AuthUser, id: number): Article {
-    if (!article) throw notFound('article', id);
-    if (!isOwnerOrAdmin(caller, article.author_id)) throw forbidden('only the article’s author or an admin may change it');
-    return article;
   }
 
   private async linkTags(manager: EntityManager, articleId: number, tagIds: number[]): Promise<void> {

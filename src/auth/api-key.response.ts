@@ -1,7 +1,9 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { Row } from '../common/list/field-table.js';
 import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
+import type { ApiKey } from './api-key.entity.js';
 import { ALL_SCOPES } from './scopes.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
 
@@ -31,7 +33,7 @@ export class ApiKeyResponse {
   @ApiProperty({ readOnly: true, format: 'date-time', example: '2026-11-21T10:15:00.000Z' })
   created_at: string;
 
-  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v1/api-keys/1' }] })
+  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v{version}/api-keys/1' }] })
   links: Link[];
 }
 
@@ -44,7 +46,7 @@ export class CreatedApiKeyResponse extends ApiKeyResponse {
 }
 
 /** Maps an api_keys row to {@link ApiKeyResponse}. */
-export function toApiKeyResponse(source: object): ApiKeyResponse {
+export function toApiKeyResponse(source: Row<ApiKey>): ApiKeyResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
   const prefix = linkPrefix();

@@ -7,14 +7,15 @@ import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { ApiPageResponse } from '../common/openapi/api-page-response.decorator.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import { ApiKeyResponse, CreatedApiKeyResponse } from './api-key.response.js';
-import { API_KEYS_LIST, ApiKeysService } from './api-keys.service.js';
+import { API_KEYS_FIELDS } from './api-keys.resource.js';
+import { ApiKeysService } from './api-keys.service.js';
 import type { AuthUser } from './auth-user.js';
-import { Authenticated, CurrentUser, RequireScope } from './decorators/auth.decorators.js';
+import { ApiCredentials, CurrentUser, RequireScope } from './decorators/auth.decorators.js';
 import { CreateApiKeyDto } from './dto/create-api-key.dto.js';
 
 /** `/v1/api-keys` (SPEC §3): the caller's own keys. API keys cannot manage API keys (403). */
 @ApiTags('api-keys')
-@Authenticated()
+@ApiCredentials()
 @RequireScope(null)
 @Controller('api-keys')
 export class ApiKeysController {
@@ -32,7 +33,7 @@ export class ApiKeysController {
 
   /** List the caller's API keys (prefix only). */
   @Get()
-  @ListOperation(API_KEYS_LIST)
+  @ListOperation(API_KEYS_FIELDS)
   @ApiOperation({ summary: "List the caller's API keys" })
   @ApiPageResponse(ApiKeyResponse, 'ApiKeyList')
   @ApiErrors(400, 401, 403)

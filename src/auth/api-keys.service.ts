@@ -4,25 +4,15 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { notFound, validationFailed } from '../common/errors/api-exception.js';
 import { findPage } from '../common/list/find-page.js';
-import type { ListQuery, ListSpec } from '../common/list/list-query.js';
+import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
 import { UsersService } from '../users/users.service.js';
 import { ApiKey } from './api-key.entity.js';
+import { API_KEYS_FIELDS } from './api-keys.resource.js';
 import { type ApiKeyResponse, type CreatedApiKeyResponse, toApiKeyResponse } from './api-key.response.js';
 import { sha256 } from './hashing.js';
 import type { AuthUser } from './auth-user.js';
 import type { CreateApiKeyDto } from './dto/create-api-key.dto.js';
-
-/** The API-key list grammar: sort `id`, `created_at`, `name`; no filters. */
-export const API_KEYS_LIST: ListSpec = {
-  resource: 'api key',
-  sortable: { id: 'k.id', name: 'k.name', created_at: 'k.created_at' },
-  filters: {},
-  fields: ['name', 'prefix', 'scopes', 'expires_at', 'last_used_at', 'created_at'],
-  alias: 'k',
-  columns: { name: ['name'], prefix: ['prefix'], scopes: ['scopes'], expires_at: ['expires_at'], last_used_at: ['last_used_at'], created_at: ['created_at'] },
-  always: [],
-};
 
 /** `last_used_at` is written at most this often per key (ms), to keep reads from becoming writes. */
 const LAST_USED_GRANULARITY_MS = 60_000;
@@ -65,7 +55,7 @@ export class ApiKeysService {
 
   /** One page of the caller's own keys. */
   list(query: ListQuery, caller: AuthUser): Promise<Page<ApiKeyResponse>> {
-    return findPage(this.keys.createQueryBuilder('k').where('k.user_id = :me', { me: caller.id }), query, API_KEYS_LIST, toApiKeyResponse);
+    return findPage(this.keys.createQueryBuilder('k').where('k.user_id = :me', { me: caller.id }), query, API_KEYS_FIELDS, toApiKeyResponse);
   }
 
   /** Revokes (deletes) one of the caller's keys. @throws 404 when it is not one of theirs. */

@@ -2,7 +2,7 @@ import { Body, Controller, Header, HttpCode, Ip, Post } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from './auth-user.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
-import { Authenticated, CurrentUser, Public, RequireScope } from './decorators/auth.decorators.js';
+import { ApiCredentials, CurrentUser, Public, RequireScope } from './decorators/auth.decorators.js';
 import { LoginDto, RefreshDto } from './dto/login.dto.js';
 import { TokenResponse } from './dto/token.response.js';
 import { AuthService } from './auth.service.js';
@@ -53,7 +53,7 @@ export class AuthController {
    * Revokes every refresh token of this login and the access token itself (its `jti` is denied
    * until it expires).
    */
-  @Authenticated()
+  @ApiCredentials()
   @RequireScope(null)
   @Post('logout')
   @HttpCode(204)

@@ -12,8 +12,9 @@ import { JwtKeys } from './jwt-keys.js';
 import { WellKnownController } from './well-known.controller.js';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { SharedThrottlerStorage } from '../store/throttler-storage.js';
-import { ApiKey } from './api-key.entity.js';
 import { ApiKeysController } from './api-keys.controller.js';
+import { API_KEYS } from './api-keys.resource.js';
+import { AUTH } from './auth.resource.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { ApiKeyThrottlerGuard } from './guards/api-key-throttler.guard.js';
 import { AuthenticationGuard } from './guards/authentication.guard.js';
@@ -24,7 +25,6 @@ import { SessionsService } from './sessions.service.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { SessionStrategy } from './strategies/session.strategy.js';
 import { RolesGuard } from './guards/roles.guard.js';
-import { RefreshToken } from './refresh-token.entity.js';
 import { JwtStrategy } from './strategies/jwt.strategy.js';
 
 /**
@@ -37,7 +37,7 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
   imports: [
     PassportModule,
     UsersModule,
-    TypeOrmModule.forFeature([RefreshToken, ApiKey]),
+    TypeOrmModule.forFeature([...AUTH.entities, ...API_KEYS.entities]),
     JwtModule.register({}),
     ThrottlerModule.forRootAsync({
       inject: [ConfigService, SharedThrottlerStorage],

@@ -1,14 +1,20 @@
-/** Collections a scope can name (SPEC §3). */
-export const SCOPE_RESOURCES = ['users', 'articles', 'comments', 'tags', 'orders', 'todos'] as const;
-export type ScopeResource = (typeof SCOPE_RESOURCES)[number];
+import { type ResourceDeclaration, scopeResourcesOf, type ScopedName } from '../common/resources/define-resource.js';
+import { RESOURCES } from '../resources.js';
+
+/** Collections a scope can name (SPEC §3): the declarations with `scopes: true` (src/resources.ts). */
+export const SCOPE_RESOURCES = scopeResourcesOf(RESOURCES);
+export type ScopeResource = ScopedName<typeof RESOURCES>;
 
 /** Every scope: `<collection>:read` and `<collection>:write`. */
 export const ALL_SCOPES = SCOPE_RESOURCES.flatMap((r) => [`${r}:read`, `${r}:write`]);
 export type Scope = `${ScopeResource}:${'read' | 'write'}`;
 
-/** What a scope lets its holder do, in words for the consent page and the docs: `todos:read` → "read your todos". */
+/**
+ * What a scope lets its holder do, in words for the consent page and the docs: `todos:read` →
+ * "read todos"; the collection is named by its declaration's `scopeNoun` (`users` → "user accounts").
+ */
 export function describeScope(scope: string): string {
   const [resource, access] = scope.split(':');
-  const what = resource === 'users' ? 'user accounts' : resource;
+  const what = (RESOURCES as readonly ResourceDeclaration[]).find((declaration) => declaration.name === resource)?.scopeNoun ?? resource;
   return access === 'write' ? `create, change and delete ${what}` : `read ${what}`;
 }

@@ -129,7 +129,7 @@ export class SessionsService {
   }
 
   private async view(session: StoredSession): Promise<SessionView> {
-    return { user: await this.users.findOne(session.user_id), csrf_token: session.csrf_token, expires_at: new Date(session.expires_at).toISOString() };
+    return { user: await this.users.profile(session.user_id), csrf_token: session.csrf_token, expires_at: new Date(session.expires_at).toISOString() };
   }
 }
 

@@ -1,8 +1,10 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { Row } from '../common/list/field-table.js';
 import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
+import type { Comment } from './comment.entity.js';
 
 /** A comment as the API returns it (SPEC §6 comments). */
 @ApiSchema({ name: 'Comment' })
@@ -32,16 +34,16 @@ export class CommentResponse {
     type: [LinkDto],
     readOnly: true,
     example: [
-      { rel: 'self', href: '/v1/articles/1/comments/1' },
-      { rel: 'article', href: '/v1/articles/1' },
-      { rel: 'author', href: '/v1/users/2' },
+      { rel: 'self', href: '/v{version}/articles/1/comments/1' },
+      { rel: 'article', href: '/v{version}/articles/1' },
+      { rel: 'author', href: '/v{version}/users/2' },
     ],
   })
   links: Link[];
 }
 
 /** Maps a comments row (entity or raw select; `article_id` and `author_id` are always selected) to {@link CommentResponse}. */
-export function toCommentResponse(source: object): CommentResponse {
+export function toCommentResponse(source: Row<Comment, 'article_id' | 'author_id'>): CommentResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
   const prefix = linkPrefix();

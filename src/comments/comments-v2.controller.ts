@@ -1,7 +1,7 @@
 import { Body, Controller, Param } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../auth/auth-user.js';
-import { Authenticated, CurrentUser } from '../auth/decorators/auth.decorators.js';
+import { CurrentUser, ScopedResource } from '../auth/decorators/auth.decorators.js';
 import { ListParams } from '../common/decorators/operation.decorators.js';
 import { notFound } from '../common/errors/api-exception.js';
 import type { ListQuery } from '../common/list/list-query.js';
@@ -21,7 +21,7 @@ import { CreateCommentDto, UpdateCommentDto } from './dto/create-comment.dto.js'
  * `{id, username, name}` of the commenting user (SPEC §9). The `author` filter still takes an id.
  */
 @ApiTags('comments')
-@Authenticated('comments')
+@ScopedResource('comments')
 @ARTICLE_ID
 @Controller({ path: 'articles/:id/comments', version: '2' })
 export class CommentsV2Controller {

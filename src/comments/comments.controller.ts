@@ -1,7 +1,7 @@
 import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, type Type } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../auth/auth-user.js';
-import { Authenticated, CurrentUser } from '../auth/decorators/auth.decorators.js';
+import { CurrentUser, ScopedResource } from '../auth/decorators/auth.decorators.js';
 import { CreateOperation, ListOperation, ListParams, ReadOperation } from '../common/decorators/operation.decorators.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
@@ -10,7 +10,7 @@ import { ApiPageResponse } from '../common/openapi/api-page-response.decorator.j
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import { DeprecatedVersion } from '../common/versioning/deprecation.js';
 import { CommentResponse } from './comment.response.js';
-import { COMMENTS_LIST } from './comments.list.js';
+import { COMMENTS_FIELDS } from './comments.resource.js';
 import { CommentsService } from './comments.service.js';
 import { CreateCommentDto, UpdateCommentDto } from './dto/create-comment.dto.js';
 
@@ -32,9 +32,9 @@ export const CommentOperations = {
       ApiErrors(400, 401, 403, 404, 409, 413, 415, 422),
     ),
   list: (item: Type, list: string) =>
-    applyDecorators(Get(), ListOperation(COMMENTS_LIST), ApiOperation({ summary: 'List an article’s comments' }), ApiPageResponse(item, list), ApiErrors(400, 401, 403, 404)),
+    applyDecorators(Get(), ListOperation(COMMENTS_FIELDS), ApiOperation({ summary: 'List an article’s comments' }), ApiPageResponse(item, list), ApiErrors(400, 401, 403, 404)),
   findOne: (item: Type) =>
-    applyDecorators(Get(':comment_id'), COMMENT_ID, ReadOperation(COMMENTS_LIST.fields), ApiOperation({ summary: 'Read a comment' }), ApiOkResponse({ type: item }), ApiErrors(400, 401, 403, 404)),
+    applyDecorators(Get(':comment_id'), COMMENT_ID, ReadOperation(COMMENTS_FIELDS), ApiOperation({ summary: 'Read a comment' }), ApiOkResponse({ type: item }), ApiErrors(400, 401, 403, 404)),
   replace: (item: Type) =>
     applyDecorators(Put(':comment_id'), COMMENT_ID, ApiOperation({ summary: 'Replace a comment (its author)' }), ApiOkResponse({ type: item }), ApiErrors(400, 401, 403, 404, 413, 415, 422)),
   update: (item: Type) =>
@@ -57,7 +57,7 @@ export const CommentOperations = {
  * (`Deprecation`/`Sunset` headers, SPEC §9).
  */
 @ApiTags('comments')
-@Authenticated('comments')
+@ScopedResource('comments')
 @ARTICLE_ID
 @DeprecatedVersion()
 @Controller({ path: 'articles/:id/comments', version: '1' })

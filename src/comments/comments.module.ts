@@ -2,9 +2,9 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ArticlesModule } from '../articles/articles.module.js';
 import { UsersModule } from '../users/users.module.js';
-import { Comment } from './comment.entity.js';
 import { CommentsV2Controller } from './comments-v2.controller.js';
 import { CommentsController } from './comments.controller.js';
+import { COMMENTS } from './comments.resource.js';
 import { CommentsService } from './comments.service.js';
 
 /**
@@ -12,7 +12,7 @@ import { CommentsService } from './comments.service.js';
  * One service, two shapes: v1 (deprecated, `author` an id) and v2 (`author` embedded).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([Comment]), ArticlesModule, UsersModule],
+  imports: [TypeOrmModule.forFeature([...COMMENTS.entities]), ArticlesModule, UsersModule],
   controllers: [CommentsController, CommentsV2Controller],
   providers: [CommentsService],
 })

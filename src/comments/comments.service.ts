@@ -4,14 +4,16 @@ import { Repository } from 'typeorm';
 import type { Article } from '../articles/article.entity.js';
 import { ArticlesService } from '../articles/articles.service.js';
 import type { AuthUser } from '../auth/auth-user.js';
-import { conflict, forbidden, notFound } from '../common/errors/api-exception.js';
+import { authorize } from '../common/access/access-policy.js';
+import { conflict } from '../common/errors/api-exception.js';
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
 import { deleteExisting, updateExisting } from '../common/writes/conditional-write.js';
 import { Comment } from './comment.entity.js';
 import { toCommentResponse, type CommentResponse } from './comment.response.js';
-import { COMMENTS_LIST } from './comments.list.js';
+import { COMMENTS_FIELDS } from './comments.resource.js';
+import { COMMENTS_POLICY } from './comments.policy.js';
 import type { CreateCommentDto, UpdateCommentDto } from './dto/create-comment.dto.js';
 
 /**
@@ -41,7 +43,8 @@ export class CommentsService {
   /** One page of the article's comments. @throws 403/404 for the article */
   async list(articleId: number, query: ListQuery, caller: AuthUser): Promise<Page<CommentResponse>> {
     await this.articles.requireReadable(articleId, caller);
-    return findPage(this.comments.createQueryBuilder('c'), query, COMMENTS_LIST, toCommentResponse, [{ 'c.article_id': articleId }]);
+    // every comment of a readable article (COMMENTS_POLICY.visible is undefined): the scope is the nesting
+    return findPage(this.comments.createQueryBuilder('c'), query, COMMENTS_FIELDS, toCommentResponse, [{ 'c.article_id': articleId }]);
   }
 
   /**
@@ -49,8 +52,8 @@ export class CommentsService {
    * @throws 403/404 for the article; 404 when the comment is missing or under another article.
    */
   async findOne(articleId: number, id: number, caller: AuthUser): Promise<CommentResponse> {
-    await this.articles.requireReadable(articleId, caller);
-    return toCommentResponse(await this.load(articleId, id));
+    const article = await this.articles.requireReadable(articleId, caller);
+    return toCommentResponse(await this.load(article, id, caller, 'read'));
   }
 
   /**
@@ -59,9 +62,8 @@ export class CommentsService {
    * @throws 403/404 for the article; 404 for the comment; 403 when the caller is not its author.
    */
   async update(articleId: number, id: number, dto: UpdateCommentDto, caller: AuthUser): Promise<CommentResponse> {
-    await this.articles.requireReadable(articleId, caller);
-    const current = await this.load(articleId, id);
-    if (current.author_id !== caller.id) throw forbidden('only the comment’s author may edit it');
+    const article = await this.articles.requireReadable(articleId, caller);
+    const current = await this.load(article, id, caller, 'write');
     const patch: Partial<Comment> = { updated_at: new Date() };
     if (dto.body !== undefined) patch.body = dto.body;
     await updateExisting(this.comments.manager, Comment, { id, article_id: articleId }, patch, 'comment', id);
@@ -75,16 +77,18 @@ export class CommentsService {
    * @throws 403/404 for the article; 404 for the comment (also when deleted meanwhile); 403 for anyone else.
    */
   async remove(articleId: number, id: number, caller: AuthUser): Promise<void> {
-    const article: Article = await this.articles.requireReadable(articleId, caller);
-    const current = await this.load(articleId, id);
-    const allowed = caller.role === 'admin' || caller.id === current.author_id || caller.id === article.author_id;
-    if (!allowed) throw forbidden('only the comment’s author, the article’s author or an admin may delete it');
+    const article = await this.articles.requireReadable(articleId, caller);
+    await this.load(article, id, caller, 'delete');
     await deleteExisting(this.comments.manager, Comment, { id, article_id: articleId }, 'comment', id);
   }
 
-  private async load(articleId: number, id: number): Promise<Comment> {
-    const row = await this.comments.findOne({ where: { id, article_id: articleId } });
-    if (!row) throw notFound('comment', id);
-    return row;
+  /**
+   * Comment `id` of the (readable) article if the caller may `action` it ({@link COMMENTS_POLICY}).
+   * @throws 404 when missing or under another article; 403 when the policy refuses.
+   */
+  private async load(article: Pick<Article, 'id' | 'author_id'>, id: number, caller: AuthUser, action: 'read' | 'write' | 'delete'): Promise<Comment> {
+    const row = await this.comments.findOne({ where: { id, article_id: article.id } });
+    authorize(COMMENTS_POLICY, action, caller, row && { author_id: row.author_id, article_author_id: article.author_id }, id);
+    return row!; // authorize threw 404 when there is none
   }
 }

@@ -10,6 +10,7 @@ import { ResourceInterceptor } from './interceptors/resource.interceptor.js';
 import { loggerParams } from './logging.js';
 import { WireMiddleware } from './middleware/wire.middleware.js';
 import { ApiValidationPipe } from './pipes/api-validation.pipe.js';
+import { RouteTableModule } from './routing/route-table.module.js';
 import { DEPRECATED_VERSION, deprecationDates, deprecationMiddleware } from './versioning/deprecation.js';
 
 /**
@@ -24,6 +25,7 @@ import { DEPRECATED_VERSION, deprecationDates, deprecationMiddleware } from './v
 @Module({
   imports: [
     DiscoveryModule,
+    RouteTableModule,
     LoggerModule.forRootAsync({
       inject: [ConfigService],
       useFactory: (config: ConfigService<Env, true>) => loggerParams(config.get('LOG_LEVEL', { infer: true })),

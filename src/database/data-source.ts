@@ -1,18 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
-import { Article, ArticleTag } from '../articles/article.entity.js';
-import { ApiKey } from '../auth/api-key.entity.js';
-import { RefreshToken } from '../auth/refresh-token.entity.js';
-import { Comment } from '../comments/comment.entity.js';
-import { OAuthAuthorizationCode } from '../oauth/oauth-authorization-code.entity.js';
-import { OAuthClient } from '../oauth/oauth-client.entity.js';
-import { OAuthGrant } from '../oauth/oauth-grant.entity.js';
-import { OAuthRefreshToken } from '../oauth/oauth-refresh-token.entity.js';
-import { Order, OrderItem } from '../orders/order.entity.js';
-import { Tag } from '../tags/tag.entity.js';
-import { Todo } from '../todos/todo.entity.js';
-import { User } from '../users/user.entity.js';
+import { RESOURCE_ENTITIES } from '../resources.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema.js';
 import { ArticlesCommentsTagsOrders1763800000000 } from './migrations/1763800000000-articles-comments-tags-orders.js';
 import { ApiKeysSessions1763900000000 } from './migrations/1763900000000-api-keys-sessions.js';
@@ -21,8 +10,8 @@ import { SessionsToSharedStore1764100000000 } from './migrations/1764100000000-s
 import { ListIndexes1764200000000 } from './migrations/1764200000000-list-indexes.js';
 import { loadSqliteDriver } from './sqlite-driver.js';
 
-/** Every entity of the service; a new resource adds its entity here. */
-export const ENTITIES = [User, Todo, RefreshToken, Tag, Article, ArticleTag, Comment, Order, OrderItem, ApiKey, OAuthClient, OAuthAuthorizationCode, OAuthGrant, OAuthRefreshToken];
+/** Every entity of the service: those of the declarations in src/resources.ts (a resource declares its own). */
+export const ENTITIES = RESOURCE_ENTITIES;
 
 /** Every migration, in order; a new resource adds its migration here. */
 export const MIGRATIONS = [InitialSchema1763700000000, ArticlesCommentsTagsOrders1763800000000, ApiKeysSessions1763900000000, OAuth1764000000000, SessionsToSharedStore1764100000000, ListIndexes1764200000000];

@@ -1,9 +1,11 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { Row } from '../common/list/field-table.js';
 import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { ALL_SCOPES } from '../auth/scopes.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
+import type { OAuthClient } from './oauth-client.entity.js';
 
 /** A registered OAuth client as admins read it: never its secret. */
 @ApiSchema({ name: 'OAuthClient' })
@@ -34,7 +36,7 @@ export class OAuthClientResponse {
   @ApiProperty({ readOnly: true, format: 'date-time', example: '2026-11-21T10:15:00.000Z' })
   updated_at: string;
 
-  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v1/oauth-clients/1' }] })
+  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v{version}/oauth-clients/1' }] })
   links: Link[];
 }
 
@@ -47,7 +49,7 @@ export class CreatedOAuthClientResponse extends OAuthClientResponse {
 }
 
 /** Maps an oauth_clients row (entity or raw) to {@link OAuthClientResponse}. */
-export function toOAuthClientResponse(source: object): OAuthClientResponse {
+export function toOAuthClientResponse(source: Row<OAuthClient>): OAuthClientResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
   const prefix = linkPrefix();

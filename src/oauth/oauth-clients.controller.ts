@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../auth/auth-user.js';
-import { Authenticated, CurrentUser, RequireScope, Roles } from '../auth/decorators/auth.decorators.js';
+import { ApiCredentials, CurrentUser, RequireScope, Roles } from '../auth/decorators/auth.decorators.js';
 import { CreateOperation, ListOperation, ListParams, ReadOperation } from '../common/decorators/operation.decorators.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
@@ -10,14 +10,15 @@ import { ApiPageResponse } from '../common/openapi/api-page-response.decorator.j
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import { CreateOAuthClientDto } from './dto/create-oauth-client.dto.js';
 import { CreatedOAuthClientResponse, OAuthClientResponse } from './oauth-client.response.js';
-import { OAUTH_CLIENTS_LIST, OAuthClientsService } from './oauth-clients.service.js';
+import { OAUTH_CLIENTS_FIELDS } from './oauth-clients.resource.js';
+import { OAuthClientsService } from './oauth-clients.service.js';
 
 /**
  * `/v1/oauth-clients`: the registry of third-party applications, for admins only.
  * Scoped credentials (API keys, OAuth access tokens) cannot use it.
  */
 @ApiTags('oauth-clients')
-@Authenticated()
+@ApiCredentials()
 @RequireScope(null)
 @Roles('admin')
 @Controller('oauth-clients')
@@ -36,7 +37,7 @@ export class OAuthClientsController {
 
   /** List the registered clients. */
   @Get()
-  @ListOperation(OAUTH_CLIENTS_LIST)
+  @ListOperation(OAUTH_CLIENTS_FIELDS)
   @ApiOperation({ summary: 'List OAuth clients (admin)' })
   @ApiPageResponse(OAuthClientResponse, 'OAuthClientList')
   @ApiErrors(400, 401, 403)
@@ -46,7 +47,7 @@ export class OAuthClientsController {
 
   /** Read one client (never its secret). */
   @Get(':id')
-  @ReadOperation(OAUTH_CLIENTS_LIST.fields)
+  @ReadOperation(OAUTH_CLIENTS_FIELDS)
   @ApiOperation({ summary: 'Read an OAuth client (admin)' })
   @ApiOkResponse({ type: OAuthClientResponse })
   @ApiErrors(400, 401, 403, 404)

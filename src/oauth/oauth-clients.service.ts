@@ -6,32 +6,14 @@ import type { AuthUser } from '../auth/auth-user.js';
 import { sha256 } from '../auth/hashing.js';
 import { notFound } from '../common/errors/api-exception.js';
 import { findPage } from '../common/list/find-page.js';
-import type { ListQuery, ListSpec } from '../common/list/list-query.js';
+import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
 import { deleteExisting } from '../common/writes/conditional-write.js';
 import type { CreateOAuthClientDto } from './dto/create-oauth-client.dto.js';
 import { OAuthClient } from './oauth-client.entity.js';
+import { OAUTH_CLIENTS_FIELDS } from './oauth-clients.resource.js';
 import { type CreatedOAuthClientResponse, type OAuthClientResponse, toOAuthClientResponse } from './oauth-client.response.js';
 import { OAuthGrantsService } from './oauth-grants.service.js';
-
-/** The client list grammar: sort `id`, `name`, `created_at`; filter `confidential`. */
-export const OAUTH_CLIENTS_LIST: ListSpec = {
-  resource: 'oauth client',
-  sortable: { id: 'c.id', name: 'c.name', created_at: 'c.created_at' },
-  filters: {},
-  fields: ['client_id', 'name', 'redirect_uris', 'scopes', 'confidential', 'created_at', 'updated_at'],
-  alias: 'c',
-  columns: {
-    client_id: ['client_id'],
-    name: ['name'],
-    redirect_uris: ['redirect_uris'],
-    scopes: ['scopes'],
-    confidential: ['confidential'],
-    created_at: ['created_at'],
-    updated_at: ['updated_at'],
-  },
-  always: [],
-};
 
 /**
  * The OAuth client registry (admins only): `client_id` is `oc_` + 16 random bytes, a
@@ -67,7 +49,7 @@ export class OAuthClientsService {
 
   /** One page of the registered clients. */
   list(query: ListQuery): Promise<Page<OAuthClientResponse>> {
-    return findPage(this.clients.createQueryBuilder('c'), query, OAUTH_CLIENTS_LIST, toOAuthClientResponse);
+    return findPage(this.clients.createQueryBuilder('c'), query, OAUTH_CLIENTS_FIELDS, toOAuthClientResponse);
   }
 
   /** One client. @throws 404 when missing. */

@@ -28,6 +28,6 @@ export class OAuthGrantResponse {
   @ApiProperty({ readOnly: true, format: 'date-time', example: '2026-11-21T10:20:00.000Z' })
   last_used_at: string;
 
-  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v1/oauth-grants/1' }] })
+  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v{version}/oauth-grants/1' }] })
   links: Link[];
 }

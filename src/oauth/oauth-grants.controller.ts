@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Param } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../auth/auth-user.js';
-import { Authenticated, CurrentUser, RequireScope } from '../auth/decorators/auth.decorators.js';
+import { ApiCredentials, CurrentUser, RequireScope } from '../auth/decorators/auth.decorators.js';
 import { ListOperation, ListParams, ReadOperation } from '../common/decorators/operation.decorators.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
@@ -9,7 +9,8 @@ import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { ApiPageResponse } from '../common/openapi/api-page-response.decorator.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import { OAuthGrantResponse } from './oauth-grant.response.js';
-import { OAUTH_GRANTS_LIST, OAuthGrantsService } from './oauth-grants.service.js';
+import { OAUTH_GRANTS_FIELDS } from './oauth-grants.resource.js';
+import { OAuthGrantsService } from './oauth-grants.service.js';
 
 /**
  * `/v1/oauth-grants`: the access the caller gave third-party clients, and its
@@ -17,7 +18,7 @@ import { OAUTH_GRANTS_LIST, OAuthGrantsService } from './oauth-grants.service.js
  * never manages its own grant.
  */
 @ApiTags('oauth-grants')
-@Authenticated()
+@ApiCredentials()
 @RequireScope(null)
 @Controller('oauth-grants')
 export class OAuthGrantsController {
@@ -25,7 +26,7 @@ export class OAuthGrantsController {
 
   /** List the grants the caller gave. */
   @Get()
-  @ListOperation(OAUTH_GRANTS_LIST)
+  @ListOperation(OAUTH_GRANTS_FIELDS)
   @ApiOperation({ summary: "List the caller's OAuth grants" })
   @ApiPageResponse(OAuthGrantResponse, 'OAuthGrantList')
   @ApiErrors(400, 401, 403)
@@ -35,7 +36,7 @@ export class OAuthGrantsController {
 
   /** Read one of the caller's grants. */
   @Get(':id')
-  @ReadOperation(OAUTH_GRANTS_LIST.fields)
+  @ReadOperation(OAUTH_GRANTS_FIELDS)
   @ApiOperation({ summary: "Read one of the caller's OAuth grants" })
   @ApiOkResponse({ type: OAuthGrantResponse })
   @ApiErrors(400, 401, 403, 404)

@@ -5,26 +5,16 @@ import type { AuthUser } from '../auth/auth-user.js';
 import { TokenDenyList } from '../auth/deny-list.js';
 import { notFound } from '../common/errors/api-exception.js';
 import { findPage } from '../common/list/find-page.js';
-import type { ListQuery, ListSpec } from '../common/list/list-query.js';
+import type { ListQuery } from '../common/list/list-query.js';
 import { Page } from '../common/list/page.js';
 import { requireAffected } from '../common/writes/conditional-write.js';
 import { toIso } from '../common/list/timestamps.js';
 import { OAuthClient } from './oauth-client.entity.js';
 import { OAuthGrant } from './oauth-grant.entity.js';
 import type { OAuthGrantResponse } from './oauth-grant.response.js';
+import { OAUTH_GRANTS_FIELDS } from './oauth-grants.resource.js';
 import { OAuthRefreshToken } from './oauth-refresh-token.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
-
-/** The grant list grammar: sort `id`, `created_at`, `last_used_at`; no filters. */
-export const OAUTH_GRANTS_LIST: ListSpec = {
-  resource: 'oauth grant',
-  sortable: { id: 'g.id', created_at: 'g.created_at', last_used_at: 'g.last_used_at' },
-  filters: {},
-  fields: ['client_id', 'client_name', 'scopes', 'created_at', 'last_used_at'],
-  alias: 'g',
-  columns: { client_id: ['oauth_client_id'], client_name: ['oauth_client_id'], scopes: ['scopes'], created_at: ['created_at'], last_used_at: ['last_used_at'] },
-  always: [],
-};
 
 /**
  * The grants users gave OAuth clients and their revocation: revoking a grant denies the
@@ -42,7 +32,7 @@ export class OAuthGrantsService {
 
   /** One page of the caller's grants, with each client's `client_id` and name. */
   async list(query: ListQuery, caller: AuthUser): Promise<Page<OAuthGrantResponse>> {
-    const page = await findPage(this.grants.createQueryBuilder('g').where('g.user_id = :me', { me: caller.id }), query, OAUTH_GRANTS_LIST, (row) => row);
+    const page = await findPage(this.grants.createQueryBuilder('g').where('g.user_id = :me', { me: caller.id }), query, OAUTH_GRANTS_FIELDS, (row) => row);
     const ids = [...new Set(page.items.map((row) => Number(row.oauth_client_id)).filter((id) => id > 0))];
     const clients = new Map((ids.length ? await this.clients.findBy({ id: In(ids) }) : []).map((client) => [client.id, client]));
     return new Page(page.items.map((row) => toGrantResponse(row, clients.get(Number(row.oauth_client_id)))), page.total, page.query);

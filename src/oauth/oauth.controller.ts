@@ -108,7 +108,7 @@ export class OAuthController {
     if (check.kind === 'redirect') return sendRedirect(res, 302, check.location);
     const user = await this.sessionUser(req);
     if (!user) return sendPage(res, 200, signInPage({ action: OAUTH_PATHS.signIn, returnTo: canonicalAuthorizeUrl(req.originalUrl), clientName: check.client.name }));
-    const me = await this.users.findOne(user.id);
+    const me = await this.users.profile(user.id);
     return sendPage(
       res,
       200,
@@ -161,8 +161,8 @@ export class OAuthController {
     status: 303,
     description: 'Signed in (`Set-Cookie: sid=…`); back to the authorization request.',
     headers: {
-      Location: { required: true, description: 'The authorization request (`return_to`).', schema: { type: 'string', format: 'uri-reference', maxLength: 4096, example: '/v1/oauth/authorize?response_type=code&client_id=oc_5bG2f0hQ9yJ3kT8mW1xZ7a' } },
-      'Set-Cookie': { description: 'The session cookie, as from POST /v1/sessions.', schema: { type: 'string', maxLength: 512, example: 'sid=Zq3c7Y1m0Wf3b6P3Qv8h0dY2kq9Z5c1T7rB4uN6eX0s; Max-Age=43200; Path=/; HttpOnly; SameSite=Lax' } },
+      Location: { required: true, description: 'The authorization request (`return_to`).', schema: { type: 'string', format: 'uri-reference', maxLength: 4096, example: '/v{version}/oauth/authorize?response_type=code&client_id=oc_5bG2f0hQ9yJ3kT8mW1xZ7a' } },
+      'Set-Cookie': { description: 'The session cookie, as from POST /v{version}/sessions.', schema: { type: 'string', maxLength: 512, example: 'sid=Zq3c7Y1m0Wf3b6P3Qv8h0dY2kq9Z5c1T7rB4uN6eX0s; Max-Age=43200; Path=/; HttpOnly; SameSite=Lax' } },
     },
   })
   @ApiAuthorizeBadRequest()

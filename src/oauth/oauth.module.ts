@@ -3,17 +3,16 @@ import { JwtModule } from '@nestjs/jwt';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module.js';
 import { UsersModule } from '../users/users.module.js';
-import { OAuthAuthorizationCode } from './oauth-authorization-code.entity.js';
-import { OAuthClient } from './oauth-client.entity.js';
 import { OAuthClientsController } from './oauth-clients.controller.js';
+import { OAUTH_CLIENTS } from './oauth-clients.resource.js';
 import { OAuthClientsService } from './oauth-clients.service.js';
-import { OAuthGrant } from './oauth-grant.entity.js';
 import { OAuthGrantsController } from './oauth-grants.controller.js';
+import { OAUTH_GRANTS } from './oauth-grants.resource.js';
 import { OAuthGrantsService } from './oauth-grants.service.js';
 import { OAuthMetadataController } from './oauth-metadata.controller.js';
-import { OAuthRefreshToken } from './oauth-refresh-token.entity.js';
 import { OAuthController } from './oauth.controller.js';
 import { OAuthModel } from './oauth.model.js';
+import { OAUTH } from './oauth.resource.js';
 import { OAuthService } from './oauth.service.js';
 
 /**
@@ -24,7 +23,7 @@ import { OAuthService } from './oauth.service.js';
  * the consent step and the wiring.
  */
 @Module({
-  imports: [AuthModule, UsersModule, JwtModule.register({}), TypeOrmModule.forFeature([OAuthClient, OAuthAuthorizationCode, OAuthGrant, OAuthRefreshToken])],
+  imports: [AuthModule, UsersModule, JwtModule.register({}), TypeOrmModule.forFeature([...OAUTH.entities, ...OAUTH_CLIENTS.entities, ...OAUTH_GRANTS.entities])],
   controllers: [OAuthController, OAuthMetadataController, OAuthClientsController, OAuthGrantsController],
   providers: [OAuthClientsService, OAuthGrantsService, OAuthModel, OAuthService],
 })

@@ -148,10 +148,10 @@ export const CONSENT_FORM = {
 export const SIGN_IN_FORM = {
   type: 'object',
   required: ['username', 'password', 'return_to'],
-  example: { username: 'alice', password: 'correct-horse-battery', return_to: '/v1/oauth/authorize?response_type=code&client_id=oc_5bG2f0hQ9yJ3kT8mW1xZ7a' },
+  example: { username: 'alice', password: 'correct-horse-battery', return_to: '/v{version}/oauth/authorize?response_type=code&client_id=oc_5bG2f0hQ9yJ3kT8mW1xZ7a' },
   properties: {
     username: string('The account to sign in to.', 'alice', { maxLength: 32 }),
     password: { type: 'string', format: 'password', maxLength: 128, writeOnly: true, example: 'correct-horse-battery' },
-    return_to: string('The authorization request to come back to: a path starting with /v1/oauth/authorize? (or the same under another version prefix).', '/v1/oauth/authorize?response_type=code&client_id=oc_5bG2f0hQ9yJ3kT8mW1xZ7a&…', { pattern: AUTHORIZE_RETURN_PATTERN.source }),
+    return_to: string('The authorization request to come back to: a path starting with /v{version}/oauth/authorize? (or the same under another version prefix).', '/v{version}/oauth/authorize?response_type=code&client_id=oc_5bG2f0hQ9yJ3kT8mW1xZ7a&…', { pattern: AUTHORIZE_RETURN_PATTERN.source }),
   },
 };

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { Row } from '../common/list/field-table.js';
 import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
-import { CURRENCIES, ORDER_STATUSES, type Currency, type OrderStatus } from './order.entity.js';
+import { CURRENCIES, type Order, ORDER_STATUSES, type Currency, type OrderStatus } from './order.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
 
 /** One line of an order as the API returns it. Money in cents. */
@@ -51,7 +52,7 @@ export class OrderResponse {
   updated_at: string;
 
   /** `self` and `user`. */
-  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v1/orders/1' }, { rel: 'user', href: '/v1/users/1' }] })
+  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v{version}/orders/1' }, { rel: 'user', href: '/v{version}/users/1' }] })
   links: Link[];
 }
 
@@ -66,7 +67,7 @@ export function toOrderItemResponse(source: object): OrderItemResponse {
  * {@link OrderResponse}; PostgreSQL's bigint text becomes a number. With list `fields`, columns and
  * items that were not loaded come out empty and are then dropped by the `fields` selection.
  */
-export function toOrderResponse(source: object, items?: readonly object[]): OrderResponse {
+export function toOrderResponse(source: Row<Order, 'user_id'>, items?: readonly object[]): OrderResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
   const prefix = linkPrefix();

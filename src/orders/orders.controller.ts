@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../auth/auth-user.js';
-import { Authenticated, CurrentUser } from '../auth/decorators/auth.decorators.js';
+import { CurrentUser, ScopedResource } from '../auth/decorators/auth.decorators.js';
 import { CreateOperation, ListOperation, ListParams, ReadOperation } from '../common/decorators/operation.decorators.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
@@ -11,7 +11,7 @@ import { ApiPageResponse } from '../common/openapi/api-page-response.decorator.j
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import { CreateOrderDto, ReplaceOrderDto, UpdateOrderDto } from './dto/create-order.dto.js';
 import { OrderResponse } from './order.response.js';
-import { ORDERS_LIST } from './orders.list.js';
+import { ORDERS_FIELDS } from './orders.resource.js';
 import { OrdersService } from './orders.service.js';
 
 const TRANSITIONS_TEXT =
@@ -21,7 +21,7 @@ const TRANSITIONS_TEXT =
 
 /** `/v1/orders` (SPEC §6 orders): private to their user, admins see and act on all. Money in cents. */
 @ApiTags('orders')
-@Authenticated('orders')
+@ScopedResource('orders')
 @Controller('orders')
 export class OrdersController {
   constructor(private readonly orders: OrdersService) {}
@@ -36,7 +36,7 @@ export class OrdersController {
   }
 
   @Get()
-  @ListOperation(ORDERS_LIST)
+  @ListOperation(ORDERS_FIELDS)
   @ApiOperation({ summary: 'List orders (own; all for admins)' })
   @ApiPageResponse(OrderResponse, 'OrderList')
   @ApiErrors(400, 401)
@@ -45,7 +45,7 @@ export class OrdersController {
   }
 
   @Get(':id')
-  @ReadOperation(ORDERS_LIST.fields)
+  @ReadOperation(ORDERS_FIELDS)
   @ApiOperation({ summary: 'Read an order' })
   @ApiOkResponse({ type: OrderResponse })
   @ApiErrors(400, 401, 403, 404)

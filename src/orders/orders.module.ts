@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Order, OrderItem } from './order.entity.js';
 import { OrdersController } from './orders.controller.js';
+import { ORDERS } from './orders.resource.js';
 import { OrdersService } from './orders.service.js';
 
 /** Orders resource (SPEC §6). */
 @Module({
-  imports: [TypeOrmModule.forFeature([Order, OrderItem])],
+  imports: [TypeOrmModule.forFeature([...ORDERS.entities])],
   controllers: [OrdersController],
   providers: [OrdersService],
 })

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { requireOwned } from '../auth/access.js';
 import type { AuthUser } from '../auth/auth-user.js';
-import { conflict, forbidden, notFound } from '../common/errors/api-exception.js';
+import { authorize, authorizeTransition } from '../common/access/access-policy.js';
+import { conflict, notFound } from '../common/errors/api-exception.js';
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import { Page } from '../common/list/page.js';
@@ -12,19 +12,8 @@ import type { CreateOrderDto, ReplaceOrderDto, UpdateOrderDto } from './dto/crea
 import type { OrderItemDto } from './dto/order-item.dto.js';
 import { Order, OrderItem, type Currency, type OrderStatus } from './order.entity.js';
 import { toOrderResponse, type OrderResponse } from './order.response.js';
-import { ORDERS_LIST } from './orders.list.js';
-
-/**
- * Status moves of SPEC §6 orders and who may make them: `owner` = the order's user or an admin,
- * `admin` = admins only. Any move not listed is a 409.
- */
-export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, Partial<Record<OrderStatus, 'owner' | 'admin'>>>> = {
-  pending: { paid: 'owner', cancelled: 'owner' },
-  paid: { shipped: 'admin', cancelled: 'owner' },
-  shipped: { delivered: 'admin' },
-  delivered: {},
-  cancelled: {},
-};
+import { ORDERS_FIELDS } from './orders.resource.js';
+import { ORDER_TRANSITIONS, ORDERS_POLICY } from './orders.policy.js';
 
 /** Statuses in which an order may be deleted (SPEC §6 orders). */
 const DELETABLE: readonly OrderStatus[] = ['pending', 'cancelled'];
@@ -39,18 +28,6 @@ interface OrderChange {
 /** Σ quantity × unit_price_cents, in cents (at most 100 × 1000 × 10⁹ = 10¹⁴: an exact integer). */
 export function totalCents(items: readonly OrderItemDto[]): number {
   return items.reduce((sum, item) => sum + item.quantity * item.unit_price_cents, 0);
-}
-
-/**
- * Checks a status move against {@link ORDER_TRANSITIONS}; a "move" to the current status is not
- * in the table and so is refused like any other (SPEC §6 orders: anything else → 409).
- * @throws 409 `cannot change status from <from> to <to>` for a move that is not allowed; 403 when
- *   only an admin may make it and the caller is none.
- */
-export function assertTransition(from: OrderStatus, to: OrderStatus, caller: AuthUser): void {
-  const who = ORDER_TRANSITIONS[from][to];
-  if (who === undefined) throw conflict(`cannot change status from ${from} to ${to}`);
-  if (who === 'admin' && caller.role !== 'admin') throw forbidden(`only an admin can change status from ${from} to ${to}`);
 }
 
 function sameItems(wanted: readonly OrderItemDto[], current: readonly OrderItem[]): boolean {
@@ -95,8 +72,7 @@ export class OrdersService {
    * items of the whole page come from one extra query, and only when `items` is wanted.
    */
   async list(query: ListQuery, caller: AuthUser): Promise<Page<OrderResponse>> {
-    const visible = caller.role === 'admin' ? undefined : [{ 'o.user_id': caller.id }];
-    const page = await findPage(this.dataSource.getRepository(Order).createQueryBuilder('o'), query, ORDERS_LIST, (row) => row, visible);
+    const page = await findPage(this.dataSource.getRepository(Order).createQueryBuilder('o'), query, ORDERS_FIELDS, (row) => row, ORDERS_POLICY.visible(caller));
     const ids = page.items.map((row) => Number(row.id));
     const items = !query.fields || query.fields.includes('items') ? await this.itemsOf(this.dataSource.manager, ids) : new Map<number, OrderItem[]>();
     return new Page(
@@ -168,7 +144,7 @@ export class OrdersService {
       if ((items || currency) && order.status !== 'pending') {
         throw conflict(`items and currency can change only while an order is pending; order ${id} is ${order.status}`);
       }
-      if (status) assertTransition(order.status, status, caller);
+      if (status) authorizeTransition(ORDERS_POLICY, caller, order.status, status);
 
       const now = new Date();
       if (items || currency) {
@@ -232,12 +208,12 @@ export class OrdersService {
   }
 
   private async read(manager: EntityManager, id: number, caller: AuthUser): Promise<OrderResponse> {
-    const order = await this.load(manager, id, caller);
+    const order = await this.load(manager, id, caller, 'read');
     return toOrderResponse(order, (await this.itemsOf(manager, [id])).get(id) ?? []);
   }
 
-  private async load(manager: EntityManager, id: number, caller: AuthUser): Promise<Order> {
-    const row = await manager.findOne(Order, { where: { id } });
-    return requireOwned(row, caller, (order) => order.user_id, 'order', id);
+  /** The order `id` if the caller may `action` it ({@link ORDERS_POLICY}). @throws 404, 403 */
+  private async load(manager: EntityManager, id: number, caller: AuthUser, action: 'read' | 'write' = 'write'): Promise<Order> {
+    return authorize(ORDERS_POLICY, action, caller, await manager.findOne(Order, { where: { id } }), id);
   }
 }

@@ -1,8 +1,10 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { Row } from '../common/list/field-table.js';
 import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
+import type { Tag } from './tag.entity.js';
 
 /** A tag as the API returns it (SPEC §6 tags). */
 @ApiSchema({ name: 'Tag' })
@@ -21,12 +23,12 @@ export class TagResponse {
   updated_at: string;
 
   /** `self` and `articles` (the articles carrying this tag). */
-  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v1/tags/1' }, { rel: 'articles', href: '/v1/articles?tag=nestjs' }] })
+  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v{version}/tags/1' }, { rel: 'articles', href: '/v{version}/articles?tag=nestjs' }] })
   links: Link[];
 }
 
 /** Maps a tags row (entity or raw select; `name` is always selected) to {@link TagResponse}. */
-export function toTagResponse(source: object): TagResponse {
+export function toTagResponse(source: Row<Tag, 'name'>): TagResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
   const prefix = linkPrefix();

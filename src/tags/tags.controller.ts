@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { Authenticated, Roles } from '../auth/decorators/auth.decorators.js';
+import { Roles, ScopedResource } from '../auth/decorators/auth.decorators.js';
 import { CreateOperation, ListOperation, ListParams, ReadOperation } from '../common/decorators/operation.decorators.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
@@ -9,14 +9,14 @@ import { ApiPageResponse } from '../common/openapi/api-page-response.decorator.j
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import { CreateTagDto, UpdateTagDto } from './dto/create-tag.dto.js';
 import { TagResponse } from './tag.response.js';
-import { TAGS_LIST } from './tags.list.js';
+import { TAGS_FIELDS } from './tags.resource.js';
 import { TagsService } from './tags.service.js';
 
 const TAG_ID = ApiParam({ name: 'id', description: 'The tag’s id.', schema: { type: 'integer', minimum: 1 }, example: 1 });
 
 /** `/v1/tags` (SPEC §6 tags): every caller reads and creates; only admins rename and delete. */
 @ApiTags('tags')
-@Authenticated('tags')
+@ScopedResource('tags')
 @Controller('tags')
 export class TagsController {
   constructor(private readonly tags: TagsService) {}
@@ -33,7 +33,7 @@ export class TagsController {
 
   /** List tags. */
   @Get()
-  @ListOperation(TAGS_LIST)
+  @ListOperation(TAGS_FIELDS)
   @ApiOperation({ summary: 'List tags' })
   @ApiPageResponse(TagResponse, 'TagList')
   @ApiErrors(400, 401)
@@ -44,7 +44,7 @@ export class TagsController {
   /** Read a tag. */
   @Get(':id')
   @TAG_ID
-  @ReadOperation(TAGS_LIST.fields)
+  @ReadOperation(TAGS_FIELDS)
   @ApiOperation({ summary: 'Read a tag' })
   @ApiOkResponse({ type: TagResponse })
   @ApiErrors(400, 401, 404)

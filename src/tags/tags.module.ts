@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Tag } from './tag.entity.js';
 import { TagsController } from './tags.controller.js';
+import { TAGS } from './tags.resource.js';
 import { TagsService } from './tags.service.js';
 
 /** Tags resource (SPEC §6). Exports TagsService, through which articles resolve tag names. */
 @Module({
-  imports: [TypeOrmModule.forFeature([Tag])],
+  imports: [TypeOrmModule.forFeature([...TAGS.entities])],
   controllers: [TagsController],
   providers: [TagsService],
   exports: [TagsService],

@@ -9,7 +9,7 @@ import { deleteExisting, updateExisting } from '../common/writes/conditional-wri
 import type { CreateTagDto, UpdateTagDto } from './dto/create-tag.dto.js';
 import { Tag } from './tag.entity.js';
 import { toTagResponse, type TagResponse } from './tag.response.js';
-import { TAGS_LIST } from './tags.list.js';
+import { TAGS_FIELDS } from './tags.resource.js';
 
 /**
  * Tags (SPEC §6 tags): names are stored lower-case and unique. The only holder of the tags
@@ -33,7 +33,7 @@ export class TagsService {
   /** One page of tags; the `name` filter is compared lower-case (every caller sees every tag). */
   list(query: ListQuery): Promise<Page<TagResponse>> {
     if (query.filters.name) query.filters.name = query.filters.name.map((name) => String(name).toLowerCase());
-    return findPage(this.tags.createQueryBuilder('g'), query, TAGS_LIST, toTagResponse);
+    return findPage(this.tags.createQueryBuilder('g'), query, TAGS_FIELDS, toTagResponse);
   }
 
   /**

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { Row } from '../common/list/field-table.js';
 import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
-import { TODO_STATUSES, type TodoStatus } from './todo.entity.js';
+import { type Todo, TODO_STATUSES, type TodoStatus } from './todo.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
 
 /** A todo as the API returns it (SPEC §6 todos). */
@@ -31,12 +32,12 @@ export class TodoResponse {
   updated_at: string;
 
   /** `self` and `owner`. */
-  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v1/todos/1' }, { rel: 'owner', href: '/v1/users/1' }] })
+  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v{version}/todos/1' }, { rel: 'owner', href: '/v{version}/users/1' }] })
   links: Link[];
 }
 
-/** Maps a todos row (entity or raw select) to {@link TodoResponse}. */
-export function toTodoResponse(source: object): TodoResponse {
+/** Maps a todos row (entity or raw select; its links need `owner_id`) to {@link TodoResponse}. */
+export function toTodoResponse(source: Row<Todo, 'owner_id'>): TodoResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
   const prefix = linkPrefix();

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../auth/auth-user.js';
-import { Authenticated, CurrentUser } from '../auth/decorators/auth.decorators.js';
+import { CurrentUser, ScopedResource } from '../auth/decorators/auth.decorators.js';
 import { CreateOperation, ListOperation, ListParams, ReadOperation } from '../common/decorators/operation.decorators.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
@@ -10,12 +10,12 @@ import { ApiPageResponse } from '../common/openapi/api-page-response.decorator.j
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import { CreateTodoDto, ReplaceTodoDto, UpdateTodoDto } from './dto/create-todo.dto.js';
 import { TodoResponse } from './todo.response.js';
-import { TODOS_LIST } from './todos.list.js';
+import { TODOS_FIELDS } from './todos.resource.js';
 import { TodosService } from './todos.service.js';
 
 /** `/v1/todos` (SPEC §6 todos): private to their owner, admins see all. */
 @ApiTags('todos')
-@Authenticated('todos')
+@ScopedResource('todos')
 @Controller('todos')
 export class TodosController {
   constructor(private readonly todos: TodosService) {}
@@ -30,7 +30,7 @@ export class TodosController {
   }
 
   @Get()
-  @ListOperation(TODOS_LIST)
+  @ListOperation(TODOS_FIELDS)
   @ApiOperation({ summary: 'List todos (own; all for admins)' })
   @ApiPageResponse(TodoResponse, 'TodoList')
   @ApiErrors(400, 401)
@@ -39,7 +39,7 @@ export class TodosController {
   }
 
   @Get(':id')
-  @ReadOperation(TODOS_LIST.fields)
+  @ReadOperation(TODOS_FIELDS)
   @ApiOperation({ summary: 'Read a todo' })
   @ApiOkResponse({ type: TodoResponse })
   @ApiErrors(400, 401, 403, 404)

@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Todo } from './todo.entity.js';
 import { TodosController } from './todos.controller.js';
+import { TODOS } from './todos.resource.js';
 import { TodosService } from './todos.service.js';
 
 /** Todos resource (SPEC §6). */
 @Module({
-  imports: [TypeOrmModule.forFeature([Todo])],
+  imports: [TypeOrmModule.forFeature([...TODOS.entities])],
   controllers: [TodosController],
   providers: [TodosService],
 })

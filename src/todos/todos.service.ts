@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { requireOwned } from '../auth/access.js';
 import type { AuthUser } from '../auth/auth-user.js';
+import { authorize } from '../common/access/access-policy.js';
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
@@ -10,7 +10,8 @@ import { deleteExisting, updateExisting } from '../common/writes/conditional-wri
 import type { CreateTodoDto, UpdateTodoDto } from './dto/create-todo.dto.js';
 import { Todo } from './todo.entity.js';
 import { toTodoResponse, type TodoResponse } from './todo.response.js';
-import { TODOS_LIST } from './todos.list.js';
+import { TODOS_FIELDS } from './todos.resource.js';
+import { TODOS_POLICY } from './todos.policy.js';
 
 /** Todos (SPEC §6 todos): private to their owner; admins see and change all. */
 @Injectable()
@@ -31,8 +32,7 @@ export class TodosService {
 
   /** One page of the caller's todos (all todos for an admin); filters apply within that. */
   list(query: ListQuery, caller: AuthUser): Promise<Page<TodoResponse>> {
-    const visible = caller.role === 'admin' ? undefined : [{ 't.owner_id': caller.id }];
-    return findPage(this.todos.createQueryBuilder('t'), query, TODOS_LIST, toTodoResponse, visible);
+    return findPage(this.todos.createQueryBuilder('t'), query, TODOS_FIELDS, toTodoResponse, TODOS_POLICY.visible(caller));
   }
 
   /**
@@ -40,7 +40,7 @@ export class TodosService {
    * @throws 404 when missing; 403 when another user's (and the caller is no admin).
    */
   async findOne(id: number, caller: AuthUser): Promise<TodoResponse> {
-    return toTodoResponse(await this.load(id, caller));
+    return toTodoResponse(await this.load(id, caller, 'read'));
   }
 
   /** PUT: replaces the todo; omitted `content` → null, `status` → `pending` (SPEC §5). @throws 403, 404 */
@@ -70,11 +70,11 @@ export class TodosService {
     const current = await this.load(id, caller);
     const next = { ...current, ...patch, updated_at: new Date() };
     await updateExisting(this.todos.manager, Todo, { id }, { ...patch, updated_at: next.updated_at }, 'todo', id);
-    return toTodoResponse(next as unknown as Record<string, unknown>);
+    return toTodoResponse(next);
   }
 
-  private async load(id: number, caller: AuthUser): Promise<Todo> {
-    const row = await this.todos.findOne({ where: { id } });
-    return requireOwned(row, caller, (todo) => todo.owner_id, 'todo', id);
+  /** The todo `id` if the caller may `action` it ({@link TODOS_POLICY}). @throws 404, 403 */
+  private async load(id: number, caller: AuthUser, action: 'read' | 'write' = 'write'): Promise<Todo> {
+    return authorize(TODOS_POLICY, action, caller, await this.todos.findOne({ where: { id } }), id);
   }
 }

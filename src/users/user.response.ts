@@ -1,8 +1,9 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { Row } from '../common/list/field-table.js';
 import { toIso } from '../common/list/timestamps.js';
 import type { Link } from '../common/list/page.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
-import { ROLES, type Role } from './user.entity.js';
+import { ROLES, type Role, type User } from './user.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
 
 /** A user as the API returns it (SPEC §6 users); the password is never included. */
@@ -33,12 +34,12 @@ export class UserResponse {
   updated_at: string;
 
   /** `self` and `todos` (the user's todos). */
-  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v1/users/1' }, { rel: 'todos', href: '/v1/todos?owner=1' }] })
+  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v{version}/users/1' }, { rel: 'todos', href: '/v{version}/todos?owner=1' }] })
   links: Link[];
 }
 
 /** Maps a users row (entity or raw select) to {@link UserResponse}. */
-export function toUserResponse(source: object): UserResponse {
+export function toUserResponse(source: Row<User>): UserResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
   const prefix = linkPrefix();

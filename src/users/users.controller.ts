@@ -1,10 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../auth/auth-user.js';
-import { isOwnerOrAdmin } from '../auth/access.js';
-import { Authenticated, CurrentUser, Public, Roles } from '../auth/decorators/auth.decorators.js';
+import { CurrentUser, Public, Roles, ScopedResource } from '../auth/decorators/auth.decorators.js';
 import { CreateOperation, ListOperation, ListParams, ReadOperation } from '../common/decorators/operation.decorators.js';
-import { forbidden } from '../common/errors/api-exception.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
@@ -13,17 +11,12 @@ import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import { CreateUserDto } from './dto/create-user.dto.js';
 import { ReplaceUserDto, UpdateUserDto } from './dto/replace-user.dto.js';
 import { UserResponse } from './user.response.js';
-import { USERS_LIST } from './users.list.js';
+import { USERS_FIELDS } from './users.resource.js';
 import { UsersService } from './users.service.js';
-
-/** Anyone but the user itself or an admin → 403, whether or not the id exists (SPEC §6 users). */
-function requireSelfOrAdmin(caller: AuthUser, id: number): void {
-  if (!isOwnerOrAdmin(caller, id)) throw forbidden('only the user itself or an admin may do this');
-}
 
 /** `/v1/users` (SPEC §6 users). */
 @ApiTags('users')
-@Authenticated('users')
+@ScopedResource('users')
 @Controller('users')
 export class UsersController {
   constructor(private readonly users: UsersService) {}
@@ -42,23 +35,22 @@ export class UsersController {
   /** List users (admins only). */
   @Get()
   @Roles('admin')
-  @ListOperation(USERS_LIST)
+  @ListOperation(USERS_FIELDS)
   @ApiOperation({ summary: 'List users (admin)' })
   @ApiPageResponse(UserResponse, 'UserList')
   @ApiErrors(400, 401, 403)
-  list(@ListParams() query: ListQuery): Promise<Page<UserResponse>> {
-    return this.users.list(query);
+  list(@ListParams() query: ListQuery, @CurrentUser() caller: AuthUser): Promise<Page<UserResponse>> {
+    return this.users.list(query, caller);
   }
 
   /** Read a user (the user itself or an admin). */
   @Get(':id')
-  @ReadOperation(USERS_LIST.fields)
+  @ReadOperation(USERS_FIELDS)
   @ApiOperation({ summary: 'Read a user' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors(400, 401, 403, 404)
   findOne(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<UserResponse> {
-    requireSelfOrAdmin(caller, id);
-    return this.users.findOne(id);
+    return this.users.findOne(id, caller);
   }
 
   /** Replace a user: omitted `age` and `email` become null. */
@@ -67,7 +59,6 @@ export class UsersController {
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors(400, 401, 403, 404, 409, 413, 415, 422)
   replace(@Param('id', ParseIdPipe) id: number, @Body() body: ReplaceUserDto, @CurrentUser() caller: AuthUser): Promise<UserResponse> {
-    requireSelfOrAdmin(caller, id);
     return this.users.replace(id, body, caller);
   }
 
@@ -77,7 +68,6 @@ export class UsersController {
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors(400, 401, 403, 404, 409, 413, 415, 422)
   update(@Param('id', ParseIdPipe) id: number, @Body() body: UpdateUserDto, @CurrentUser() caller: AuthUser): Promise<UserResponse> {
-    requireSelfOrAdmin(caller, id);
     return this.users.update(id, body, caller);
   }
 
@@ -88,7 +78,6 @@ export class UsersController {
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors(400, 401, 403, 404)
   async remove(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<void> {
-    requireSelfOrAdmin(caller, id);
-    await this.users.remove(id);
+    await this.users.remove(id, caller);
   }
 }

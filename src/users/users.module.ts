@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { User } from './user.entity.js';
 import { UsersController } from './users.controller.js';
+import { USERS } from './users.resource.js';
 import { UsersService } from './users.service.js';
 
 /** Users resource (SPEC §6). Exports UsersService for authentication. */
 @Module({
-  imports: [TypeOrmModule.forFeature([User])],
+  imports: [TypeOrmModule.forFeature([...USERS.entities])],
   controllers: [UsersController],
   providers: [UsersService],
   exports: [UsersService],

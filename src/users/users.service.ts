@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, IsNull, Repository } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
+import { authorize } from '../common/access/access-policy.js';
 import { TokenDenyList } from '../auth/deny-list.js';
 import { hashPassword } from '../auth/passwords.js';
 import { RefreshToken } from '../auth/refresh-token.entity.js';
@@ -17,7 +18,8 @@ import type { ReplaceUserDto, UpdateUserDto } from './dto/replace-user.dto.js';
 import { User } from './user.entity.js';
 import { toUserResponse, type UserResponse } from './user.response.js';
 import type { UserSummary } from './user-summary.response.js';
-import { USERS_LIST } from './users.list.js';
+import { USERS_FIELDS } from './users.resource.js';
+import { USERS_POLICY } from './users.policy.js';
 
 /** How long (ms) a user id found to exist is trusted without asking the database again (see UsersService.exists). */
 const EXISTS_CACHE_MS = 5 * 60 * 1000;
@@ -78,22 +80,31 @@ export class UsersService implements OnApplicationBootstrap {
       created_at: now,
       updated_at: now,
     });
-    return this.findOne(Number(result.identifiers[0].id));
+    return this.profile(Number(result.identifiers[0].id));
   }
 
-  /** One page of users, admins only (the controller's role check). */
-  list(query: ListQuery): Promise<Page<UserResponse>> {
-    return findPage(this.users.createQueryBuilder('u'), query, USERS_LIST, toUserResponse);
+  /** One page of users, admins only (the operation's role; {@link USERS_POLICY} `visible` is every user for them). */
+  list(query: ListQuery, caller: AuthUser): Promise<Page<UserResponse>> {
+    return findPage(this.users.createQueryBuilder('u'), query, USERS_FIELDS, toUserResponse, USERS_POLICY.visible(caller));
   }
 
   /**
-   * Reads one user.
-   * @throws 404 when it does not exist.
+   * Reads one user: the user itself or an admin ({@link USERS_POLICY}).
+   * @throws 403 for anyone else, whether or not the id exists; 404 when it does not exist.
    */
-  async findOne(id: number): Promise<UserResponse> {
+  findOne(id: number, caller: AuthUser): Promise<UserResponse> {
+    authorize(USERS_POLICY, 'read', caller, { id }, id);
+    return this.profile(id);
+  }
+
+  /**
+   * User `id` as the API shows it, without an access check: for the caller's own record (the
+   * session, the OAuth consent page) and after {@link findOne}'s check. @throws 404 when it does not exist.
+   */
+  async profile(id: number): Promise<UserResponse> {
     const row = await this.users.findOne({ where: { id } });
     if (!row) throw notFound('user', id);
-    return toUserResponse(row as unknown as Record<string, unknown>);
+    return toUserResponse(row);
   }
 
   /**
@@ -139,7 +150,7 @@ export class UsersService implements OnApplicationBootstrap {
   /**
    * PUT: replaces the user's editable fields; omitted `age`/`email` become null (SPEC §5). A role
    * or password change revokes the user's earlier access tokens (and, for a password, refresh tokens).
-   * @throws 403 (role change by non-admin), 404, 409 (email taken), 422 (username change), 503 (store unavailable).
+   * @throws 403 (not the user itself or an admin; role change by non-admin), 404, 409 (email taken), 422 (username change), 503 (store unavailable).
    */
   replace(id: number, dto: ReplaceUserDto, caller: AuthUser): Promise<UserResponse> {
     return this.applyChanges(id, { name: dto.name, age: dto.age ?? null, email: dto.email ?? null, role: dto.role, username: dto.username, password: dto.password }, caller);
@@ -147,7 +158,7 @@ export class UsersService implements OnApplicationBootstrap {
 
   /**
    * PATCH: changes only the fields sent; `null` clears `age`/`email` (SPEC §5). Revocation as {@link replace}.
-   * @throws 403 (role change by non-admin), 404, 409 (email taken), 422 (username change), 503 (store unavailable).
+   * @throws 403 (not the user itself or an admin; role change by non-admin), 404, 409 (email taken), 422 (username change), 503 (store unavailable).
    */
   update(id: number, dto: UpdateUserDto, caller: AuthUser): Promise<UserResponse> {
     return this.applyChanges(id, dto, caller);
@@ -157,9 +168,12 @@ export class UsersService implements OnApplicationBootstrap {
    * Deletes a user; their rows (todos, refresh tokens, API keys, …) go by foreign-key cascade, their
    * access tokens are denied at once (TokenDenyList.revokeUser, SPEC §3 "Authority is current") and
    * their sessions end at next use. One conditional DELETE: of concurrent deletes exactly one succeeds.
-   * @throws 404 when there is no such user (or it was deleted meanwhile); 503 when the shared store is unavailable (nothing deleted).
+   * @throws 403 when the caller is neither the user nor an admin (whether or not the id exists,
+   *   {@link USERS_POLICY}); 404 when there is no such user (or it was deleted meanwhile); 503 when
+   *   the shared store is unavailable (nothing deleted).
    */
-  async remove(id: number): Promise<void> {
+  async remove(id: number, caller: AuthUser): Promise<void> {
+    authorize(USERS_POLICY, 'write', caller, { id }, id);
     // first, so that a store outage (503) leaves the user in place rather than their tokens alive
     await this.denyList.revokeUser(id);
     try {
@@ -172,14 +186,13 @@ export class UsersService implements OnApplicationBootstrap {
   }
 
   private async applyChanges(id: number, changes: UpdateUserDto, caller: AuthUser): Promise<UserResponse> {
+    authorize(USERS_POLICY, 'write', caller, { id }, id);
     const current = await this.users.findOne({ where: { id } });
     if (!current) throw notFound('user', id);
     if (changes.username !== undefined && changes.username !== current.username) {
       throw validationFailed([{ field: 'username', message: 'username cannot be changed' }]);
     }
-    if (changes.role !== undefined && changes.role !== current.role && caller.role !== 'admin') {
-      throw forbidden('only admins can change role');
-    }
+    if (changes.role !== undefined && changes.role !== current.role) authorize(USERS_POLICY, 'setRole', caller, current, id);
     const patch: Partial<User> = { updated_at: new Date() };
     if (changes.name !== undefined) patch.name = changes.name;
     if (changes.age !== undefined) patch.age = changes.age;
@@ -200,7 +213,7 @@ export class UsersService implements OnApplicationBootstrap {
       // a new password also ends every password login (a stolen refresh token must not outlive it)
       if (changes.password !== undefined) await this.users.manager.update(RefreshToken, { user_id: id, revoked_at: IsNull() }, { revoked_at: new Date() });
     }
-    return this.findOne(id);
+    return this.profile(id);
   }
 
   private async assertUnique(username: string | undefined, email: string | null): Promise<void> {

@@ -4,9 +4,8 @@ import { Test, type TestingModuleBuilder } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
-import { validateEnv } from '../../src/config/env.validation.js';
-import { buildDataSourceOptions } from '../../src/database/data-source.js';
 import { SharedStore } from '../../src/store/shared-store.js';
+import { openTestDataSource, truncateDataSource } from './database.js';
 import { installResponseRecorder } from './openapi-validation.js';
 
 export interface TestAppOptions {
@@ -28,13 +27,7 @@ export interface TestAppOptions {
  */
 export async function createTestApp(options: TestAppOptions = {}): Promise<NestExpressApplication> {
   if (options.truncate === 'before-init') {
-    const dataSource = new DataSource(buildDataSourceOptions(validateEnv(process.env).DATABASE_URL, 1));
-    await dataSource.initialize();
-    try {
-      await truncateDataSource(dataSource);
-    } finally {
-      await dataSource.destroy();
-    }
+    await (await openTestDataSource(1)).destroy();
   }
   const builder = Test.createTestingModule({ imports: [AppModule] });
   const moduleRef = await (options.override ? options.override(builder) : builder).compile();
@@ -55,14 +48,3 @@ export async function truncateAll(app: INestApplication): Promise<void> {
   await truncateDataSource(app.get(DataSource));
 }
 
-async function truncateDataSource(dataSource: DataSource): Promise<void> {
-  const tables = dataSource.entityMetadatas.map((m) => m.tableName);
-  if (dataSource.options.type === 'postgres') {
-    await dataSource.query(`TRUNCATE ${tables.map((t) => `"${t}"`).join(', ')} RESTART IDENTITY CASCADE`);
-  } else {
-    await dataSource.query('PRAGMA foreign_keys = OFF');
-    for (const table of tables) await dataSource.query(`DELETE FROM "${table}"`);
-    await dataSource.query('DELETE FROM sqlite_sequence');
-    await dataSource.query('PRAGMA foreign_keys = ON');
-  }
-}

@@ -1,7 +1,7 @@
-import { ApiProperty, ApiSchema, PartialType } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty, ApiSchema, PartialType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
-import { IsOmittable } from '../../common/decorators/validation.decorators.js';
+import { IsOmittable, ReadOnlyProperty } from '../../common/decorators/validation.decorators.js';
 import { TAG_NAME } from '../../tags/dto/create-tag.dto.js';
 import { ARTICLE_STATUSES, type ArticleStatus } from '../article.entity.js';
 
@@ -15,8 +15,15 @@ const lowerCaseEach = ({ value }: { value: unknown }) =>
 /** Body of `POST /v1/articles` (SPEC §6 articles). */
 @ApiSchema({ name: 'CreateArticleBody' })
 export class CreateArticleDto {
-  /** The author is the caller and `published_at` is set by publishing; both are ignored when sent (as read from a GET). */
-  static readonly readOnlyProperties = ['author', 'published_at'];
+  /** The author is the caller; an `author` sent (as read from a GET) is ignored. */
+  @ReadOnlyProperty()
+  @ApiHideProperty()
+  declare author?: never;
+
+  /** Set by publishing; a `published_at` sent (as read from a GET) is ignored. */
+  @ReadOnlyProperty()
+  @ApiHideProperty()
+  declare published_at?: never;
 
   /** 1-200 characters. */
   @ApiProperty({ example: 'Hello, NestJS 12', minLength: 1, maxLength: 200 })
@@ -56,6 +63,4 @@ export class ReplaceArticleDto extends CreateArticleDto {}
 
 /** Body of `PATCH /v1/articles/{id}`: any subset; none of the fields is nullable (`null` → 400). */
 @ApiSchema({ name: 'UpdateArticleBody' })
-export class UpdateArticleDto extends PartialType(CreateArticleDto, { skipNullProperties: false }) {
-  static readonly readOnlyProperties = ['author', 'published_at'];
-}
+export class UpdateArticleDto extends PartialType(CreateArticleDto, { skipNullProperties: false }) {}

@@ -19,20 +19,24 @@ export const REQUIRED_SCOPE_EXTENSION = 'x-required-scope';
 export const Public = () => applyDecorators(SetMetadata(IS_PUBLIC, true), ApiExtension('x-public', true));
 
 /**
- * States that a controller's operations need a credential (every operation not marked
- * {@link Public}) and documents the three schemes as alternatives: bearer JWT, `X-API-Key`, the
- * `sid` session cookie (SPEC §3). With `resource`, each operation needs the scope
- * `<resource>:read` (GET) or `<resource>:write` (other methods) when called with a scoped
- * credential such as an API key — {@link RequireScope} overrides it per operation. The global
- * guard enforces all of it.
+ * Documents the credentials a controller's (or an operation's) protected operations accept: the
+ * three schemes as alternatives, bearer JWT, `X-API-Key`, the `sid` session cookie (SPEC §3).
+ * Documentation only: the global guard requires a credential on every operation not marked
+ * {@link Public}, with or without this decorator. Scoped credentials (API keys, OAuth tokens) may
+ * not call such operations unless they carry `@RequireScope(scope)`.
  */
-export const Authenticated = (resource?: ScopeResource) =>
-  applyDecorators(
-    ApiBearerAuth('bearer'),
-    ApiSecurity('api_key'),
-    ApiCookieAuth('session'),
-    ...(resource ? [SetMetadata(SCOPE_RESOURCE, resource), ApiExtension(SCOPE_RESOURCE_EXTENSION, resource)] : []),
-  );
+export const ApiCredentials = () => applyDecorators(ApiBearerAuth('bearer'), ApiSecurity('api_key'), ApiCookieAuth('session'));
+
+/**
+ * Declares the scopes of a resource's controller and its documented security: each operation
+ * needs `<resource>:read` (GET, HEAD) or `<resource>:write` (other methods) from a scoped
+ * credential such as an API key or OAuth token (the ScopeGuard enforces it, {@link RequireScope}
+ * overrides it per operation; the document shows it as the `oauth2` requirement), and the
+ * credentials are documented as by {@link ApiCredentials}. `resource` is the name of a
+ * declaration with `scopes: true` in src/resources.ts (any other name does not compile).
+ */
+export const ScopedResource = (resource: ScopeResource) =>
+  applyDecorators(ApiCredentials(), SetMetadata(SCOPE_RESOURCE, resource), ApiExtension(SCOPE_RESOURCE_EXTENSION, resource));
 
 /**
  * Declares the scope an operation needs from a scoped credential (API key, OAuth token); a

@@ -22,7 +22,7 @@ export class LoginDto {
 /** Body of `POST /v1/refresh`. */
 @ApiSchema({ name: 'RefreshBody' })
 export class RefreshDto {
-  /** A refresh token from `POST /v1/login` or an earlier refresh; each works once. */
+  /** A refresh token from `POST /v{version}/login` or an earlier refresh; each works once. */
   @ApiProperty({ writeOnly: true, example: 'Zq3c7…' })
   @IsNotEmpty()
   @IsString()

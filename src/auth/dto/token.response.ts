@@ -15,7 +15,7 @@ export class TokenResponse {
   @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: 86_400, example: 300 })
   expires_in: number;
 
-  /** Opaque refresh token for `POST /v1/refresh`; works once (rotation). */
+  /** Opaque refresh token for `POST /v{version}/refresh`; works once (rotation). */
   @ApiProperty({ example: 'Zq3c7Y1m0Wf3b6P3Qv8h0dY2kq9Z5c1T7rB4uN6eX0s' })
   refresh_token: string;
 }

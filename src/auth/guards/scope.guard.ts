@@ -8,7 +8,7 @@ import { REQUIRED_SCOPE, SCOPE_RESOURCE } from '../decorators/auth.decorators.js
 /**
  * Scope check for scoped credentials — API keys and OAuth access tokens (SPEC §3: "A key without
  * the scope an operation needs → 403"): an operation needs `@RequireScope(scope)`, or `<resource>:read` (GET, HEAD) /
- * `<resource>:write` from its controller's `@Authenticated(resource)`; `@RequireScope(null)` or no
+ * `<resource>:write` from its controller's `@ScopedResource(resource)`; `@RequireScope(null)` or no
  * declaration means scoped credentials may not call it. Callers with their full rights (bearer,
  * session) pass. Runs after authentication and the rate limit; the scope is resolved once per handler.
  * @throws 403 `forbidden` naming the missing scope.

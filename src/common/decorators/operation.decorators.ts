@@ -27,8 +27,9 @@ export function sortPattern(fields: string[]): string {
 }
 
 /**
- * Marks a collection GET (SPEC §4): the interceptor parses the list grammar of `spec` (400 on a
- * bad parameter) and wraps the returned `Page` in the envelope. Documents every query parameter.
+ * Marks a collection GET (SPEC §4): the interceptor parses the list grammar of the resource's
+ * field table `spec` (400 on a bad parameter) and wraps the returned `Page` in the envelope.
+ * Documents every query parameter.
  */
 export function ListOperation(spec: ListSpec) {
   const sortValues = Object.keys(spec.sortable).flatMap((f) => [f, `-${f}`]);
@@ -67,7 +68,7 @@ export function ListOperation(spec: ListSpec) {
         explode: true,
       }),
     ),
-    fieldsQuery(spec.fields),
+    fieldsQuery(spec.selectable),
   );
 }
 
@@ -91,8 +92,12 @@ function fieldsQuery(fields: readonly string[]) {
   });
 }
 
-/** Marks a single-resource GET: accepts only `fields` (SPEC §4) and applies it to the result. */
-export function ReadOperation(fields: readonly string[]) {
+/**
+ * Marks a single-resource GET: accepts only `fields` (SPEC §4), the selectable fields of the
+ * resource's field table, and applies it to the result.
+ */
+export function ReadOperation(table: Pick<ListSpec, 'selectable'>) {
+  const fields = table.selectable;
   return applyDecorators(SetMetadata(OPERATION_QUERY, { kind: 'read', fields } satisfies OperationQuery), fieldsQuery(fields));
 }
 

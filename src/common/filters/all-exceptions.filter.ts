@@ -1,11 +1,10 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { EntityNotFoundError, QueryFailedError } from 'typeorm';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../../database/database-errors.js';
 import { ApiException, ERROR_CODES, type ErrorDetail } from '../errors/api-exception.js';
 import { ensureRequestId } from '../middleware/request-id.js';
-import { allowedMethods } from './allowed-methods.js';
+import { RouteTable } from '../routing/route-table.js';
 
 interface Problem {
   status: keyof typeof ERROR_CODES;
@@ -51,8 +50,10 @@ function isKnownStatus(status: number): status is keyof typeof ERROR_CODES {
  * HttpExceptions, body-parser errors, TypeORM's not-found and constraint errors, an unreachable,
  * overloaded or too slow database (503 `service_unavailable` with `Retry-After`, see
  * database-errors.ts), anything else (500) — becomes the `ErrorResp` body
- * `{error, code, details?, request_id}` with its status. Unknown
- * routes become 404, or 405 with `Allow` when the path exists for other methods. A 5xx body never
+ * `{error, code, details?, request_id}` with its status. A plain `NotFoundException` for a request
+ * no route serves (Nest's not-found handler throws one) becomes 404, or 405 with `Allow` when the
+ * path exists for other methods — decided by the {@link RouteTable} of the routes Nest registered,
+ * not by the exception's text. A 5xx body never
  * carries internals; the error is logged instead, under `err`, which the one logging path reduces
  * to class, code and a redacted message and stack (safeError in logging.ts: never SQL parameters,
  * request bodies or credential headers).
@@ -61,7 +62,7 @@ function isKnownStatus(status: number): status is keyof typeof ERROR_CODES {
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('ExceptionFilter');
 
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
+  constructor(private readonly routes: RouteTable) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
@@ -91,7 +92,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (exception instanceof ApiException) {
       return { status: exception.getStatus() as Problem['status'], message: exception.message, details: exception.details, headers: exception.headers };
     }
-    if (exception instanceof NotFoundException && exception.message === `Cannot ${req.method} ${req.originalUrl}`) {
+    if (exception instanceof NotFoundException && !this.routes.serves(req.path, req.method)) {
       return this.unmatchedRoute(req);
     }
     if (exception instanceof HttpException) {
@@ -128,7 +129,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   /** SPEC §1: unknown route → 404; known path with another method → 405 with `Allow`. */
   private unmatchedRoute(req: Request): Problem {
-    const methods = allowedMethods(this.adapterHost.httpAdapter.getInstance(), req.path);
+    const methods = this.routes.allowedMethods(req.path);
     if (methods.length === 0) return { status: 404, message: `no route for ${req.path}` };
     return {
       status: 405,

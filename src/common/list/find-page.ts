@@ -1,4 +1,5 @@
 import { Brackets, type ObjectLiteral, type SelectQueryBuilder, type WhereExpressionBuilder } from 'typeorm';
+import type { ColumnOf, FieldTable, Row } from './field-table.js';
 import type { ListQuery, ListSpec } from './list-query.js';
 import { Page } from './page.js';
 
@@ -118,15 +119,18 @@ function nullable<E extends ObjectLiteral>(qb: SelectQueryBuilder<E>, alias: str
  *   entries rather than rows.
  * - `total` is exact: `COUNT(*)` of the one scope, or the sum of the counts of disjoint pieces
  *   (each scope minus the ones before it), each of which an index on its columns answers alone.
- * `map` turns each raw row (keys: column names) into the response object. Returns a {@link Page}.
+ * `table` is the resource's field table on the entity of `qb`; `map` turns each raw row (keys:
+ * column names; `id` and the table's link columns always present, typed {@link Row}) into the
+ * response object. Returns a {@link Page}.
  */
-export async function findPage<T, E extends ObjectLiteral>(
+export async function findPage<E extends ObjectLiteral, L extends ColumnOf<E>, T>(
   qb: SelectQueryBuilder<E>,
   query: ListQuery,
-  spec: ListSpec,
-  map: (row: Record<string, unknown>) => T,
+  table: FieldTable<E, L>,
+  map: (row: Row<E, L>) => T,
   visible?: readonly Scope[],
 ): Promise<Page<T>> {
+  const spec: ListSpec = table;
   const alias = spec.alias;
   const equality: Conditions = new Map();
   for (const [name, values] of Object.entries(query.filters)) {
@@ -161,13 +165,13 @@ export async function findPage<T, E extends ObjectLiteral>(
   order(ids).offset(query.offset).limit(query.limit);
 
   const columns = new Set(['id', ...spec.always]);
-  for (const field of query.fields ?? spec.fields) for (const column of spec.columns[field] ?? []) columns.add(column);
+  for (const field of query.fields ?? spec.selectable) for (const column of spec.columns[field] ?? []) columns.add(column);
   const rowsQb = qb.clone().select(`${alias}.id`, 'id');
   for (const column of columns) if (column !== 'id') rowsQb.addSelect(`${alias}.${column}`, column);
   rowsQb.where(`${alias}.id IN (${ids.getQuery()})`).setParameters(ids.getParameters());
   order(rowsQb);
 
-  const [rows, ...pieceCounts] = await Promise.all([rowsQb.getRawMany<Record<string, unknown>>(), ...counts]);
+  const [rows, ...pieceCounts] = await Promise.all([rowsQb.getRawMany<Row<E, L>>(), ...counts]);
   const total = pieceCounts.reduce((sum, count) => sum + Number(count?.count ?? 0), 0);
   return new Page(rows.map(map), total, query);
 }

@@ -1,40 +1,48 @@
 import { badRequest, type ErrorDetail } from '../errors/api-exception.js';
 import { parsePositiveInt } from '../pipes/parse-id.pipe.js';
 
-/** How a filter value is parsed: an integer id/number, free text, or one of `values`. */
-export interface FilterSpec {
+/** One filter of a list (SPEC §4 equality filters): how its values are parsed, what it compares. */
+export type FilterSpec = {
   type: 'int' | 'string' | 'enum';
   /** Allowed values for `enum`. */
   values?: readonly string[];
-  /** Database column (or expression) compared for equality. */
-  column: string;
-  /**
-   * A custom SQL condition instead of equality on `column`, for filters across a relation (e.g.
-   * articles carrying a tag): takes the parameter name, to be used as `(:...name)`, the list of
-   * accepted values.
-   */
-  condition?: (param: string) => string;
   /** Shown in the OpenAPI document. */
   description: string;
   example: string | number;
-}
+} & (
+  | {
+      /** Database column (`alias.column`) compared for equality. */
+      column: string;
+      condition?: undefined;
+    }
+  | {
+      column?: undefined;
+      /**
+       * A custom SQL condition instead of equality on a column, for filters across a relation
+       * (e.g. articles carrying a tag): takes the parameter name, to be used as `(:...name)`, the
+       * list of accepted values.
+       */
+      condition: (param: string) => string;
+    }
+);
 
 /**
- * A collection's list grammar (SPEC §4), declared once per resource: which fields sort (API
- * name → column), which filter, which may be picked with `fields`.
+ * A collection's list grammar (SPEC §4) as the parser and {@link findPage} read it: which fields
+ * sort (API name → `alias.column`), which filter, which may be picked with `fields`, the columns
+ * each needs. Derived from the resource's field table by `defineFields` (field-table.ts), never
+ * written by hand.
  */
 export interface ListSpec {
-  /** Resource name in messages and docs, singular (`todo`). */
-  resource: string;
+  /** Sort key → `alias.column`; `id` first. */
   sortable: Readonly<Record<string, string>>;
   filters: Readonly<Record<string, FilterSpec>>;
-  /** Fields of the response object that `fields` may name (besides `id`). */
-  fields: readonly string[];
+  /** Fields of the response object that `fields` may name (besides `id`), in documented order. */
+  selectable: readonly string[];
   /** Query-builder alias of the table, e.g. `t`. */
   alias: string;
   /**
    * Columns to select for each response field (raw result keys are the column names); `id` and
-   * `always` are selected in any case (e.g. the owner column the links need).
+   * `always` are selected in any case (the columns the links need).
    */
   columns: Readonly<Record<string, readonly string[]>>;
   always: readonly string[];
@@ -144,7 +152,7 @@ function parseFilterValue(name: string, spec: FilterSpec, raw: string, problems:
  * Parses a collection's query string (SPEC §4): `page`/`size` or `offset`/`limit` (mixing → 400),
  * `sort` (`field`, `-field`, comma-separated, sortable fields only), equality filters (repeated
  * parameter = any of), `fields`; any other parameter → 400 naming it.
- * Takes Express's parsed query (`string | string[]` values) and the resource's {@link ListSpec}.
+ * Takes Express's parsed query (`string | string[]` values) and the resource's field table ({@link ListSpec}).
  * @throws 400 `bad_request` with every problem in `details`.
  */
 export function parseListQuery(query: RawQuery, spec: ListSpec): ListQuery {
@@ -201,7 +209,7 @@ export function parseListQuery(query: RawQuery, spec: ListSpec): ListQuery {
     }
     filters[name] = values;
   }
-  const fields = parseFields(query, spec.fields, problems);
+  const fields = parseFields(query, spec.selectable, problems);
 
   if (problems.length > 0) {
     throw badRequest(problems.length === 1 ? problems[0].message : 'the query string has invalid parameters', problems);

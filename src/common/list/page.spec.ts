@@ -1,21 +1,31 @@
 import { parse } from 'node:querystring';
 import { describe, expect, it } from '@jest/globals';
-import { parseListQuery, type ListQuery, type ListSpec } from './list-query.js';
+import { defineFields } from './field-table.js';
+import { parseListQuery, type ListQuery } from './list-query.js';
 import { Page, pageLinks, pickFields, toEnvelope, type Link } from './page.js';
 
-const SPEC: ListSpec = {
-  resource: 'widget',
-  sortable: { id: 'w.id', title: 'w.title', created_at: 'w.created_at' },
-  filters: {
-    status: { type: 'enum', values: ['open', 'closed'], column: 'w.status', description: 'Widgets in this status.', example: 'open' },
-    owner: { type: 'int', column: 'w.owner_id', description: 'Widgets of this user id.', example: 1 },
-    name: { type: 'string', column: 'w.name', description: 'Widgets with this name.', example: 'gear' },
-  },
-  fields: ['title', 'status', 'owner', 'created_at'],
+/** The entity of a throwaway resource: the columns its field table may name. */
+class Widget {
+  id: number;
+  title: string;
+  status: string;
+  owner_id: number;
+  name: string;
+  created_at: Date;
+}
+
+/** A small field table in the shape of `todos.resource.ts`: one filter of each type, a link column. */
+const SPEC = defineFields<Widget>()({
   alias: 'w',
-  columns: { title: ['title'], status: ['status'], owner: ['owner_id'], created_at: ['created_at'] },
-  always: ['owner_id'],
-};
+  fields: {
+    title: { column: 'title', sort: true },
+    status: { column: 'status', filter: { type: 'enum', values: ['open', 'closed'], description: 'Widgets in this status.', example: 'open' } },
+    owner: { column: 'owner_id', filter: { type: 'int', description: 'Widgets of this user id.', example: 1 } },
+    created_at: { column: 'created_at', sort: true },
+    name: { column: 'name', select: false, filter: { type: 'string', description: 'Widgets with this name.', example: 'gear' } },
+  },
+  links: ['owner_id'],
+});
 
 const PATH = '/v1/widgets';
 

@@ -1,16 +1,15 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, type NestMiddleware } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 import express from 'express';
 import { ApiException, badRequest, type ErrorDetail } from '../errors/api-exception.js';
 import { writeErrorResp } from '../errors/write-error.js';
-import { hasRoute } from '../filters/allowed-methods.js';
 import { API_VERSIONS } from '../versioning/api-versions.js';
 import { servedUrl } from '../versioning/version-negotiation.js';
 import { bodyProblems, CREDENTIAL_QUERY_PARAMS, jsonDepth, MAX_JSON_DEPTH, pathProblem, queryProblems } from './input-rules.js';
 import { ensureRequestId } from './request-id.js';
+import { RouteTable } from '../routing/route-table.js';
 
 export { CREDENTIAL_QUERY_PARAMS, MAX_JSON_DEPTH };
 
@@ -134,7 +133,7 @@ function parseForm(text: string): Record<string, string | string[]> {
  */
 @Injectable()
 export class WireMiddleware implements NestMiddleware {
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
+  constructor(private readonly routes: RouteTable) {}
 
   async use(req: Request, res: Response, next: NextFunction): Promise<void> {
     ensureRequestId(req, res);
@@ -143,7 +142,7 @@ export class WireMiddleware implements NestMiddleware {
     if (!BODY_METHODS.has(req.method) || !hasBody(req)) return next();
     const path = servedUrl(req).split('?')[0];
     // routing first: an unknown path is 404, a known one without this method 405, whatever the body
-    if (!hasRoute(this.adapterHost.httpAdapter.getInstance(), path, req.method)) return next();
+    if (!this.routes.serves(path, req.method)) return next();
     const contentType = req.headers['content-type'];
     const [mediaType, ...params] = (contentType ?? '').split(';').map((part) => part.trim().toLowerCase());
     const form = req.method === 'POST' && FORM_PATHS.has(path);

@@ -1,5 +1,7 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { RESOURCES } from '../../resources.js';
 import { documentIdempotency } from '../idempotency/idempotency.openapi.js';
+import { type ResourceDeclaration, tagsOf } from '../resources/define-resource.js';
 import { errorResponse, NO_DATABASE_EXTENSION } from './api-errors.decorator.js';
 
 /** Extension set by `CreateOperation()`: the 201 response carries `Location` (removed from the output). */
@@ -11,23 +13,6 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 const BODY_METHODS = new Set(['post', 'put', 'patch']);
 const UNSAFE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 
-/** One tag per resource, in the order the docs page shows them. */
-const TAGS = [
-  { name: 'auth', description: 'Tokens: log in, refresh, log out; the public keys that verify access tokens.' },
-  { name: 'sessions', description: 'Cookie sessions for browsers: sign in, read and end the current session.' },
-  { name: 'api-keys', description: 'The caller’s scoped, rate-limited API keys (bearer token or session only).' },
-  { name: 'oauth', description: 'OAuth 2.0 authorization server: authorize (sign-in and consent pages), token, revocation, metadata. Protocol errors are RFC 6749 `{error, error_description}`.' },
-  { name: 'oauth-clients', description: 'Third-party applications registered for OAuth (admins only).' },
-  { name: 'oauth-grants', description: 'The access the caller granted OAuth clients, and its revocation.' },
-  { name: 'users', description: 'User accounts: public registration; read and change by the user itself or an admin.' },
-  { name: 'todos', description: 'Todos, private to their owner (admins see all).' },
-  { name: 'tags', description: 'Tags for articles: everyone reads and creates, admins rename and delete.' },
-  { name: 'articles', description: 'Articles with a draft → published → archived life cycle.' },
-  { name: 'comments', description: 'Comments on readable articles, nested under their article: `…/articles/{id}/comments`.' },
-  { name: 'orders', description: 'Orders with items and a computed total in cents, private to their user.' },
-  { name: 'health', description: 'Liveness and readiness for load balancers and orchestrators: public, unversioned, not rate-limited.' },
-];
-
 const RATE_LIMIT_NOTE = 'Sent on responses to requests authenticated with an API key (the per-key rate limit, SPEC §7).';
 
 /** Response headers, shared through `components.headers`. */
@@ -38,7 +23,7 @@ const HEADERS: Record<string, Json> = {
   },
   Location: {
     description: 'Path of the created resource.',
-    schema: { type: 'string', format: 'uri-reference', maxLength: 2048, example: '/v1/todos/1' },
+    schema: { type: 'string', format: 'uri-reference', maxLength: 2048, example: '/v{version}/todos/1' },
   },
   'WWW-Authenticate': {
     description: 'The challenge: `Bearer realm="api"` (plus `error="invalid_token"` when a bad token was sent).',
@@ -68,7 +53,7 @@ const CSRF_PARAMETER = {
   in: 'header',
   required: false,
   description:
-    'Needed only with the `sid` session cookie: the `csrf_token` of the session (from `POST /v1/sessions`). Missing or wrong on a cookie-authenticated write → 403. Ignored with a bearer token or API key.',
+    'Needed only with the `sid` session cookie: the `csrf_token` of the session (from `POST /v{version}/sessions`). Missing or wrong on a cookie-authenticated write → 403. Ignored with a bearer token or API key.',
   schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{32}$', minLength: 32, maxLength: 32, example: 'k3V9r1b2Qm8xZ0pL4tY7wE2sD6fH9jN1' },
 };
 
@@ -226,14 +211,16 @@ function addHeaders(response: Json, names: string[]): void {
  *   `Idempotent-Replayed`, 409, 422) where `Idempotent()` marks it (idempotency.openapi.ts);
  * - PATCH bodies also as `application/merge-patch+json`;
  * - an example on every request body and success response, assembled from the schemas;
- * - `int32` on integers without a format; one described tag per resource;
+ * - `int32` on integers without a format; the tags the operations use, described and ordered as
+ *   the declarations in `resources` (default: src/resources.ts); a tag no declaration names is
+ *   listed last without a description;
  * - no `default`s in `Update…Body` schemas (a PATCH leaves omitted fields as they are);
  * - closed JSON request bodies: `additionalProperties: false` on every object schema in them,
  *   nested ones and PATCH bodies included (unknown properties → 400);
  * - on reads and lists taking `fields`, the 200 body `anyOf` the full schema and its `…Sparse`
  *   variant (properties optional but `id` and `links`).
  */
-export function completeDocument(document: OpenAPIObject): void {
+export function completeDocument(document: OpenAPIObject, resources: readonly ResourceDeclaration[] = RESOURCES): void {
   const doc = document as unknown as Json;
   doc.components ??= {};
   doc.components.headers = { ...doc.components.headers, ...HEADERS };
@@ -307,5 +294,6 @@ export function completeDocument(document: OpenAPIObject): void {
 
   const used = new Set<string>();
   for (const pathItem of Object.values<Json>(doc.paths)) for (const method of METHODS) for (const tag of pathItem[method]?.tags ?? []) used.add(tag);
-  doc.tags = [...TAGS.filter((tag) => used.has(tag.name)), ...[...used].filter((name) => !TAGS.some((tag) => tag.name === name)).map((name) => ({ name }))];
+  const tags = tagsOf(resources);
+  doc.tags = [...tags.filter((tag) => used.has(tag.name)), ...[...used].filter((name) => !tags.some((tag) => tag.name === name)).map((name) => ({ name }))];
 }

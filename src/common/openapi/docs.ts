@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import { type INestApplication, RequestMethod } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
@@ -15,6 +15,7 @@ import { deprecationDates, type VersionDates } from '../versioning/deprecation.j
 import { completeDocument } from './complete-document.js';
 import { namedSchemas } from './named-schemas.js';
 import { applyValidationRules } from './validation-rules.js';
+import { RouteTable } from '../routing/route-table.js';
 import { LinkDto } from './link.dto.js';
 import { versionDocument } from './version-document.js';
 
@@ -23,10 +24,10 @@ export const API_VERSION = DOCUMENT_VERSIONS[LATEST_VERSION];
 
 const DESCRIPTION = `Resource-oriented HTTP JSON API.
 
-**Authentication.** \`POST /v1/users\` registers. Then any of: \`POST /v1/login\` returns a
-short-lived bearer token (JWT, 300 s) and a refresh token for \`POST /v1/refresh\` — send
-\`Authorization: Bearer <token>\`; \`POST /v1/api-keys\` creates a scoped, rate-limited key — send
-\`X-API-Key: <key>\`; \`POST /v1/sessions\` sets a \`sid\` cookie — writes then need
+**Authentication.** \`POST /v{version}/users\` registers. Then any of: \`POST /v{version}/login\` returns a
+short-lived bearer token (JWT, 300 s) and a refresh token for \`POST /v{version}/refresh\` — send
+\`Authorization: Bearer <token>\`; \`POST /v{version}/api-keys\` creates a scoped, rate-limited key — send
+\`X-API-Key: <key>\`; \`POST /v{version}/sessions\` sets a \`sid\` cookie — writes then need
 \`X-CSRF-Token\`. Credentials in the query string are refused (400). A missing or invalid
 credential is 401; a valid one without the role, ownership, scope or CSRF token needed is 403.
 Each API key may make \`RATE_LIMIT_PER_MINUTE\` (default 60) requests a minute: its responses carry
@@ -72,7 +73,7 @@ type Operation = Record<string, unknown> & { security?: Record<string, string[]>
 
 /**
  * Adds the `oauth2` requirement with the operation's scope to a protected operation:
- * `@RequireScope(scope)`, else `<resource>:read|write` of `@Authenticated(resource)`; operations
+ * `@RequireScope(scope)`, else `<resource>:read|write` of `@ScopedResource(resource)`; operations
  * closed to scoped credentials (`@RequireScope(null)`, or no resource) get none.
  */
 function addOAuthRequirement(operation: Operation, method: string): void {
@@ -120,22 +121,22 @@ async function buildCombinedDocument(app: INestApplication): Promise<OpenAPIObje
         type: 'http',
         scheme: 'bearer',
         bearerFormat: 'JWT',
-        description: 'Access token from POST /v1/login (300 s). Signed JWS following RFC8725: the algorithm is pinned (HS256, or RS256 with a kid), `alg: none`, a missing `exp` and denied tokens are refused.',
+        description: 'Access token from POST /v{version}/login (300 s). Signed JWS following RFC8725: the algorithm is pinned (HS256, or RS256 with a kid), `alg: none`, a missing `exp` and denied tokens are refused.',
       },
       'bearer',
     )
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key from POST /v1/api-keys, limited to its scopes and rate-limited' }, 'api_key')
-    .addCookieAuth('sid', { type: 'apiKey', in: 'cookie', name: 'sid', description: 'Session cookie from POST /v1/sessions; writes also need X-CSRF-Token' }, 'session')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key from POST /v{version}/api-keys, limited to its scopes and rate-limited' }, 'api_key')
+    .addCookieAuth('sid', { type: 'apiKey', in: 'cookie', name: 'sid', description: 'Session cookie from POST /v{version}/sessions; writes also need X-CSRF-Token' }, 'session')
     .addOAuth2(
       {
         type: 'oauth2',
         description:
-          'OAuth 2.0 authorization code with PKCE (S256 only) for third-party applications registered by an admin (POST /v1/oauth-clients). The access token is a bearer JWT limited to the approved scopes, a signed JWS following RFC8725 as for the `bearer` scheme. To authorize from this page, register a public client with the redirect URI `<origin>/docs/oauth2-redirect.html`.',
+          'OAuth 2.0 authorization code with PKCE (S256 only) for third-party applications registered by an admin (POST /v{version}/oauth-clients). The access token is a bearer JWT limited to the approved scopes, a signed JWS following RFC8725 as for the `bearer` scheme. To authorize from this page, register a public client with the redirect URI `<origin>/docs/oauth2-redirect.html`.',
         flows: {
           authorizationCode: {
-            authorizationUrl: '/v1/oauth/authorize',
-            tokenUrl: '/v1/oauth/token',
-            refreshUrl: '/v1/oauth/token',
+            authorizationUrl: '/v{version}/oauth/authorize',
+            tokenUrl: '/v{version}/oauth/token',
+            refreshUrl: '/v{version}/oauth/token',
             scopes: Object.fromEntries(ALL_SCOPES.map((scope) => [scope, describeScope(scope)])),
           },
         },
@@ -200,7 +201,8 @@ function basicAuth(username: string, password: string) {
  * Serves the docs (SPEC §8, §9): each version's document at `/docs/v<n>/openapi.json` (and
  * `.yaml`), the newest also at `/docs/openapi.json`, and the page at `/docs` offering every version
  * (newest first). On in development and test; in production only with
- * DOCS_USERNAME/DOCS_PASSWORD, behind HTTP Basic auth (401 without it).
+ * DOCS_USERNAME/DOCS_PASSWORD, behind HTTP Basic auth (401 without it). Its GET paths are added
+ * to the {@link RouteTable}, so another method on them is 405 with `Allow: GET, HEAD` (SPEC §1).
  */
 export async function setupDocs(app: INestApplication, env: { NODE_ENV: string; DOCS_USERNAME?: string; DOCS_PASSWORD?: string }): Promise<void> {
   if (env.NODE_ENV === 'production') {
@@ -228,4 +230,8 @@ export async function setupDocs(app: INestApplication, env: { NODE_ENV: string; 
       urls: newestFirst.map((version) => ({ url: `/docs/v${version}/openapi.json`, name: `v${version} (${DOCUMENT_VERSIONS[version]}${version === LATEST_VERSION ? ', newest' : ''})` })),
     },
   });
+  // the GET routes SwaggerModule registered above, outside the controllers: other methods → 405
+  const served = ['/docs', '/docs/', '/docs/index.html', '/docs/LICENSE', '/docs/swagger-ui-init.js', '/docs/openapi.json', '/docs/openapi.yaml'];
+  for (const version of API_VERSIONS) served.push(`/docs/v${version}/openapi.json`, `/docs/v${version}/openapi.yaml`);
+  app.get(RouteTable).addRoutes(served.map((path) => ({ path, method: RequestMethod.GET })));
 }

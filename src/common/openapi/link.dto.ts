@@ -6,6 +6,6 @@ export class LinkDto {
   @ApiProperty({ example: 'self' })
   rel: string;
 
-  @ApiProperty({ example: '/v1/todos/1' })
+  @ApiProperty({ example: '/v{version}/todos/1' })
   href: string;
 }

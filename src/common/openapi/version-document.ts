@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { DOCUMENT_VERSIONS, LATEST_VERSION, type ApiVersion, versionOfPath } from '../versioning/api-versions.js';
+import { DOCUMENT_VERSIONS, inVersion, LATEST_VERSION, type ApiVersion, versionOfPath } from '../versioning/api-versions.js';
 import { DEPRECATED_VERSION, DEPRECATION_DOCS, httpDate, type VersionDates } from '../versioning/deprecation.js';
 import { completeDocument } from './complete-document.js';
 
@@ -26,12 +26,26 @@ function deprecationHeaderComponents(dates: VersionDates): Record<string, Json> 
   };
 }
 
-/** Calls `visit` on every string reachable from `node` (object values and array items), replacing it with the result. */
-function mapStrings(node: unknown, visit: (text: string) => string): unknown {
-  if (typeof node === 'string') return visit(node);
-  if (Array.isArray(node)) return node.map((item) => mapStrings(item, visit));
+const SCHEMA_REF = '#/components/schemas/';
+
+/**
+ * A deep copy of `node` for one version's document: `$ref`s to renamed schemas point to the new
+ * names (`#/components/schemas/ArticleV2` → `…/Article`, by `names`), and with `version` every
+ * text's `/v{version}/` (`VERSION_PLACEHOLDER`, api-versions.ts) is resolved to that version's prefix ({@link inVersion}).
+ */
+function forVersion(node: unknown, names: ReadonlyMap<string, string>, version?: ApiVersion): unknown {
+  if (typeof node === 'string') return version ? inVersion(node, version) : node;
+  if (Array.isArray(node)) return node.map((item) => forVersion(item, names, version));
   if (!node || typeof node !== 'object') return node;
-  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, mapStrings(value, visit)]));
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith(SCHEMA_REF)) {
+        const name = value.slice(SCHEMA_REF.length);
+        return [key, names.has(name) ? SCHEMA_REF + names.get(name) : value];
+      }
+      return [key, forVersion(value, names, version)];
+    }),
+  );
 }
 
 /** Names of the component schemas `node` references, directly. */
@@ -39,7 +53,7 @@ function refsOf(node: unknown, into: Set<string>): void {
   if (Array.isArray(node)) return node.forEach((item) => refsOf(item, into));
   if (!node || typeof node !== 'object') return;
   for (const [key, value] of Object.entries(node)) {
-    if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) into.add(value.slice('#/components/schemas/'.length));
+    if (key === '$ref' && typeof value === 'string' && value.startsWith(SCHEMA_REF)) into.add(value.slice(SCHEMA_REF.length));
     else refsOf(value, into);
   }
 }
@@ -50,7 +64,9 @@ function refsOf(node: unknown, into: Set<string>): void {
  * - the version's paths (`/v<n>/…`) and the unversioned ones (`/.well-known/…`);
  * - its own schema names: `ArticleV2` and `ArticleV2List` are `Article` and `ArticleList` in the
  *   v2 document (a client of one version sees one `Article`); schemas no path uses are left out;
- * - texts and examples speak of the version's paths (`/v2/login` rather than `/v1/login`);
+ * - texts and examples speak of the version's paths: their `/v{version}/` placeholder
+ *   (`VERSION_PLACEHOLDER`, api-versions.ts) becomes `/v2/` in the v2 document, once the document
+ *   is complete (completion adds texts of its own); nothing else in a text is changed;
  * - completed for all operations alike (errors, headers, examples: {@link completeDocument});
  * - operations marked `@DeprecatedVersion()` get `deprecated: true`, the dates in their
  *   description, and the `Deprecation`, `Sunset` and `Link` headers on every response.
@@ -69,12 +85,8 @@ export function versionDocument(combined: OpenAPIObject, version: ApiVersion, de
       return prefix === undefined || prefix === version;
     }),
   );
-  const retarget = (text: string) =>
-    text
-      .replace(/^#\/components\/schemas\/([A-Za-z0-9]+)$/, (whole, name: string) => (names.has(name) ? `#/components/schemas/${names.get(name)}` : whole))
-      .replace(/(^|[\s`(<"])\/v1\//g, `$1/v${version}/`);
-  // a copy with the version's `$ref`s, texts and examples
-  let doc = mapStrings({ ...combined, info: { ...combined.info, description }, paths }, retarget) as Json;
+  // a copy with the version's `$ref`s
+  let doc = forVersion({ ...combined, info: { ...combined.info, description }, paths }, names) as Json;
   doc.info.version = DOCUMENT_VERSIONS[version];
 
   // schemas: renamed, and only those the paths reach
@@ -95,8 +107,8 @@ export function versionDocument(combined: OpenAPIObject, version: ApiVersion, de
   }
   doc.components.schemas = Object.fromEntries(Object.entries(schemas).filter(([name]) => reachable.has(name)));
   completeDocument(doc as OpenAPIObject);
-  // after completion, which adds shared texts and examples of its own
-  doc = mapStrings(doc, retarget) as Json;
+  // the version's prefix in every text and example, completion's own included
+  doc = forVersion(doc, names, version) as Json;
 
   const versionDates = dates[version];
   for (const [path, pathItem] of Object.entries<Json>(doc.paths)) {

@@ -3,10 +3,14 @@ import { describe, expect, it } from '@jest/globals';
 import type { ArgumentMetadata } from '@nestjs/common';
 import { CreateApiKeyDto } from '../../auth/dto/create-api-key.dto.js';
 import { CreateOAuthClientDto } from '../../oauth/dto/create-oauth-client.dto.js';
-import { CreateOrderDto } from '../../orders/dto/create-order.dto.js';
+import { OmitType, PickType } from '@nestjs/swagger';
+import { CreateArticleDto, ReplaceArticleDto, UpdateArticleDto } from '../../articles/dto/create-article.dto.js';
+import { CreateCommentDto, UpdateCommentDto } from '../../comments/dto/create-comment.dto.js';
+import { CreateOrderDto, UpdateOrderDto } from '../../orders/dto/create-order.dto.js';
 import { CreateTodoDto, ReplaceTodoDto, UpdateTodoDto } from '../../todos/dto/create-todo.dto.js';
 import { CreateUserDto } from '../../users/dto/create-user.dto.js';
 import { ReplaceUserDto, UpdateUserDto } from '../../users/dto/replace-user.dto.js';
+import { readOnlyPropertiesOf } from '../decorators/validation.decorators.js';
 import { ApiException } from '../errors/api-exception.js';
 import { ApiValidationPipe } from './api-validation.pipe.js';
 
@@ -351,6 +355,32 @@ describe('ApiValidationPipe', () => {
 
     it('still validates the other fields', async () => {
       expectBadRequest(await rejection({ ...READ_ONLY, owner: 1 }, CreateTodoDto), 'title', 'title is required');
+    });
+
+    it.each([
+      ['CreateTodoDto', CreateTodoDto, ['owner']],
+      ['ReplaceTodoDto (subclass)', ReplaceTodoDto, ['owner']],
+      ['UpdateTodoDto (PartialType)', UpdateTodoDto, ['owner']],
+      ['CreateArticleDto', CreateArticleDto, ['author', 'published_at']],
+      ['ReplaceArticleDto (subclass)', ReplaceArticleDto, ['author', 'published_at']],
+      ['UpdateArticleDto (PartialType)', UpdateArticleDto, ['author', 'published_at']],
+      ['CreateCommentDto', CreateCommentDto, ['author', 'article']],
+      ['UpdateCommentDto (PartialType)', UpdateCommentDto, ['author', 'article']],
+      ['CreateOrderDto (subclass of the abstract content)', CreateOrderDto, ['user', 'total_cents']],
+      ['UpdateOrderDto (PartialType of a subclass)', UpdateOrderDto, ['user', 'total_cents']],
+      ['OmitType(CreateArticleDto, [published_at])', OmitType(CreateArticleDto, ['published_at'] as const), ['author']],
+      ['PickType(CreateCommentDto, [body, author])', PickType(CreateCommentDto, ['body', 'author'] as const), ['author']],
+      ['CreateUserDto (none)', CreateUserDto, []],
+    ] as const)('knows the @ReadOnlyProperty() properties of %s, declared once on the base DTO', (_, dto, expected) => {
+      expect([...readOnlyPropertiesOf(dto)].sort()).toEqual([...expected].sort());
+    });
+
+    it('drops the read-only properties of a PATCH body made with PartialType, and keeps them out of the instance', async () => {
+      const result = (await pipe.transform({ user: 3, total_cents: 1, status: 'paid', id: 4 }, asBody(UpdateOrderDto))) as Record<string, unknown>;
+      expect(result).toBeInstanceOf(UpdateOrderDto);
+      expect({ ...result }).toEqual({ status: 'paid' });
+      const article = (await pipe.transform({ author: 2, published_at: null, title: 'T' }, asBody(UpdateArticleDto))) as Record<string, unknown>;
+      expect({ ...article }).toEqual({ title: 'T' });
     });
   });
 

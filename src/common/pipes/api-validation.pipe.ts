@@ -1,6 +1,7 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
+import { readOnlyPropertiesOf } from '../decorators/validation.decorators.js';
 import { badRequest, notAcceptedProperty, validationFailed, type ErrorDetail } from '../errors/api-exception.js';
 
 /**
@@ -26,11 +27,6 @@ const PRESENCE_CONSTRAINTS = new Set(['isDefined', 'isNotEmpty', 'notNull']);
 
 /** Read-only properties a client got from a GET; accepted and ignored in every write body (SPEC §2). */
 export const READ_ONLY_PROPERTIES = ['id', 'created_at', 'updated_at', 'links'];
-
-/** A DTO class may list further read-only properties (owner fields) to ignore. */
-export interface ReadOnlyAware {
-  readOnlyProperties?: readonly string[];
-}
 
 interface Classified {
   badRequest: ErrorDetail[];
@@ -76,7 +72,8 @@ function messageFor(field: string, constraint: string, message: string): string 
 /**
  * The global validation pipe for request bodies (SPEC §2). Takes the parsed JSON body and the
  * handler's DTO class; returns a DTO instance holding only declared properties. Read-only
- * properties (`id`, `created_at`, `updated_at`, `links`, the DTO's owner fields) are dropped first.
+ * properties (`id`, `created_at`, `updated_at`, `links`, and the DTO's `@ReadOnlyProperty()` ones
+ * such as owner fields) are dropped first.
  * @throws 400 `bad_request` when the body is absent, a field is missing/`null`/empty, of the wrong
  *   JSON type, or not accepted; 422 `validation_failed` when values break rules. `details` lists
  *   every failing field; when both kinds occur the status is 400 and all are listed.
@@ -91,7 +88,7 @@ export class ApiValidationPipe implements PipeTransform {
     }
     const body = { ...(value as Record<string, unknown>) };
     for (const key of READ_ONLY_PROPERTIES) delete body[key];
-    for (const key of (metatype as ReadOnlyAware).readOnlyProperties ?? []) delete body[key];
+    for (const key of readOnlyPropertiesOf(metatype)) delete body[key];
     const instance = plainToInstance(metatype, body, { enableImplicitConversion: false, exposeDefaultValues: false }) as object;
     // class-transformer silently skips names it finds on the DTO's prototype, so the whitelist
     // never sees them; they are not accepted either (SPEC §2). `__proto__`, `constructor`,

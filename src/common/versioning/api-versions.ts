@@ -13,6 +13,19 @@ export const LATEST_VERSION: ApiVersion = API_VERSIONS[API_VERSIONS.length - 1];
 /** `info.version` of each version's OpenAPI document: the major is the path prefix (conventions §9.2). */
 export const DOCUMENT_VERSIONS: Readonly<Record<ApiVersion, string>> = { '1': '1.1.0', '2': '2.0.0' };
 
+/**
+ * The version prefix as the OpenAPI texts and examples write it where they name a versioned path
+ * (`POST /v{version}/login`, `/v{version}/todos/1`, in decorators, doc comments and docs.ts): each
+ * version's document is built with its own prefix there ({@link inVersion}, applied by
+ * versionDocument), so no text is written for one version and rewritten for another.
+ */
+export const VERSION_PLACEHOLDER = '/v{version}/';
+
+/** `text` as API `version` (`'2'`) says it: every {@link VERSION_PLACEHOLDER} becomes `/v2/`. */
+export function inVersion(text: string, version: string): string {
+  return text.includes(VERSION_PLACEHOLDER) ? text.replaceAll(VERSION_PLACEHOLDER, `/v${version}/`) : text;
+}
+
 /** True for a version this service serves. */
 export function isApiVersion(version: string): version is ApiVersion {
   return (API_VERSIONS as readonly string[]).includes(version);

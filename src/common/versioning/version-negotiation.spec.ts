@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { toTodoResponse } from '../../todos/todo.response.js';
-import { linkPrefix, serveAsVersion, versionOfPath } from './api-versions.js';
+import { inVersion, linkPrefix, serveAsVersion, versionOfPath } from './api-versions.js';
 import { deprecationHeaders } from './deprecation.js';
 import { negotiateVersion, subdomainVersion, vendorVersions } from './version-negotiation.js';
 
@@ -109,5 +109,14 @@ describe('deprecationHeaders (RFC 9745, RFC 8594)', () => {
   ])('links the collection, not the path, for %s (the header stays within its documented 2048 characters)', (_name, path) => {
     const headers = deprecationHeaders(path, { deprecatedAt: new Date('2026-12-01T00:00:00Z'), sunsetAt: new Date('2027-06-30T00:00:00Z') });
     expect(headers.Link).toBe('</v2/articles>; rel="successor-version", </docs>; rel="deprecation"; type="text/html"');
+  });
+});
+
+describe('inVersion (the OpenAPI texts of one version)', () => {
+  it('resolves every /v{version}/ placeholder to the version prefix and leaves other text alone', () => {
+    expect(inVersion('`POST /v{version}/login`, then `GET /v{version}/todos/1`', '2')).toBe('`POST /v2/login`, then `GET /v2/todos/1`');
+    expect(inVersion('/v{version}/todos?owner=1', '1')).toBe('/v1/todos?owner=1');
+    expect(inVersion('https://api.example.com/v1/oauth/token', '2')).toBe('https://api.example.com/v1/oauth/token');
+    expect(inVersion('/v{version}', '2')).toBe('/v{version}');
   });
 });

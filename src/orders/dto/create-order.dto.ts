@@ -1,7 +1,7 @@
-import { ApiProperty, ApiSchema, PartialType } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty, ApiSchema, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsNotEmpty, IsString, ValidateNested } from 'class-validator';
-import { IsOmittable } from '../../common/decorators/validation.decorators.js';
+import { IsOmittable, ReadOnlyProperty } from '../../common/decorators/validation.decorators.js';
 import { CURRENCIES, ORDER_STATUSES, type Currency, type OrderStatus } from '../order.entity.js';
 import { OrderItemDto } from './order-item.dto.js';
 
@@ -9,14 +9,19 @@ import { OrderItemDto } from './order-item.dto.js';
 export const MAX_ORDER_ITEMS = 100;
 
 /**
- * Owner and computed fields a client got from a GET: accepted and ignored in every order body
- * (SPEC §2 read-only properties). `total_cents` is always Σ quantity × unit_price_cents.
+ * What every full order body carries: the lines and the currency. The owner and the computed total
+ * a client got from a GET are accepted and ignored (SPEC §2 read-only properties).
  */
-const ORDER_READ_ONLY = ['user', 'total_cents'];
-
-/** What every full order body carries: the lines and the currency. */
 abstract class OrderContentDto {
-  static readonly readOnlyProperties = ORDER_READ_ONLY;
+  /** The owner is the caller; a `user` sent is ignored. */
+  @ReadOnlyProperty()
+  @ApiHideProperty()
+  declare user?: never;
+
+  /** Always Σ quantity × unit_price_cents; a `total_cents` sent is ignored. */
+  @ReadOnlyProperty()
+  @ApiHideProperty()
+  declare total_cents?: never;
 
   /**
    * 1-100 lines, kept in the order sent. Not an array, or a line that is not an object → 400;
@@ -81,8 +86,6 @@ export class ReplaceOrderDto extends OrderContentDto {
  */
 @ApiSchema({ name: 'UpdateOrderBody' })
 export class UpdateOrderDto extends PartialType(ReplaceOrderDto, { skipNullProperties: false }) {
-  static readonly readOnlyProperties = ORDER_READ_ONLY;
-
   /** Target status; omitted = unchanged. Validation is inherited from {@link ReplaceOrderDto}. */
   @ApiProperty({ required: false, enum: ORDER_STATUSES, example: 'paid', description: 'Target status; omitted = unchanged.' })
   declare status?: OrderStatus;

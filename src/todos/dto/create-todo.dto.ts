@@ -1,13 +1,15 @@
-import { ApiProperty, PartialType, ApiSchema } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty, ApiSchema, PartialType } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
-import { IsOmittable } from '../../common/decorators/validation.decorators.js';
+import { IsOmittable, ReadOnlyProperty } from '../../common/decorators/validation.decorators.js';
 import { TODO_STATUSES, type TodoStatus } from '../todo.entity.js';
 
 /** Body of `POST /v1/todos` and `PUT /v1/todos/{id}` (SPEC §6 todos). */
 @ApiSchema({ name: 'CreateTodoBody' })
 export class CreateTodoDto {
   /** The owner is the caller; an `owner` sent (as read from a GET) is ignored. */
-  static readonly readOnlyProperties = ['owner'];
+  @ReadOnlyProperty()
+  @ApiHideProperty()
+  declare owner?: never;
 
   /** 1-200 characters. */
   @ApiProperty({ example: 'Buy milk', minLength: 1, maxLength: 200 })
@@ -37,6 +39,4 @@ export class ReplaceTodoDto extends CreateTodoDto {}
 
 /** Body of `PATCH /v1/todos/{id}`: any subset; `null` clears `content`. */
 @ApiSchema({ name: 'UpdateTodoBody' })
-export class UpdateTodoDto extends PartialType(CreateTodoDto, { skipNullProperties: false }) {
-  static readonly readOnlyProperties = ['owner'];
-}
+export class UpdateTodoDto extends PartialType(CreateTodoDto, { skipNullProperties: false }) {}

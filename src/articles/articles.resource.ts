@@ -1,0 +1,46 @@
+import { defineFields } from '../common/list/field-table.js';
+import { defineResource } from '../common/resources/define-resource.js';
+import { Article, ARTICLE_STATUSES, ArticleTag } from './article.entity.js';
+import { ARTICLES_POLICY } from './articles.policy.js';
+
+/**
+ * The articles field table (SPEC §6): filters `status`, `author`, `tag` (articles carrying any of
+ * the named tags); sort `id`, `title`, `created_at`, `updated_at`, `published_at`. `tags` is no
+ * column: the service loads the page's tags in one more query.
+ */
+export const ARTICLES_FIELDS = defineFields<Article>()({
+  alias: 'a',
+  fields: {
+    title: { column: 'title', sort: true },
+    body: { column: 'body' },
+    status: { column: 'status', filter: { type: 'enum', values: ARTICLE_STATUSES, description: 'Articles in this status.', example: 'published' } },
+    tags: { column: null },
+    author: { column: 'author_id', filter: { type: 'int', description: 'Articles by this user id.', example: 1 } },
+    tag: {
+      column: null,
+      select: false,
+      filter: {
+        type: 'string',
+        condition: (param) =>
+          `EXISTS (SELECT 1 FROM article_tags atf INNER JOIN tags tgf ON tgf.id = atf.tag_id WHERE atf.article_id = a.id AND tgf.name IN (:...${param}))`,
+        description: 'Articles carrying this tag (name, compared case-insensitively).',
+        example: 'nestjs',
+      },
+    },
+    published_at: { column: 'published_at', sort: true },
+    created_at: { column: 'created_at', sort: true },
+    updated_at: { column: 'updated_at', sort: true },
+  },
+  links: ['author_id'],
+  order: { sort: ['title', 'created_at', 'updated_at', 'published_at'] },
+});
+
+/** Articles (SPEC §6 articles): `/v1/articles`, scopes `articles:read` and `articles:write`. */
+export const ARTICLES = defineResource({
+  name: 'articles',
+  description: 'Articles with a draft → published → archived life cycle.',
+  scopes: true,
+  entities: [Article, ArticleTag],
+  fields: ARTICLES_FIELDS,
+  policy: ARTICLES_POLICY,
+});

@@ -1,0 +1,27 @@
+import { defineFields } from '../common/list/field-table.js';
+import { defineResource } from '../common/resources/define-resource.js';
+import { Comment } from './comment.entity.js';
+import { COMMENTS_POLICY } from './comments.policy.js';
+
+/** The comments field table (SPEC §6), within one article: filter `author`; sort `id`, `created_at`. */
+export const COMMENTS_FIELDS = defineFields<Comment>()({
+  alias: 'c',
+  fields: {
+    body: { column: 'body' },
+    article: { column: 'article_id' },
+    author: { column: 'author_id', filter: { type: 'int', description: 'Comments by this user id.', example: 2 } },
+    created_at: { column: 'created_at', sort: true },
+    updated_at: { column: 'updated_at' },
+  },
+  links: ['article_id', 'author_id'],
+});
+
+/** Comments (SPEC §6 comments): `/v1/articles/{id}/comments`, scopes `comments:read` and `comments:write`. */
+export const COMMENTS = defineResource({
+  name: 'comments',
+  description: 'Comments on readable articles, nested under their article: `…/articles/{id}/comments`.',
+  scopes: true,
+  entities: [Comment],
+  fields: COMMENTS_FIELDS,
+  policy: COMMENTS_POLICY,
+});

@@ -1,0 +1,9 @@
+import { defineResource } from '../common/resources/define-resource.js';
+
+/** Liveness and readiness (SPEC §10): public and unversioned; no entity. */
+export const HEALTH = defineResource({
+  name: 'health',
+  description: 'Liveness and readiness for load balancers and orchestrators: public, unversioned, not rate-limited.',
+  scopes: false,
+  entities: [],
+});

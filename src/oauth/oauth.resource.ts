@@ -1,0 +1,12 @@
+import { defineResource } from '../common/resources/define-resource.js';
+import { OAuthAuthorizationCode } from './oauth-authorization-code.entity.js';
+import { OAuthRefreshToken } from './oauth-refresh-token.entity.js';
+
+/** The OAuth 2.0 authorization server's protocol endpoints (SPEC §3 OAuth). */
+export const OAUTH = defineResource({
+  name: 'oauth',
+  description:
+    'OAuth 2.0 authorization server: authorize (sign-in and consent pages), token, revocation, metadata. Protocol errors are RFC 6749 `{error, error_description}`.',
+  scopes: false,
+  entities: [OAuthAuthorizationCode, OAuthRefreshToken],
+});

@@ -1,0 +1,136 @@
+import 'reflect-metadata';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Controller, Get, Module, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ApiOkResponse, ApiOperation, ApiTags, DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { ALL_SCOPES, describeScope, SCOPE_RESOURCES } from './auth/scopes.js';
+import { ApiCredentials } from './auth/decorators/auth.decorators.js';
+import { ListOperation } from './common/decorators/operation.decorators.js';
+import { defineFields } from './common/list/field-table.js';
+import { parseListQuery } from './common/list/list-query.js';
+import { completeDocument } from './common/openapi/complete-document.js';
+import { defineResource, entitiesOf, scopeResourcesOf, tagsOf } from './common/resources/define-resource.js';
+import { ENTITIES } from './database/data-source.js';
+import { RESOURCES } from './resources.js';
+
+/** The entity of a throwaway resource, declared below as the engineer adding one would. */
+class Gadget {
+  id: number;
+  label: string;
+  colour: string;
+  maker_id: number;
+  created_at: Date;
+}
+
+const GADGETS = defineResource({
+  name: 'gadgets',
+  description: 'Gadgets, for a test.',
+  scopes: true,
+  entities: [Gadget],
+  fields: defineFields<Gadget>()({
+    alias: 'x',
+    fields: {
+      label: { column: 'label', sort: true },
+      colour: { column: 'colour', filter: { type: 'enum', values: ['red', 'blue'], description: 'Gadgets of this colour.', example: 'red' } },
+      maker: { column: 'maker_id', filter: { type: 'int', description: 'Gadgets by this user id.', example: 1 } },
+      created_at: { column: 'created_at', sort: true },
+    },
+    links: ['maker_id'],
+  }),
+});
+
+const WITH_GADGETS = [...RESOURCES, GADGETS] as const;
+
+/** The controller of the throwaway resource: a list operation documented from its field table. */
+@ApiTags('gadgets')
+@ApiCredentials()
+@Controller('gadgets')
+class GadgetsController {
+  @Get()
+  @ListOperation(GADGETS.fields)
+  @ApiOperation({ summary: 'List gadgets' })
+  @ApiOkResponse({ description: 'A page of gadgets.' })
+  list(): unknown[] {
+    return [];
+  }
+}
+
+@Module({ controllers: [GadgetsController] })
+class GadgetsModule {}
+
+describe('a resource declaration reaches the scopes, the document and the list grammar', () => {
+  let app: INestApplication;
+  let document: Record<string, any>;
+
+  beforeAll(async () => {
+    app = await NestFactory.create(GadgetsModule, { logger: false, abortOnError: false });
+    const generated = SwaggerModule.createDocument(app, new DocumentBuilder().build());
+    completeDocument(generated, WITH_GADGETS);
+    document = generated as unknown as Record<string, any>;
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('scopes: a declaration with scopes adds <name>:read and <name>:write, after the declared ones', () => {
+    expect(scopeResourcesOf(WITH_GADGETS)).toEqual([...SCOPE_RESOURCES, 'gadgets']);
+    expect(scopeResourcesOf([GADGETS, { ...GADGETS, name: 'parts', scopes: false }])).toEqual(['gadgets']);
+  });
+
+  it('scopes: the service’s scopes are those of src/resources.ts, each described', () => {
+    expect(SCOPE_RESOURCES).toEqual(RESOURCES.filter((resource) => resource.scopes).map((resource) => resource.name));
+    expect(ALL_SCOPES).toEqual(SCOPE_RESOURCES.flatMap((name) => [`${name}:read`, `${name}:write`]));
+    expect(describeScope('todos:read')).toBe('read todos');
+    expect(describeScope('users:write')).toBe('create, change and delete user accounts');
+  });
+
+  it('docs: its tag, with its description, in declaration order', () => {
+    expect(document.tags).toEqual([{ name: 'gadgets', description: 'Gadgets, for a test.' }]);
+    expect(tagsOf(WITH_GADGETS).map((tag) => tag.name)).toEqual([...RESOURCES.map((resource) => resource.name), 'gadgets']);
+  });
+
+  it('docs: a tag no declaration names is listed without a description', () => {
+    const generated = SwaggerModule.createDocument(app, new DocumentBuilder().build());
+    completeDocument(generated, RESOURCES);
+    expect(generated.tags).toEqual([{ name: 'gadgets' }]);
+  });
+
+  it('docs: its list operation documents the sort keys, filters and fields of its field table', () => {
+    const parameters: Array<Record<string, any>> = document.paths['/gadgets'].get.parameters;
+    const byName = Object.fromEntries(parameters.map((parameter) => [parameter.name, parameter]));
+    expect(Object.keys(byName)).toEqual(['page', 'size', 'offset', 'limit', 'sort', 'colour', 'maker', 'fields']);
+    expect(byName.sort.description).toContain('Allowed: id, -id, label, -label, created_at, -created_at.');
+    expect(byName.colour.schema.items).toEqual({ type: 'string', enum: ['red', 'blue'] });
+    expect(byName.maker.schema.items).toMatchObject({ type: 'integer', minimum: 0 });
+    expect(byName.fields.description).toContain('Allowed names: id, label, colour, maker, created_at.');
+  });
+
+  it('list grammar: the parser takes its sort keys, filters and fields and refuses others', () => {
+    expect(parseListQuery({ sort: '-label', colour: 'blue', fields: 'maker' }, GADGETS.fields)).toMatchObject({
+      sort: [
+        { field: 'label', column: 'x.label', direction: 'DESC' },
+        { field: 'id', column: 'x.id', direction: 'DESC' },
+      ],
+      filters: { colour: ['blue'] },
+      fields: ['maker'],
+    });
+    expect(() => parseListQuery({ colour: 'green' }, GADGETS.fields)).toThrow('colour must be one of red, blue');
+    expect(() => parseListQuery({ sort: 'maker' }, GADGETS.fields)).toThrow('cannot sort by maker; sortable: id, label, created_at');
+  });
+
+  it('entities: its entities join the DataSource’s; the service’s are those of src/resources.ts, users, auth and OAuth included', () => {
+    expect(entitiesOf(WITH_GADGETS)).toEqual([...ENTITIES, Gadget]);
+    expect(ENTITIES).toEqual(entitiesOf(RESOURCES));
+    const names = ENTITIES.map((entity) => entity.name).sort();
+    expect(names).toEqual(
+      ['ApiKey', 'Article', 'ArticleTag', 'Comment', 'OAuthAuthorizationCode', 'OAuthClient', 'OAuthGrant', 'OAuthRefreshToken', 'Order', 'OrderItem', 'RefreshToken', 'Tag', 'Todo', 'User'].sort(),
+    );
+  });
+
+  it('refuses a malformed name, a name declared twice and a scope noun without scopes', () => {
+    expect(() => defineResource({ name: 'Gadgets', description: 'd', scopes: false, entities: [] })).toThrow('use lower-case letters, digits and -');
+    expect(() => scopeResourcesOf([GADGETS, GADGETS])).toThrow('resource gadgets is declared twice');
+    expect(() => defineResource({ name: 'parts', description: 'd', scopes: false, scopeNoun: 'parts', entities: [] })).toThrow('scopeNoun without scopes');
+  });
+});

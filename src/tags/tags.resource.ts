@@ -1,0 +1,23 @@
+import { defineFields } from '../common/list/field-table.js';
+import { defineResource } from '../common/resources/define-resource.js';
+import { Tag } from './tag.entity.js';
+
+/** The tags field table (SPEC §6): filter `name`; sort `id`, `name`, `created_at`. The `articles` link needs the name. */
+export const TAGS_FIELDS = defineFields<Tag>()({
+  alias: 'g',
+  fields: {
+    name: { column: 'name', sort: true, filter: { type: 'string', description: 'The tag with this name (compared case-insensitively).', example: 'nestjs' } },
+    created_at: { column: 'created_at', sort: true },
+    updated_at: { column: 'updated_at' },
+  },
+  links: ['name'],
+});
+
+/** Tags (SPEC §6 tags): `/v1/tags`, scopes `tags:read` and `tags:write`. */
+export const TAGS = defineResource({
+  name: 'tags',
+  description: 'Tags for articles: everyone reads and creates, admins rename and delete.',
+  scopes: true,
+  entities: [Tag],
+  fields: TAGS_FIELDS,
+});

@@ -1,0 +1,31 @@
+import { defineFields } from '../common/list/field-table.js';
+import { defineResource } from '../common/resources/define-resource.js';
+import { ROLES, User } from './user.entity.js';
+import { USERS_POLICY } from './users.policy.js';
+
+/** The users field table (SPEC §6): filters `role`, `name`, `age`; sort `id`, `name`, `age`, `created_at`. */
+export const USERS_FIELDS = defineFields<User>()({
+  alias: 'u',
+  fields: {
+    username: { column: 'username' },
+    name: { column: 'name', sort: true, filter: { type: 'string', description: 'Users with exactly this name.', example: 'Ada Lovelace' } },
+    age: { column: 'age', sort: true, filter: { type: 'int', description: 'Users of this age.', example: 36 } },
+    email: { column: 'email' },
+    role: { column: 'role', filter: { type: 'enum', values: ROLES, description: 'Users with this role.', example: 'admin' } },
+    created_at: { column: 'created_at', sort: true },
+    updated_at: { column: 'updated_at' },
+  },
+  links: [],
+  order: { filters: ['role', 'name', 'age'] },
+});
+
+/** User accounts (SPEC §6 users): `/v1/users`, scopes `users:read` and `users:write`. */
+export const USERS = defineResource({
+  name: 'users',
+  description: 'User accounts: public registration; read and change by the user itself or an admin.',
+  scopes: true,
+  scopeNoun: 'user accounts',
+  entities: [User],
+  fields: USERS_FIELDS,
+  policy: USERS_POLICY,
+});
