@@ -55,6 +55,7 @@ describe('validateEnv', () => {
         TRUST_PROXY: false,
         REDIS_URL: undefined,
         REDIS_TIMEOUT_MS: 1000,
+        IDEMPOTENCY_TTL: 86_400,
         SHUTDOWN_TIMEOUT_MS: 10_000,
         DB_QUERY_TIMEOUT_MS: 5000,
         HEALTH_CHECK_TIMEOUT_MS: 2000,
@@ -111,6 +112,7 @@ describe('validateEnv', () => {
         TRUST_PROXY: '10.0.0.0/8, loopback',
         REDIS_URL: 'redis://:secret@redis.internal:6380/3',
         REDIS_TIMEOUT_MS: '250',
+        IDEMPOTENCY_TTL: '3600',
         SHUTDOWN_TIMEOUT_MS: '0',
         DB_QUERY_TIMEOUT_MS: '1500',
         HEALTH_CHECK_TIMEOUT_MS: '500',
@@ -142,6 +144,7 @@ describe('validateEnv', () => {
         TRUST_PROXY: '10.0.0.0/8, loopback',
         REDIS_URL: 'redis://:secret@redis.internal:6380/3',
         REDIS_TIMEOUT_MS: 250,
+        IDEMPOTENCY_TTL: 3600,
         SHUTDOWN_TIMEOUT_MS: 0,
         DB_QUERY_TIMEOUT_MS: 1500,
         HEALTH_CHECK_TIMEOUT_MS: 500,
@@ -187,6 +190,17 @@ describe('validateEnv', () => {
 
     it.each(['0', '49', '60001', 'fast'])('rejects REDIS_TIMEOUT_MS=%j with one line naming it', (value) => {
       expectOneLineNaming(configError({ REDIS_TIMEOUT_MS: value }), 'REDIS_TIMEOUT_MS');
+    });
+  });
+
+  describe('IDEMPOTENCY_TTL', () => {
+    it('takes 60 seconds to 30 days', () => {
+      expect(validateEnv({ IDEMPOTENCY_TTL: '60' }).IDEMPOTENCY_TTL).toBe(60);
+      expect(validateEnv({ IDEMPOTENCY_TTL: '2592000' }).IDEMPOTENCY_TTL).toBe(2_592_000);
+    });
+
+    it.each(['0', '59', '2592001', '24h', '1.5'])('rejects IDEMPOTENCY_TTL=%j with one line naming it', (value) => {
+      expectOneLineNaming(configError({ IDEMPOTENCY_TTL: value }), 'IDEMPOTENCY_TTL');
     });
   });
 

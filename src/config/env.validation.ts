@@ -47,6 +47,11 @@ export interface Env {
   REDIS_URL?: string;
   /** Milliseconds a Redis command may take before it fails (→ 503 or fail-open, see README). */
   REDIS_TIMEOUT_MS: number;
+  /**
+   * Seconds a response to a request with an `Idempotency-Key` is kept and replayed for the same
+   * caller and key (default 86400, 24 h; 60 s to 30 days). See docs/writes.md.
+   */
+  IDEMPOTENCY_TTL: number;
   /** Milliseconds SIGTERM/SIGINT waits for in-flight requests before closing their connections (default 10000). */
   SHUTDOWN_TIMEOUT_MS: number;
   /**
@@ -318,6 +323,7 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     TRUST_PROXY: trustProxy,
     REDIS_URL: redisUrl,
     REDIS_TIMEOUT_MS: int(raw, 'REDIS_TIMEOUT_MS', 1000, 50, 60_000),
+    IDEMPOTENCY_TTL: int(raw, 'IDEMPOTENCY_TTL', 86_400, 60, 30 * 86_400),
     SHUTDOWN_TIMEOUT_MS: int(raw, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     DB_QUERY_TIMEOUT_MS: int(raw, 'DB_QUERY_TIMEOUT_MS', 5000, 100, 600_000),
     HEALTH_CHECK_TIMEOUT_MS: int(raw, 'HEALTH_CHECK_TIMEOUT_MS', 2000, 100, 60_000),

@@ -1,5 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { RESOURCES } from '../../resources.js';
+import { documentIdempotency } from '../idempotency/idempotency.openapi.js';
 import { type ResourceDeclaration, tagsOf } from '../resources/define-resource.js';
 import { errorResponse, NO_DATABASE_EXTENSION } from './api-errors.decorator.js';
 
@@ -271,7 +272,8 @@ function addHeaders(response: Json, names: string[]): void {
  *   operation — each with `ErrorResp` and an example;
  * - response headers: `X-Request-Id` on every response, `Location` on creations, `WWW-Authenticate`
  *   on 401, `Retry-After` on 429 and 503, `RateLimit-*` where an API-key request can get them;
- * - `X-CSRF-Token` as an optional header parameter of protected writes;
+ * - `X-CSRF-Token` as an optional header parameter of protected writes; `Idempotency-Key` (with
+ *   `Idempotent-Replayed`, 409, 422) where `Idempotent()` marks it (idempotency.openapi.ts);
  * - conditional requests: `ETag` on responses carrying a versioned resource, `If-None-Match` and
  *   304 on its reads, `If-Match`, 412 and 428 on its PUT, PATCH and DELETE;
  * - PATCH bodies also as `application/merge-patch+json`;
@@ -290,6 +292,7 @@ export function completeDocument(document: OpenAPIObject, resources: readonly Re
   doc.components ??= {};
   doc.components.headers = { ...doc.components.headers, ...HEADERS };
   doc.components.parameters = { ...doc.components.parameters, 'X-CSRF-Token': CSRF_PARAMETER, ...PRECONDITION_PARAMETERS };
+  documentIdempotency(doc);
   defaultIntegerFormats(doc.components.schemas);
   // PATCH bodies inherit `default`s from the create bodies, but an omitted field keeps its value
   for (const [name, schema] of Object.entries<Json>(doc.components.schemas ?? {})) {
