@@ -1,6 +1,7 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, HttpCode, SetMetadata } from '@nestjs/common';
 import { ApiExtension, ApiQuery } from '@nestjs/swagger';
 import { DEFAULT_PAGE_SIZE, MAX_FILTER_INT, MAX_OFFSET, MAX_PAGE, MAX_PAGE_SIZE, type ListQuery, type ListSpec } from '../list/list-query.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { LOCATION_EXTENSION } from '../openapi/complete-document.js';
 
 /** Metadata key of the query grammar an operation accepts (read by ResourceInterceptor). */
@@ -100,9 +101,12 @@ export function ReadOperation(table: Pick<ListSpec, 'selectable'>) {
   return applyDecorators(SetMetadata(OPERATION_QUERY, { kind: 'read', fields } satisfies OperationQuery), fieldsQuery(fields));
 }
 
-/** Marks a POST that creates a member (SPEC §5): 201 and `Location` from the result's `self` link (documented too). */
+/**
+ * Marks a POST that creates a member (SPEC §5): 201 and `Location` from the result's `self` link
+ * (documented too); honours `Idempotency-Key` ({@link Idempotent}).
+ */
 export function CreateOperation() {
-  return applyDecorators(SetMetadata(OPERATION_QUERY, { kind: 'create' } satisfies OperationQuery), HttpCode(201), ApiExtension(LOCATION_EXTENSION, true));
+  return applyDecorators(SetMetadata(OPERATION_QUERY, { kind: 'create' } satisfies OperationQuery), HttpCode(201), ApiExtension(LOCATION_EXTENSION, true), Idempotent());
 }
 
 /**
