@@ -1,16 +1,22 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor, Optional } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { map, type Observable } from 'rxjs';
 import { OPERATION_QUERY, PARSED_LIST_QUERY, type OperationQuery } from '../decorators/operation.decorators.js';
+import type { Env } from '../../config/env.validation.js';
+import { cursorKey } from '../list/cursor.js';
 import { parseListQuery, parseReadQuery, rejectQuery } from '../list/list-query.js';
 import { type Link, Page, pickFields, toEnvelope } from '../list/page.js';
 import { serveAsVersion, versionOfPath } from '../versioning/api-versions.js';
 
 /**
  * Shapes every controller response by the operation's declared query grammar (SPEC §4, §5):
- * - list: parses the list query before the handler (400 on a bad parameter) and turns the
- *   returned {@link Page} into `{data, page, size, total, links}`, applying `fields` to each item;
+ * - list: parses the list query before the handler (400 on a bad parameter; cursors checked with
+ *   the key derived from LIST_CURSOR_SECRET, `Prefer: count=…` read) and turns the returned
+ *   {@link Page} into `{data, page, size, total, next_cursor, prev_cursor, links}`, applying
+ *   `fields` to each item; answers `Preference-Applied: count=…` (the count it applied) and
+ *   `Vary: Prefer`;
  * - read: accepts only `fields` and applies it;
  * - create: sets `Location` to the created object's `self` link;
  * - protocol (OAuth authorize): the handler reads its own query;
@@ -23,8 +29,14 @@ import { serveAsVersion, versionOfPath } from '../versioning/api-versions.js';
 @Injectable()
 export class ResourceInterceptor implements NestInterceptor {
   private readonly operations = new Map<Function, OperationQuery | null>();
+  private readonly cursorKey: Buffer;
 
-  constructor(private readonly reflector: Reflector) {}
+  constructor(
+    private readonly reflector: Reflector,
+    @Optional() config?: ConfigService<Env, true>,
+  ) {
+    this.cursorKey = cursorKey(config?.get('LIST_CURSOR_SECRET', { infer: true }));
+  }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
@@ -40,12 +52,15 @@ export class ResourceInterceptor implements NestInterceptor {
     const version = versionOfPath(path);
     const handled = () => (version ? serveAsVersion(version, () => next.handle()) : next.handle());
     if (operation?.kind === 'list') {
-      const parsed = parseListQuery(query, operation.spec);
+      const parsed = parseListQuery(query, operation.spec, { key: this.cursorKey, path, prefer: req.headers.prefer });
       req[PARSED_LIST_QUERY] = parsed;
+      const res = context.switchToHttp().getResponse<Response>();
       return handled().pipe(
         map((result: unknown) => {
           if (!(result instanceof Page)) return result;
-          const envelope = toEnvelope(result, path);
+          res.setHeader('Preference-Applied', `count=${result.info.counted}`);
+          res.vary('Prefer');
+          const envelope = toEnvelope(result, path, this.cursorKey);
           if (parsed.fields) envelope.data = envelope.data.map((item) => pickFields(item as object, parsed.fields!));
           return envelope;
         }),
