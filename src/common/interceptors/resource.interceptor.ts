@@ -59,7 +59,8 @@ export class ResourceInterceptor implements NestInterceptor {
         map((result: unknown) => {
           if (!(result instanceof Page)) return result;
           res.setHeader('Preference-Applied', `count=${result.info.counted}`);
-          res.vary('Prefer');
+          const vary = res.getHeader('Vary');
+          if (!/(^|,)\s*(prefer|\*)\s*(,|$)/i.test(String(vary ?? ''))) res.setHeader('Vary', vary ? `${String(vary)}, Prefer` : 'Prefer');
           const envelope = toEnvelope(result, path, this.cursorKey);
           if (parsed.fields) envelope.data = envelope.data.map((item) => pickFields(item as object, parsed.fields!));
           return envelope;

@@ -159,17 +159,21 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{
 function parseRanges(query: RawQuery, spec: ListSpec, problems: ErrorDetail[]): RangeFilter[] {
   const ranges: RangeFilter[] = [];
   for (const name of Object.keys(query)) {
-    const match = /^([a-z_]+)\[([a-z]*)\]$/.exec(name);
+    const match = /^([a-z_]+)\[([a-z]+)\]$/.exec(name);
     if (!match) continue;
     const [, field, op] = match;
     const range = spec.ranges?.[field];
+    if (!range && !Object.hasOwn(spec.filters, field) && !Object.hasOwn(spec.sortable, field) && !spec.selectable.includes(field)) {
+      problems.push({ field: name, message: `unknown query parameter ${name}` });
+      continue;
+    }
     if (!range) {
       const allowed = Object.keys(spec.ranges ?? {});
       problems.push({ field: name, message: `${field} takes no range filter; ${allowed.length ? `ordered fields: ${allowed.join(', ')}` : 'this list has none'}` });
       continue;
     }
     if (!Object.hasOwn(RANGE_OPERATORS, op)) {
-      problems.push({ field: name, message: `unknown range operator ${op || '(empty)'}; use gte, gt, lte or lt` });
+      problems.push({ field: name, message: `unknown range operator ${op}; use gte, gt, lte or lt` });
       continue;
     }
     const text = single(query, name, problems);
@@ -268,7 +272,7 @@ function parseFilterValue(name: string, spec: FilterSpec, raw: string, problems:
 export function parseListQuery(query: RawQuery, spec: ListSpec, context: ListContext = {}): ListQuery {
   const problems: ErrorDetail[] = [];
   for (const name of Object.keys(query)) {
-    if (!PAGING.includes(name) && name !== 'sort' && name !== 'fields' && !Object.hasOwn(spec.filters, name) && !/^[a-z_]+\[[a-z]*\]$/.test(name)) {
+    if (!PAGING.includes(name) && name !== 'sort' && name !== 'fields' && !Object.hasOwn(spec.filters, name) && !/^[a-z_]+\[[a-z]+\]$/.test(name)) {
       problems.push({ field: name, message: `unknown query parameter ${name}` });
     }
   }
