@@ -8,8 +8,10 @@
  * answer every benchmarked request with byte-identical bodies, then measures them with autocannon
  * (this process, pinned to core 1) in interleaved rounds: req/s, p50/p99 latency, server and
  * database CPU per request, peak RSS, non-2xx answers. Also SQLite start-up time (spawn to the
- * first 200 of /health/ready). Prints a markdown table and the targets, writes
- * bench/results/<date>-<commit>.json and .md.
+ * first 200 of /health/ready). GET /v1/articles/{id} is also measured, in the same interleaved
+ * rounds, on THE FLOOR (bench/floor-server.mjs): a bare NestJS + Express application running the
+ * limit's hand-written query and checks, i.e. what the framework alone costs. Prints a markdown
+ * table and the targets, writes bench/results/<date>-<commit>.json and .md.
  *
  * Options:
  *   --sizes 10k,100k,1m   article counts (default all three; `500` etc. allowed)
@@ -22,6 +24,7 @@
  *                         a quarter of them on smaller tables — to compare with list page 1;
  *                         list-estimated: page 1 with `Prefer: count=estimated`, to compare
  *                         across sizes)
+ *   --no-floor            do not start the Nest + Express floor (GET by id only)
  *   --redis redis://127.0.0.1:6379/7   run both servers with this Redis (shared deny list)
  *   --smoke               500 articles, 1 round of 1 s, both databases; checks byte identity and
  *                         zero non-2xx only; writes no results. Exit 1 on any mismatch.
@@ -46,7 +49,7 @@ import { compare, exchange } from './lib/verify.mjs';
 // ---------------------------------------------------------------- options
 
 function parseArgs(argv) {
-  const options = { sizes: '10k,100k,1m', db: 'postgres,sqlite', rounds: 3, duration: 8, warmup: 3, connections: 50, endpoints: 'list,list-deep,list-cursor,list-estimated,get,post', startups: 5, maxDuration: 120, save: true, smoke: false };
+  const options = { sizes: '10k,100k,1m', db: 'postgres,sqlite', rounds: 3, duration: 8, warmup: 3, connections: 50, endpoints: 'list,list-deep,list-cursor,list-estimated,get,post', startups: 5, maxDuration: 120, save: true, smoke: false, floor: true };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const take = () => {
@@ -57,6 +60,7 @@ function parseArgs(argv) {
     const name = arg.replace(/^--/, '').split('=')[0];
     if (name === 'smoke') options.smoke = true;
     else if (name === 'no-save') options.save = false;
+    else if (name === 'no-floor') options.floor = false;
     else if (['sizes', 'db', 'endpoints', 'redis'].includes(name)) options[name] = take();
     else if (['rounds', 'duration', 'max-duration', 'warmup', 'connections', 'startups'].includes(name)) options[name === 'max-duration' ? 'maxDuration' : name] = Number(take());
     else throw new Error(`unknown option ${arg} (see bench/run.mjs)`);
@@ -118,7 +122,7 @@ function endpoints(db, size, articleId, token, cursor) {
       headers: auth,
     },
     { key: 'list-estimated', name: 'GET list page 1, count=estimated', method: 'GET', path: list(1), headers: { ...auth, prefer: 'count=estimated' } },
-    { key: 'get', name: 'GET article by id', method: 'GET', path: `/v1/articles/${articleId}`, headers: auth },
+    { key: 'get', name: 'GET article by id', method: 'GET', path: `/v1/articles/${articleId}`, headers: auth, floor: true },
     {
       key: 'post',
       name: 'POST todo',
@@ -333,6 +337,15 @@ async function startLimit(databaseUrl, logFile) {
   return { name: 'limit', child, base, application: 'resource-api-limit' };
 }
 
+async function startFloor(databaseUrl, logFile) {
+  const port = await freePort();
+  const env = { JWT_SECRET, PORT: String(port), DATABASE_URL: databaseUrl, BENCH_APPLICATION_NAME: 'resource-api-floor', ...(options.redis ? { REDIS_URL: options.redis } : {}) };
+  const child = spawnNode(['bench/floor-server.mjs'], env, SERVER_CORE, logFile);
+  const base = `http://127.0.0.1:${port}`;
+  await waitReady(`${base}/health/ready`, child, 60_000);
+  return { name: 'floor', child, base, application: 'resource-api-floor' };
+}
+
 /** SQLite start-up: spawn of the service to its first 200 on /health/ready, `count` times; milliseconds. */
 async function startupTimes(file, count) {
   const times = [];
@@ -367,11 +380,13 @@ async function benchOne(db, size) {
   results.push(entry);
   let service;
   let limit;
+  let floor;
   try {
     service = await startService(databaseUrl, path.join(logs, `${tag}-service.log`));
     limit = await startLimit(databaseUrl, path.join(logs, `${tag}-limit.log`));
-    for (const t of [service, limit]) t.pgDb = pgDb;
     const list = endpoints(db, size, articleId, token, await cursorAt(db, target, size));
+    if (options.floor && list.some((e) => e.floor)) floor = await startFloor(databaseUrl, path.join(logs, `${tag}-floor.log`));
+    for (const t of [service, limit, floor]) if (t) t.pgDb = pgDb;
     // byte identity before measuring
     for (const endpoint of list) {
       const check = await compare(service.base, limit.base, endpoint);
@@ -381,6 +396,15 @@ async function benchOne(db, size) {
         for (const line of check.problems) log(`  ${line}`);
         failures.push(`${tag} ${endpoint.name}: bodies differ`);
       }
+      if (floor && endpoint.floor) {
+        const checkFloor = await compare(floor.base, limit.base, endpoint);
+        entry.verification.push({ endpoint: `${endpoint.name} (floor)`, ok: checkFloor.ok, bytes: checkFloor.bytes, problems: checkFloor.problems });
+        log(`verify ${endpoint.name} on the floor: ${checkFloor.ok ? `identical (${checkFloor.bytes} bytes)` : 'MISMATCH'}`);
+        if (!checkFloor.ok) {
+          for (const line of checkFloor.problems) log(`  ${line}`);
+          failures.push(`${tag} ${endpoint.name}: the floor's body differs`);
+        }
+      }
     }
     for (const endpoint of list) {
       // A slow endpoint gets longer rounds: with C connections a request waits about C × its own
@@ -389,16 +413,17 @@ async function benchOne(db, size) {
       const seconds = Math.min(options.maxDuration, Math.max(options.duration, Math.ceil(3 * options.connections * alone)));
       const timeout = Math.min(600, Math.max(30, Math.ceil(2 * options.connections * alone) + 10));
       if (seconds > options.duration) log(`${endpoint.name}: ${alone.toFixed(2)} s alone → rounds of ${seconds} s, timeout ${timeout} s`);
+      const targets = floor && endpoint.floor ? [service, limit, floor] : [service, limit];
       if (options.warmup > 0) {
-        for (const t of [service, limit]) {
+        for (const t of targets) {
           await cannon(t.base, endpoint, Math.max(options.warmup, Math.min(seconds, Math.ceil(options.connections * alone))), timeout);
           await settle(t);
         }
       }
-      const rounds = { service: [], limit: [] };
+      const rounds = { service: [], limit: [], floor: [] };
       for (let r = 0; r < options.rounds; r++) {
-        // alternate which target goes first, so drift (caches, other load) hits both alike
-        for (const t of r % 2 === 0 ? [service, limit] : [limit, service]) rounds[t.name].push(await round(t, endpoint, seconds, timeout));
+        // alternate which target goes first, so drift (caches, other load) hits all alike
+        for (const t of r % 2 === 0 ? targets : [...targets].reverse()) rounds[t.name].push(await round(t, endpoint, seconds, timeout));
       }
       const row = {
         endpoint: endpoint.name,
@@ -412,23 +437,30 @@ async function benchOne(db, size) {
       row.ratio = row.limit.rps ? row.service.rps / row.limit.rps : null;
       const total = (s) => (s.cpuPerReq ?? 0) + (s.dbCpuPerReq ?? 0);
       row.cpuRatio = total(row.limit) > 0 ? total(row.service) / total(row.limit) : null;
+      if (rounds.floor.length > 0) {
+        row.floor = summarise(rounds.floor);
+        row.floorRatio = row.limit.rps ? row.floor.rps / row.limit.rps : null;
+        row.floorCpuRatio = total(row.limit) > 0 ? total(row.floor) / total(row.limit) : null;
+      }
       row.backendsPinned = db === 'postgres' ? [...rounds.service, ...rounds.limit].every((r) => r.backendsPinned) : null;
       entry.endpoints.push(row);
-      for (const side of ['service', 'limit']) {
-        if (row[side].non2xx > 0) failures.push(`${tag} ${endpoint.name}: ${row[side].non2xx} non-2xx/errors on the ${side}`);
+      for (const side of ['service', 'limit', 'floor']) {
+        if (row[side] && row[side].non2xx > 0) failures.push(`${tag} ${endpoint.name}: ${row[side].non2xx} non-2xx/errors on the ${side}`);
       }
       log(
         `${endpoint.name}: service ${fmt(row.service.rps)} req/s, limit ${fmt(row.limit.rps)} req/s (${pct(row.ratio)}); ` +
-          `CPU µs/req ${fmt(row.service.cpuPerReq)}+${fmt(row.service.dbCpuPerReq)} vs ${fmt(row.limit.cpuPerReq)}+${fmt(row.limit.dbCpuPerReq)}`,
+          `CPU µs/req ${fmt(row.service.cpuPerReq)}+${fmt(row.service.dbCpuPerReq)} vs ${fmt(row.limit.cpuPerReq)}+${fmt(row.limit.dbCpuPerReq)}` +
+          (row.floor ? `; floor ${fmt(row.floor.rps)} req/s (${pct(row.floorRatio)}), CPU µs/req ${fmt(row.floor.cpuPerReq)}+${fmt(row.floor.dbCpuPerReq)}` : ''),
       );
     }
-    entry.rss = { service: memory(service.child.pid), limit: memory(limit.child.pid) };
+    entry.rss = { service: memory(service.child.pid), limit: memory(limit.child.pid), ...(floor ? { floor: memory(floor.child.pid) } : {}) };
   } catch (error) {
     failures.push(`${tag}: ${error.message}`);
     log(`FAILED ${tag}: ${error.message} (logs in ${path.relative(ROOT, logs)})`);
   } finally {
     if (service) await stop(service.child);
     if (limit) await stop(limit.child);
+    if (floor) await stop(floor.child);
   }
   if (db === 'sqlite') {
     try {
@@ -527,6 +559,25 @@ function markdown(meta, targets) {
   }
   const requests = new Map(results.flatMap((e) => e.endpoints.map((r) => [r.endpoint, r.request.replace(/\/\d+$/, '/{id}')])));
   lines.push('', `Requests (as user ${USER_ID}, role user, Bearer HS256; {id}: a published article of another user): ${[...requests].map(([name, request]) => `${name} = \`${request}\``).join('; ')}.`);
+  const floorRows = results.flatMap((e) => e.endpoints.filter((r) => r.floor).map((r) => ({ entry: e, row: r })));
+  if (floorRows.length > 0) {
+    lines.push(
+      '',
+      `The Nest + Express floor (bench/floor-server.mjs: a bare NestJS application with the limit's query and checks, no guards, pipes, interceptors, middleware or logging), measured in the same interleaved rounds:`,
+      '',
+      '| database | articles | endpoint | service req/s | floor req/s | limit req/s | floor / limit | service / floor | CPU µs/req service (+db) | CPU µs/req floor (+db) | CPU µs/req limit (+db) | CPU floor / limit | CPU service / floor | non-2xx floor |',
+      '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    );
+    const cpuOf = (x) => `${fmt(x.cpuPerReq)}${x.dbCpuPerReq !== null ? ` (+${fmt(x.dbCpuPerReq)})` : ''}`;
+    const total = (x) => (x.cpuPerReq ?? 0) + (x.dbCpuPerReq ?? 0);
+    for (const { entry, row } of floorRows) {
+      const serviceOverFloor = row.floor.rps ? row.service.rps / row.floor.rps : null;
+      const cpuServiceOverFloor = total(row.floor) > 0 ? total(row.service) / total(row.floor) : null;
+      lines.push(
+        `| ${entry.db} | ${entry.label} | ${row.endpoint} | ${fmt(row.service.rps)} | ${fmt(row.floor.rps)} | ${fmt(row.limit.rps)} | ${pct(row.floorRatio)} | ${pct(serviceOverFloor)} | ${cpuOf(row.service)} | ${cpuOf(row.floor)} | ${cpuOf(row.limit)} | ${row.floorCpuRatio === null ? '–' : `${row.floorCpuRatio.toFixed(2)}×`} | ${cpuServiceOverFloor === null ? '–' : `${cpuServiceOverFloor.toFixed(2)}×`} | ${row.floor.non2xx} |`,
+      );
+    }
+  }
   lines.push('', '| database | articles | seed/copy s | peak RSS MiB service / limit | SQLite start-up ms (median) | bodies identical |', '|---|---|---:|---:|---:|---|');
   for (const entry of results) {
     lines.push(

@@ -26,16 +26,24 @@ function accessToken(keys: JwtKeys, claims: Partial<AccessTokenPayload> = {}, ex
   );
 }
 
-/** Runs the bearer strategy on `Authorization: Bearer <token>`: the caller, or false when refused (401). */
-function authenticate(strategy: InstanceType<typeof JwtStrategy>, token: string): Promise<AuthUser | false> {
-  return new Promise((resolve, reject) => {
+/**
+ * Runs the bearer strategy on `Authorization: Bearer <token>` both ways — through passport and
+ * through authenticateBearer (what AuthenticationGuard calls) — and checks they agree: the
+ * caller, or false when refused (401).
+ */
+async function authenticate(strategy: InstanceType<typeof JwtStrategy>, token: string): Promise<AuthUser | false> {
+  const request = { headers: { authorization: `Bearer ${token}` } };
+  const viaPassport = await new Promise<AuthUser | false>((resolve, reject) => {
     const run = Object.assign(Object.create(strategy) as InstanceType<typeof JwtStrategy>, {
       success: (user: AuthUser) => resolve(user),
       fail: () => resolve(false),
       error: (err: unknown) => reject(err),
     });
-    run.authenticate({ headers: { authorization: `Bearer ${token}` } } as never, {});
+    run.authenticate(request as never, {});
   });
+  const direct = await strategy.authenticateBearer(request as never);
+  expect(direct).toEqual(viaPassport);
+  return direct;
 }
 
 function strategyFor(keys: JwtKeys): InstanceType<typeof JwtStrategy> {
@@ -85,6 +93,8 @@ describe('JwtKeys (SPEC §3: HS256 or RS256, algorithm pinned; keys made once at
       expect(await authenticate(strategy, await accessToken(keys, {}, -10))).toBe(false);
       const noExp = await jwt.signAsync({ user_id: 7, role: 'user', typ: 'access', fid: 'f1', iat: Math.floor(Date.now() / 1000) }, { ...keys.signOptions, jwtid: 'j' });
       expect(await authenticate(strategy, noExp)).toBe(false);
+      expect(await authenticate(strategy, 'not-a-jwt')).toBe(false);
+      expect(await strategy.authenticateBearer({ headers: { authorization: 'Bearer' } } as never)).toBe(false);
     });
   });
 

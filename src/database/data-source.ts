@@ -8,6 +8,7 @@ import { ApiKeysSessions1763900000000 } from './migrations/1763900000000-api-key
 import { OAuth1764000000000 } from './migrations/1764000000000-oauth.js';
 import { SessionsToSharedStore1764100000000 } from './migrations/1764100000000-sessions-to-shared-store.js';
 import { ListIndexes1764200000000 } from './migrations/1764200000000-list-indexes.js';
+import { PreparingClient } from './pg-client.js';
 import { loadSqliteDriver } from './sqlite-driver.js';
 
 /** Every entity of the service: those of the declarations in src/resources.ts (a resource declares its own). */
@@ -26,7 +27,10 @@ export const MIGRATIONS = [InitialSchema1763700000000, ArticlesCommentsTagsOrder
  * - PostgreSQL: connecting and waiting for a pool slot (`connectionTimeoutMillis`), each statement
  *   on the server (`statement_timeout` → error 57014) and, for a dead network, in the client
  *   (`query_timeout`, one second later so the server's cancel normally wins); TCP keep-alive
- *   finds dead peers. Connections are named `resource-api` (`application_name`).
+ *   finds dead peers. Connections are named `resource-api` (`application_name`). Statements with
+ *   parameters run as named prepared statements ({@link PreparingClient}: parsed and planned once
+ *   per connection); JIT compilation is off for these short OLTP statements (`-c jit=off`: compiling
+ *   costs more than they run).
  * - SQLite: how long a write waits for the file lock (`busy_timeout` → SQLITE_BUSY).
  */
 export function buildDataSourceOptions(databaseUrl: string, poolSize = 10, timeoutMs = 5000): DataSourceOptions {
@@ -44,6 +48,8 @@ export function buildDataSourceOptions(databaseUrl: string, poolSize = 10, timeo
         statement_timeout: timeoutMs,
         query_timeout: timeoutMs + 1000,
         keepAlive: true,
+        Client: PreparingClient,
+        options: '-c jit=off',
       },
     };
   }

@@ -5,7 +5,6 @@ import { TokenDenyList } from '../auth/deny-list.js';
 import { HealthModule } from '../health/health.module.js';
 import { ReadinessChecks } from '../health/readiness-checks.js';
 import { MemoryStore } from './memory-store.js';
-import { RedisStore } from './redis-store.js';
 import { SharedStore } from './shared-store.js';
 import { SharedThrottlerStorage } from './throttler-storage.js';
 
@@ -26,7 +25,10 @@ import { SharedThrottlerStorage } from './throttler-storage.js';
       inject: [ConfigService],
       useFactory: async (config: ConfigService<Env, true>): Promise<SharedStore> => {
         const url = config.get('REDIS_URL', { infer: true });
-        return url ? RedisStore.connect(url, config.get('REDIS_TIMEOUT_MS', { infer: true })) : new MemoryStore();
+        if (!url) return new MemoryStore();
+        // loaded only when used: ioredis is some forty modules a single instance never needs at start-up
+        const { RedisStore } = await import('./redis-store.js');
+        return RedisStore.connect(url, config.get('REDIS_TIMEOUT_MS', { infer: true }));
       },
     },
     SharedThrottlerStorage,

@@ -7,6 +7,7 @@ import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
 import { deleteExisting, updateExisting } from '../common/writes/conditional-write.js';
+import { insertRow } from '../database/insert-row.js';
 import type { CreateTodoDto, UpdateTodoDto } from './dto/create-todo.dto.js';
 import { Todo } from './todo.entity.js';
 import { toTodoResponse, type TodoResponse } from './todo.response.js';
@@ -26,8 +27,7 @@ export class TodosService {
   async create(dto: CreateTodoDto, caller: AuthUser): Promise<TodoResponse> {
     const now = new Date();
     const row = { title: dto.title, content: dto.content ?? null, status: dto.status ?? 'pending', owner_id: caller.id, created_at: now, updated_at: now };
-    const result = await this.todos.insert(row);
-    return toTodoResponse({ ...row, id: result.identifiers[0].id });
+    return toTodoResponse({ ...row, id: await insertRow(this.todos, row) });
   }
 
   /** One page of the caller's todos (all todos for an admin); filters apply within that. */

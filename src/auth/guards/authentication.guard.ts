@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
@@ -7,6 +7,7 @@ import { forbidden, unauthorized } from '../../common/errors/api-exception.js';
 import type { AuthScheme, AuthUser } from '../auth-user.js';
 import { IS_PUBLIC } from '../decorators/auth.decorators.js';
 import { SESSION_COOKIE } from '../sessions.service.js';
+import { JwtStrategy } from '../strategies/jwt.strategy.js';
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -50,8 +51,9 @@ class SessionGuard extends AuthGuard('session') {
 
 /**
  * The one authentication guard (SPEC §3), global: every operation not marked `@Public()` needs a
- * credential, and the first one present decides (Bearer JWT, X-API-Key, `sid` cookie), each
- * verified by its passport strategy. Then, for a session, unsafe methods need `X-CSRF-Token`
+ * credential, and the first one present decides (Bearer JWT, X-API-Key, `sid` cookie): a Bearer
+ * token by JwtStrategy.authenticateBearer (jsonwebtoken directly: passport's per-request
+ * machinery cost more than the verification), an API key and a session by their passport strategies. Then, for a session, unsafe methods need `X-CSRF-Token`
  * equal to the session's token. Scopes are checked later by ScopeGuard, after the rate limit, so
  * that refused calls of an API key count and carry the rate-limit headers too.
  * Per-handler metadata is resolved once and cached.
@@ -67,14 +69,23 @@ export class AuthenticationGuard implements CanActivate {
     session: new SessionGuard(),
   };
 
-  constructor(private readonly reflector: Reflector) {}
+  /**
+   * `jwt`: the application's JwtStrategy (always there in the application, where AuthModule
+   * provides it); without it — a guard built by hand — a Bearer token goes through the passport
+   * strategy registered as `jwt`, with the same verdicts.
+   */
+  constructor(
+    private readonly reflector: Reflector,
+    @Optional() private readonly jwt?: JwtStrategy,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.isPublic(context)) return true;
     const req = context.switchToHttp().getRequest<Request & { user?: AuthUser }>();
     const scheme = presentScheme(req);
     if (!scheme) throw unauthorized('authentication required');
-    await this.guards[scheme].canActivate(context);
+    if (scheme === 'bearer' && this.jwt) req.user = verdict(null, await this.jwt.authenticateBearer(req), () => unauthorized('invalid or expired token', true));
+    else await this.guards[scheme].canActivate(context);
     const user = req.user as AuthUser;
     user.scheme = scheme;
     if (scheme === 'session' && UNSAFE_METHODS.has(req.method)) {

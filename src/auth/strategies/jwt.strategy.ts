@@ -1,4 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import { Injectable } from '@nestjs/common';
+import { JwtService, type JwtVerifyOptions } from '@nestjs/jwt';
 import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { ROLES } from '../../users/user.entity.js';
@@ -19,9 +21,17 @@ import { JwtKeys } from '../jwt-keys.js';
  * and its user must exist (UsersService.exists: cached, so no database query per request).
  * An OAuth access token also carries `client_id` and `scope`: the caller is then limited
  * to those scopes, checked by ScopeGuard exactly as for an API key.
+ *
+ * AuthenticationGuard calls {@link authenticateBearer}, the same checks without passport's
+ * per-request machinery; the passport strategy stays registered as `jwt` and behaves the same.
  */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
+  private readonly extractToken = ExtractJwt.fromAuthHeaderAsBearerToken();
+  private readonly jwt = new JwtService();
+  /** What passport-jwt hands jsonwebtoken.verify: the pinned algorithm, the prebuilt key, `exp` checked with no tolerance. */
+  private readonly verifyOptions: JwtVerifyOptions;
+
   constructor(
     keys: JwtKeys,
     private readonly denyList: TokenDenyList,
@@ -35,6 +45,26 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       ignoreExpiration: false,
       jsonWebTokenOptions: { clockTolerance: 0 },
     });
+    this.verifyOptions = { ...keys.verifyOptions, ignoreExpiration: false, clockTolerance: 0 };
+  }
+
+  /**
+   * The caller of a request with `Authorization: Bearer <jwt>`, or `false` (→ 401) when the
+   * header holds no token, the token does not verify (signature, algorithm, `exp`) or
+   * {@link validate} refuses it: what passport-jwt decides with this strategy, by the same
+   * extractor, the same jsonwebtoken verification and the same options, run directly.
+   * @throws 503 when the shared store or the database is unavailable (from {@link validate}).
+   */
+  async authenticateBearer(req: IncomingMessage): Promise<AuthUser | false> {
+    const token = this.extractToken(req as never);
+    if (!token) return false;
+    let payload: Partial<AccessTokenPayload>;
+    try {
+      payload = this.jwt.verify<Partial<AccessTokenPayload>>(token, this.verifyOptions);
+    } catch {
+      return false;
+    }
+    return this.validate(payload);
   }
 
   /**
