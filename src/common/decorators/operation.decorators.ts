@@ -26,10 +26,14 @@ export function sortPattern(fields: string[]): string {
   return `^(?!(?:.*,)?-?${field}(?:,.*)?,-?\\1(?:,|$))-?${field}(,-?${field})*$`;
 }
 
+/** The shape of a cursor, for the documents (its signature is not the server's: opaque to clients). */
+const CURSOR_EXAMPLE = 'eyJmIjoiV3BuWE85LUhaVVJvSUwyZkZGeGt0RiIsImQiOiJhIiwidiI6WyIyMDI2LTExLTIxIDEwOjE1OjAwLjAwMCIsNDJdfQ.8tsv5NJQwpMZf5PNVjB1bqeL6_VCIDryJ8oJWu7q6dY';
+
 /**
  * Marks a collection GET (SPEC §4): the interceptor parses the list grammar of the resource's
  * field table `spec` (400 on a bad parameter) and wraps the returned `Page` in the envelope.
- * Documents every query parameter.
+ * Documents every query parameter (paging, `cursor`, `sort`, filters, range filters, `fields`) and
+ * the `Prefer` header.
  */
 export function ListOperation(spec: ListSpec) {
   const sortValues = Object.keys(spec.sortable).flatMap((f) => [f, `-${f}`]);
@@ -43,7 +47,7 @@ export function ListOperation(spec: ListSpec) {
       name: 'cursor',
       required: false,
       description: `Keyset paging: the \`next_cursor\` or \`prev_cursor\` of a previous page of this list, with the same sort and filters (\`size\` or \`limit\` may change). Opaque and signed: a modified cursor, or one issued for other sort or filter parameters → 400 naming \`cursor\`; together with \`page\` or \`offset\` → 400. Walking \`next_cursor\` from the first page visits every matching item exactly once, even while items are added or removed; the default count is then \`none\`.`,
-      schema: { type: 'string', minLength: 1, maxLength: MAX_CURSOR_LENGTH, pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{43}$' },
+      schema: { type: 'string', minLength: 1, maxLength: MAX_CURSOR_LENGTH, pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{43}$', example: CURSOR_EXAMPLE },
     }),
     ApiQuery({
       name: 'sort',
@@ -88,8 +92,8 @@ export function ListOperation(spec: ListSpec) {
     ApiHeader({
       name: 'Prefer',
       required: false,
-      description: `RFC 7240 \`count=exact\` (the default with page/offset), \`count=estimated\` (on PostgreSQL the planner's estimate when it exceeds ${ESTIMATE_THRESHOLD} items, else exact; exact on SQLite) or \`count=none\` (no \`total\`, no count query; the default with \`cursor\`). Other preferences and values are ignored; \`Preference-Applied\` says what was done.`,
-      schema: { type: 'string', maxLength: 1024, example: 'count=estimated' },
+      description: `RFC 7240 \`count=exact\` (the default with page/offset), \`count=estimated\` (on PostgreSQL the planner's estimate when it exceeds ${ESTIMATE_THRESHOLD} items, else exact; exact on SQLite) or \`count=none\` (no \`total\`, no count query; the default with \`cursor\`). Other preferences (\`respond-async, count=none\`) and unknown values are ignored rather than refused (RFC 7240 §2); \`Preference-Applied\` says what was done.`,
+      schema: { type: 'string', enum: ['count=exact', 'count=estimated', 'count=none'], example: 'count=estimated' },
     }),
   );
 }
