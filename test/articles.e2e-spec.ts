@@ -736,11 +736,12 @@ describe('articles (SPEC §5, §6 articles)', () => {
     });
 
     it('documents every error status of every articles operation', () => {
-      expect(statuses('/v1/articles', 'post')).toEqual(['201', '400', '401', '403', '413', '415', '422', '429', '500', '503']);
+      // 409: a request with the same Idempotency-Key is still running
+      expect(statuses('/v1/articles', 'post')).toEqual(['201', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503']);
       expect(statuses('/v1/articles', 'get')).toEqual(['200', '400', '401', '403', '429', '500', '503']);
-      expect(statuses('/v1/articles/{id}', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '500', '503']);
-      for (const method of ['put', 'patch']) expect(statuses('/v1/articles/{id}', method)).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503']);
-      expect(statuses('/v1/articles/{id}', 'delete')).toEqual(['204', '400', '401', '403', '404', '429', '500', '503']);
+      expect(statuses('/v1/articles/{id}', 'get')).toEqual(['200', '304', '400', '401', '403', '404', '429', '500', '503']);
+      for (const method of ['put', 'patch']) expect(statuses('/v1/articles/{id}', method)).toEqual(['200', '400', '401', '403', '404', '409', '412', '413', '415', '422', '428', '429', '500', '503']);
+      expect(statuses('/v1/articles/{id}', 'delete')).toEqual(['204', '400', '401', '403', '404', '412', '428', '429', '500', '503']);
     });
   });
 

@@ -409,9 +409,9 @@ describe('comments (SPEC §6 comments)', () => {
       const one = '/v1/articles/{id}/comments/{comment_id}';
       expect(statuses('/v1/articles/{id}/comments', 'post')).toEqual(['201', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503']);
       expect(statuses('/v1/articles/{id}/comments', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '500', '503']);
-      expect(statuses(one, 'get')).toEqual(['200', '400', '401', '403', '404', '429', '500', '503']);
-      for (const method of ['put', 'patch']) expect(statuses(one, method)).toEqual(['200', '400', '401', '403', '404', '413', '415', '422', '429', '500', '503']);
-      expect(statuses(one, 'delete')).toEqual(['204', '400', '401', '403', '404', '429', '500', '503']);
+      expect(statuses(one, 'get')).toEqual(['200', '304', '400', '401', '403', '404', '429', '500', '503']);
+      for (const method of ['put', 'patch']) expect(statuses(one, method)).toEqual(['200', '400', '401', '403', '404', '412', '413', '415', '422', '428', '429', '500', '503']);
+      expect(statuses(one, 'delete')).toEqual(['204', '400', '401', '403', '404', '412', '428', '429', '500', '503']);
     });
   });
 

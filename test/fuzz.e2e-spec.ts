@@ -522,7 +522,11 @@ async function exercise(o: FuzzOperation, mode: Mode, generated: GeneratedReques
   for (const violation of store.violations.splice(0)) problems.push(...violation.problems.map((problem) => `not true to the document: ${problem}`));
   if (res.status >= 500) problems.push(`answered ${res.status}: ${res.text.slice(0, 500)}`);
   const documented = Object.keys(o.op.responses ?? {});
-  if (!documented.includes(String(res.status))) problems.push(`status ${res.status} is not documented (documented: ${documented.join(', ')})`);
+  // Node's HTTP parser answers 431 before any route when the request line and headers pass 16 KiB
+  // (a 10,000-character id with a 10,000-character query value): the transport's answer, tested in
+  // hostile-input.e2e-spec.ts and documented in docs/errors.md, not the operation's
+  const parserRefusal = res.status === 431 && request.url.length + JSON.stringify(headers).length > 16 * 1024;
+  if (!documented.includes(String(res.status)) && !parserRefusal) problems.push(`status ${res.status} is not documented (documented: ${documented.join(', ')})`);
   if (res.status >= 400 && !OAUTH_PROTOCOL.test(o.template)) {
     const error = res.json as Json | undefined;
     const isErrorResp = !!error && typeof error.error === 'string' && typeof error.code === 'string' && typeof error.request_id === 'string';

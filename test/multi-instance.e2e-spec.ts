@@ -68,6 +68,41 @@ describeShared('two instances behind a load balancer (PostgreSQL + Redis)', () =
     }
   });
 
+  it('an Idempotency-Key used on A is replayed on B; 30 requests with one key spread over both create one todo', async () => {
+    const { token } = await login(a);
+    const auth = `Bearer ${token}`;
+    const total = async () => {
+      const res = await request(a.url).get('/v1/todos').set('Authorization', auth);
+      expect(res.status).toBe(200);
+      return res.body.total as number;
+    };
+    const post = (server: ServerProcess, key: string, title: string) => request(server.url).post('/v1/todos').set('Authorization', auth).set('Idempotency-Key', key).send({ title });
+    const before = await total();
+    const key = `multi-${process.pid}-${Date.now()}`;
+    const first = await post(a, key, 'Once');
+    expect(first.status).toBe(201);
+    const onB = await post(b, key, 'Once');
+    expect(onB.status).toBe(201);
+    expect(onB.headers['idempotent-replayed']).toBe('true');
+    expect(onB.headers.location).toBe(first.headers.location);
+    expect(onB.text).toBe(first.text);
+    const mismatch = await post(b, key, 'Twice');
+    expect(mismatch.status).toBe(422);
+    expect(mismatch.body).toEqual({ ...errorBody('validation_failed'), details: [{ field: 'Idempotency-Key', message: expect.any(String) }] });
+    expect(await total()).toBe(before + 1);
+
+    const raced = `${key}-raced`;
+    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => post(i % 2 === 0 ? a : b, raced, 'Raced')));
+    expect(await total()).toBe(before + 2);
+    const fresh = responses.filter((res) => res.status === 201 && res.headers['idempotent-replayed'] === undefined);
+    expect(fresh).toHaveLength(1);
+    for (const res of responses) {
+      expect([201, 409]).toContain(res.status);
+      if (res.status === 201) expect(res.text).toBe(fresh[0].text);
+      else expect(res.headers['retry-after']).toBe('1');
+    }
+  });
+
   it('logout on A makes the access token 401 on B', async () => {
     const { token } = await login(a);
     expect((await request(b.url).get('/v1/todos').set('Authorization', `Bearer ${token}`)).status).toBe(200);

@@ -369,9 +369,9 @@ describe('tags (SPEC §6 tags)', () => {
     it('documents every error status of every tags operation', () => {
       expect(statuses('/v1/tags', 'post')).toEqual(['201', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503']);
       expect(statuses('/v1/tags', 'get')).toEqual(['200', '400', '401', '403', '429', '500', '503']);
-      expect(statuses('/v1/tags/{id}', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '500', '503']);
-      for (const method of ['put', 'patch']) expect(statuses('/v1/tags/{id}', method)).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503']);
-      expect(statuses('/v1/tags/{id}', 'delete')).toEqual(['204', '400', '401', '403', '404', '429', '500', '503']);
+      expect(statuses('/v1/tags/{id}', 'get')).toEqual(['200', '304', '400', '401', '403', '404', '429', '500', '503']);
+      for (const method of ['put', 'patch']) expect(statuses('/v1/tags/{id}', method)).toEqual(['200', '400', '401', '403', '404', '409', '412', '413', '415', '422', '428', '429', '500', '503']);
+      expect(statuses('/v1/tags/{id}', 'delete')).toEqual(['204', '400', '401', '403', '404', '412', '428', '429', '500', '503']);
     });
   });
 

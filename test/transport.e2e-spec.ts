@@ -95,7 +95,7 @@ describe('CORS for CORS_ORIGINS (SPEC §10 headers)', () => {
     expect(res.headers['access-control-allow-origin']).toBe(ALLOWED);
     expect(res.headers['access-control-allow-credentials']).toBe('true');
     expect(res.headers['access-control-allow-methods']).toBe('GET, HEAD, POST, PUT, PATCH, DELETE');
-    expect(res.headers['access-control-allow-headers']).toBe('Authorization, Content-Type, X-API-Key, X-CSRF-Token, X-Request-Id');
+    expect(res.headers['access-control-allow-headers']).toBe('Authorization, Content-Type, X-API-Key, X-CSRF-Token, X-Request-Id, Idempotency-Key, If-Match, If-None-Match');
     expect(res.headers['access-control-max-age']).toBe('600');
     expect(res.headers.vary).toContain('Origin');
     expect(res.headers['x-request-id']).toEqual(expect.any(String));
@@ -121,7 +121,7 @@ describe('CORS for CORS_ORIGINS (SPEC §10 headers)', () => {
     expect(res.headers['access-control-allow-origin']).toBe('http://localhost:5173');
     expect(res.headers['access-control-allow-credentials']).toBe('true');
     const exposed = res.headers['access-control-expose-headers'].split(', ');
-    for (const name of ['Location', 'X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'WWW-Authenticate', 'Link']) expect(exposed).toContain(name);
+    for (const name of ['Location', 'ETag', 'X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'WWW-Authenticate', 'Link', 'Idempotent-Replayed']) expect(exposed).toContain(name);
     expect(res.headers.vary).toContain('Origin');
   });
 

@@ -1,4 +1,4 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, PrimaryGeneratedColumn, type Relation } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, PrimaryGeneratedColumn, type Relation, VersionColumn } from 'typeorm';
 import { TIMESTAMP_TYPE } from '../config/database-kind.js';
 import { Tag } from '../tags/tag.entity.js';
 import { User } from '../users/user.entity.js';
@@ -55,6 +55,14 @@ export class Article {
 
   @Column({ type: TIMESTAMP_TYPE })
   updated_at: Date;
+
+  /**
+   * 1 on insert, incremented by every UPDATE of the row (TypeORM's query builder adds
+   * `version = version + 1`) and by the writes that change what its representation embeds: the
+   * source of its entity tag and the condition of `If-Match` writes (src/common/writes/preconditions.ts).
+   */
+  @VersionColumn({ type: 'integer', default: 1 })
+  version: number;
 }
 
 /** Join table of articles and tags; rows go with either side. */

@@ -5,6 +5,7 @@ import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { type Article, ARTICLE_STATUSES, type ArticleStatus } from './article.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
+import { tagged } from '../common/writes/preconditions.js';
 
 /** An article as the API returns it (SPEC §6 articles). */
 @ApiSchema({ name: 'Article' })
@@ -61,7 +62,7 @@ export function toArticleResponse(source: Row<Article, 'author_id'>, tags: strin
   const id = Number(row.id);
   const prefix = linkPrefix();
   const author = Number(row.author_id);
-  return {
+  return tagged({
     id,
     title: row.title as string,
     body: row.body as string,
@@ -76,5 +77,5 @@ export function toArticleResponse(source: Row<Article, 'author_id'>, tags: strin
       { rel: 'author', href: `${prefix}/users/${author}` },
       { rel: 'comments', href: `${prefix}/articles/${id}/comments` },
     ],
-  };
+  }, row.version);
 }

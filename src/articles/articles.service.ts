@@ -7,7 +7,8 @@ import type { Row } from '../common/list/field-table.js';
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import { Page } from '../common/list/page.js';
-import { deleteExisting, updateExisting } from '../common/writes/conditional-write.js';
+import { deleteVersioned, updateVersioned } from '../common/writes/conditional-write.js';
+import { versionCondition } from '../common/writes/preconditions.js';
 import { TagsService } from '../tags/tags.service.js';
 import { Article, ArticleTag, type ArticleStatus } from './article.entity.js';
 import { toArticleResponse, type ArticleResponse } from './article.response.js';
@@ -100,7 +101,7 @@ export class ArticlesService {
   private findOneSql(): string {
     if (this.findOneQuery === undefined) {
       const qb = this.articles.createQueryBuilder('a').select('a.id', 'id');
-      for (const column of ['title', 'body', 'status', 'author_id', 'published_at', 'created_at', 'updated_at']) qb.addSelect(`a.${column}`, column);
+      for (const column of ['title', 'body', 'status', 'author_id', 'published_at', 'created_at', 'updated_at', 'version']) qb.addSelect(`a.${column}`, column);
       qb.addSelect('t.name', 'tag_name').leftJoin(ArticleTag, 'link', 'link.article_id = a.id').leftJoin('link.tag', 't').where(`a.id = ${qb.connection.driver.createParameter('id', 0)}`);
       this.findOneQuery = qb.getQuery();
     }
@@ -136,8 +137,8 @@ export class ArticlesService {
    * @throws 403; 404 when missing or deleted meanwhile
    */
   async remove(id: number, caller: AuthUser): Promise<void> {
-    authorize(ARTICLES_POLICY, 'write', caller, await this.articles.findOne({ where: { id } }), id);
-    await deleteExisting(this.articles.manager, Article, { id }, 'article', id);
+    const current = authorize(ARTICLES_POLICY, 'write', caller, await this.articles.findOne({ where: { id } }), id);
+    await deleteVersioned(this.articles.manager, Article, { id }, current.version, 'article', id);
   }
 
   /**
@@ -149,6 +150,8 @@ export class ArticlesService {
     await this.dataSource.transaction(async (manager) => {
       const lock = manager.connection.options.type === 'postgres' ? { lock: { mode: 'pessimistic_write' as const } } : {};
       const current = authorize(ARTICLES_POLICY, 'write', caller, await manager.findOne(Article, { where: { id }, ...lock }), id);
+      // If-Match before the content is checked (RFC 9110 §13.2.1); evaluated again by the UPDATE
+      versionCondition('article', id, current.version);
       const tagIds = changes.tags === undefined ? undefined : await this.tags.requireIds(changes.tags, manager);
       if (changes.status !== undefined) authorizeTransition(ARTICLES_POLICY, caller, current.status, changes.status);
       const now = new Date();
@@ -157,7 +160,7 @@ export class ArticlesService {
       if (changes.body !== undefined) patch.body = changes.body;
       if (changes.status !== undefined) patch.status = changes.status;
       if (changes.status === 'published' && current.published_at === null) patch.published_at = now;
-      await updateExisting(manager, Article, { id }, patch, 'article', id);
+      await updateVersioned(manager, Article, { id }, current.version, patch, 'article', id);
       if (tagIds !== undefined) {
         await manager.delete(ArticleTag, { article_id: id });
         await this.linkTags(manager, id, tagIds);

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CreateOperation, ListOperation, ListParams } from '../common/decorators/operation.decorators.js';
 import type { ListQuery } from '../common/list/list-query.js';
@@ -24,6 +24,7 @@ export class ApiKeysController {
   /** Create an API key; the key is in this response only. */
   @Post()
   @CreateOperation()
+  @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Create an API key (shown once)' })
   @ApiCreatedResponse({ type: CreatedApiKeyResponse, description: 'The new key, with `key` shown this once; `Location` holds its path.' })
   @ApiErrors(400, 401, 403, 413, 415, 422)

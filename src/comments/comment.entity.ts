@@ -1,4 +1,4 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation, VersionColumn } from 'typeorm';
 import { Article } from '../articles/article.entity.js';
 import { TIMESTAMP_TYPE } from '../config/database-kind.js';
 import { User } from '../users/user.entity.js';
@@ -34,4 +34,12 @@ export class Comment {
 
   @Column({ type: TIMESTAMP_TYPE })
   updated_at: Date;
+
+  /**
+   * 1 on insert, incremented by every UPDATE of the row (TypeORM's query builder adds
+   * `version = version + 1`) and by the writes that change what its representation embeds: the
+   * source of its entity tag and the condition of `If-Match` writes (src/common/writes/preconditions.ts).
+   */
+  @VersionColumn({ type: 'integer', default: 1 })
+  version: number;
 }

@@ -9,7 +9,7 @@ import { conflict } from '../common/errors/api-exception.js';
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
-import { deleteExisting, updateExisting } from '../common/writes/conditional-write.js';
+import { deleteVersioned, updateVersioned } from '../common/writes/conditional-write.js';
 import { Comment } from './comment.entity.js';
 import { toCommentResponse, type CommentResponse } from './comment.response.js';
 import { COMMENTS_FIELDS } from './comments.resource.js';
@@ -66,8 +66,8 @@ export class CommentsService {
     const current = await this.load(article, id, caller, 'write');
     const patch: Partial<Comment> = { updated_at: new Date() };
     if (dto.body !== undefined) patch.body = dto.body;
-    await updateExisting(this.comments.manager, Comment, { id, article_id: articleId }, patch, 'comment', id);
-    return toCommentResponse({ ...current, ...patch });
+    const version = await updateVersioned(this.comments.manager, Comment, { id, article_id: articleId }, current.version, patch, 'comment', id);
+    return toCommentResponse({ ...current, ...patch, version });
   }
 
   /**
@@ -78,8 +78,8 @@ export class CommentsService {
    */
   async remove(articleId: number, id: number, caller: AuthUser): Promise<void> {
     const article = await this.articles.requireReadable(articleId, caller);
-    await this.load(article, id, caller, 'delete');
-    await deleteExisting(this.comments.manager, Comment, { id, article_id: articleId }, 'comment', id);
+    const current = await this.load(article, id, caller, 'delete');
+    await deleteVersioned(this.comments.manager, Comment, { id, article_id: articleId }, current.version, 'comment', id);
   }
 
   /**

@@ -4,6 +4,7 @@ import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule, DiscoveryServic
 import { LoggerModule } from 'nestjs-pino';
 import type { Env } from '../config/env.validation.js';
 import { AllExceptionsFilter } from './filters/all-exceptions.filter.js';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor.js';
 import { BodylessOperationInterceptor } from './interceptors/bodyless-operation.interceptor.js';
 import { ResourceInterceptor } from './interceptors/resource.interceptor.js';
 import { loggerParams } from './logging.js';
@@ -18,7 +19,7 @@ import { DEPRECATED_VERSION, deprecationDates, deprecationMiddleware } from './v
  * media type, encoding, size, UTF-8, depth, text rules — the query and path rules run before, in
  * configureApp), logging, the validation pipe, the resource
  * interceptor (list grammar, envelope, fields, Location, links per version) after the refusal of a
- * body sent to an operation that takes none, the one exception
+ * body sent to an operation that takes none and the `Idempotency-Key` replay (idempotency/), the one exception
  * filter, and the deprecation headers on every route of a controller marked `@DeprecatedVersion()`.
  */
 @Module({
@@ -34,6 +35,7 @@ import { DEPRECATED_VERSION, deprecationDates, deprecationMiddleware } from './v
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_PIPE, useClass: ApiValidationPipe },
     { provide: APP_INTERCEPTOR, useClass: BodylessOperationInterceptor },
+    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
     { provide: APP_INTERCEPTOR, useClass: ResourceInterceptor },
   ],
 })

@@ -50,11 +50,13 @@ describe('validateEnv', () => {
         JWT_PRIVATE_KEY: undefined,
         JWT_PUBLIC_KEY: undefined,
         RATE_LIMIT_PER_MINUTE: 60,
+        REQUIRE_IF_MATCH: false,
         SESSION_IDLE_TTL: 1800,
         SESSION_ABSOLUTE_TTL: 43_200,
         TRUST_PROXY: false,
         REDIS_URL: undefined,
         REDIS_TIMEOUT_MS: 1000,
+        IDEMPOTENCY_TTL: 86_400,
         SHUTDOWN_TIMEOUT_MS: 10_000,
         DB_QUERY_TIMEOUT_MS: 5000,
         HEALTH_CHECK_TIMEOUT_MS: 2000,
@@ -111,6 +113,7 @@ describe('validateEnv', () => {
         TRUST_PROXY: '10.0.0.0/8, loopback',
         REDIS_URL: 'redis://:secret@redis.internal:6380/3',
         REDIS_TIMEOUT_MS: '250',
+        IDEMPOTENCY_TTL: '3600',
         SHUTDOWN_TIMEOUT_MS: '0',
         DB_QUERY_TIMEOUT_MS: '1500',
         HEALTH_CHECK_TIMEOUT_MS: '500',
@@ -143,6 +146,7 @@ describe('validateEnv', () => {
         TRUST_PROXY: '10.0.0.0/8, loopback',
         REDIS_URL: 'redis://:secret@redis.internal:6380/3',
         REDIS_TIMEOUT_MS: 250,
+        IDEMPOTENCY_TTL: 3600,
         SHUTDOWN_TIMEOUT_MS: 0,
         DB_QUERY_TIMEOUT_MS: 1500,
         HEALTH_CHECK_TIMEOUT_MS: 500,
@@ -153,11 +157,27 @@ describe('validateEnv', () => {
         V1_DEPRECATED_AT: new Date('2027-01-01T00:00:00.000Z'),
         V1_SUNSET_AT: new Date('2027-12-31T23:59:59.000Z'),
         API_BASE_HOST: 'api.example.com',
+        REQUIRE_IF_MATCH: false,
       });
     });
 
     it('ignores variables it does not know', () => {
       expect(validateEnv({ HOME: '/root', PATH: '/bin' })).not.toHaveProperty('HOME');
+    });
+  });
+
+  describe('REQUIRE_IF_MATCH', () => {
+    it.each([
+      ['true', true],
+      ['TRUE', true],
+      ['false', false],
+      [' false ', false],
+    ])('takes %j', (value, expected) => {
+      expect(validateEnv({ REQUIRE_IF_MATCH: value }).REQUIRE_IF_MATCH).toBe(expected);
+    });
+
+    it.each(['1', 'yes', 'on', 'truthy'])('rejects %j with one line naming REQUIRE_IF_MATCH', (value) => {
+      expectOneLineNaming(configError({ REQUIRE_IF_MATCH: value }), 'REQUIRE_IF_MATCH');
     });
   });
 
@@ -172,6 +192,17 @@ describe('validateEnv', () => {
 
     it.each(['0', '49', '60001', 'fast'])('rejects REDIS_TIMEOUT_MS=%j with one line naming it', (value) => {
       expectOneLineNaming(configError({ REDIS_TIMEOUT_MS: value }), 'REDIS_TIMEOUT_MS');
+    });
+  });
+
+  describe('IDEMPOTENCY_TTL', () => {
+    it('takes 60 seconds to 30 days', () => {
+      expect(validateEnv({ IDEMPOTENCY_TTL: '60' }).IDEMPOTENCY_TTL).toBe(60);
+      expect(validateEnv({ IDEMPOTENCY_TTL: '2592000' }).IDEMPOTENCY_TTL).toBe(2_592_000);
+    });
+
+    it.each(['0', '59', '2592001', '24h', '1.5'])('rejects IDEMPOTENCY_TTL=%j with one line naming it', (value) => {
+      expectOneLineNaming(configError({ IDEMPOTENCY_TTL: value }), 'IDEMPOTENCY_TTL');
     });
   });
 

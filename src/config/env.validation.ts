@@ -53,6 +53,11 @@ export interface Env {
   REDIS_URL?: string;
   /** Milliseconds a Redis command may take before it fails (→ 503 or fail-open, see README). */
   REDIS_TIMEOUT_MS: number;
+  /**
+   * Seconds a response to a request with an `Idempotency-Key` is kept and replayed for the same
+   * caller and key (default 86400, 24 h; 60 s to 30 days). See docs/writes.md.
+   */
+  IDEMPOTENCY_TTL: number;
   /** Milliseconds SIGTERM/SIGINT waits for in-flight requests before closing their connections (default 10000). */
   SHUTDOWN_TIMEOUT_MS: number;
   /**
@@ -85,6 +90,8 @@ export interface Env {
    * own origin (development and tests).
    */
   OAUTH_ISSUER?: string;
+  /** `true`: PUT, PATCH and DELETE of a resource without `If-Match` → 428 `precondition_required` (RFC 6585 §3). Default false. */
+  REQUIRE_IF_MATCH: boolean;
 }
 
 /** Thrown for a bad environment value; its message is one line naming the variable. */
@@ -207,6 +214,14 @@ function date(raw: Record<string, unknown>, key: string, def: string): Date {
   return value;
 }
 
+/** `true` or `false` (any case); unset or empty → `def`. */
+function bool(raw: Record<string, unknown>, key: string, def: boolean): boolean {
+  const text = optional(raw, key)?.trim().toLowerCase();
+  if (text === undefined) return def;
+  if (text !== 'true' && text !== 'false') throw new ConfigError(`Invalid configuration: ${key} must be true or false (got ${JSON.stringify(text)})`);
+  return text === 'true';
+}
+
 function optional(raw: Record<string, unknown>, key: string): string | undefined {
   const value = raw[key];
   return value === undefined || value === '' ? undefined : String(value);
@@ -320,6 +335,7 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     TRUST_PROXY: trustProxy,
     REDIS_URL: redisUrl,
     REDIS_TIMEOUT_MS: int(raw, 'REDIS_TIMEOUT_MS', 1000, 50, 60_000),
+    IDEMPOTENCY_TTL: int(raw, 'IDEMPOTENCY_TTL', 86_400, 60, 30 * 86_400),
     SHUTDOWN_TIMEOUT_MS: int(raw, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     DB_QUERY_TIMEOUT_MS: int(raw, 'DB_QUERY_TIMEOUT_MS', 5000, 100, 600_000),
     HEALTH_CHECK_TIMEOUT_MS: int(raw, 'HEALTH_CHECK_TIMEOUT_MS', 2000, 100, 60_000),
@@ -331,5 +347,6 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     V1_SUNSET_AT: sunsetAt,
     API_BASE_HOST: baseHost,
     OAUTH_ISSUER: issuer?.replace(/\/$/, ''),
+    REQUIRE_IF_MATCH: bool(raw, 'REQUIRE_IF_MATCH', false),
   };
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../auth/auth-user.js';
 import { ApiCredentials, CurrentUser, RequireScope, Roles } from '../auth/decorators/auth.decorators.js';
@@ -28,6 +28,7 @@ export class OAuthClientsController {
   /** Register a client; a confidential client's `client_secret` is in this response only. */
   @Post()
   @CreateOperation()
+  @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Register an OAuth client (admin)' })
   @ApiCreatedResponse({ type: CreatedOAuthClientResponse, description: 'The new client, with `client_secret` (confidential clients) shown this once; `Location` holds its path.' })
   @ApiErrors(400, 401, 403, 413, 415, 422)

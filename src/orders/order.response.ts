@@ -5,6 +5,7 @@ import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { CURRENCIES, type Order, ORDER_STATUSES, type Currency, type OrderStatus } from './order.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
+import { tagged } from '../common/writes/preconditions.js';
 
 /** One line of an order as the API returns it. Money in cents. */
 @ApiSchema({ name: 'OrderItem' })
@@ -72,7 +73,7 @@ export function toOrderResponse(source: Row<Order, 'user_id'>, items?: readonly 
   const id = Number(row.id);
   const prefix = linkPrefix();
   const user = Number(row.user_id);
-  return {
+  return tagged({
     id,
     items: (items ?? []).map(toOrderItemResponse),
     currency: row.currency as Currency,
@@ -85,5 +86,5 @@ export function toOrderResponse(source: Row<Order, 'user_id'>, items?: readonly 
       { rel: 'self', href: `${prefix}/orders/${id}` },
       { rel: 'user', href: `${prefix}/users/${user}` },
     ],
-  };
+  }, row.version);
 }

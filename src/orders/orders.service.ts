@@ -3,11 +3,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
 import { authorize, authorizeTransition } from '../common/access/access-policy.js';
-import { conflict, notFound } from '../common/errors/api-exception.js';
+import { conflict, notFound, preconditionFailed } from '../common/errors/api-exception.js';
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import { Page } from '../common/list/page.js';
 import { requireAffected } from '../common/writes/conditional-write.js';
+import { versionCondition } from '../common/writes/preconditions.js';
 import type { CreateOrderDto, ReplaceOrderDto, UpdateOrderDto } from './dto/create-order.dto.js';
 import type { OrderItemDto } from './dto/order-item.dto.js';
 import { Order, OrderItem, type Currency, type OrderStatus } from './order.entity.js';
@@ -113,16 +114,19 @@ export class OrdersService {
    */
   async remove(id: number, caller: AuthUser): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      await this.load(manager, id, caller);
+      const order = await this.load(manager, id, caller);
+      const { version } = versionCondition('order', id, order.version);
       const result = await manager
         .createQueryBuilder()
         .delete()
         .from(Order)
-        .where('id = :id AND status IN (:...deletable)', { id, deletable: DELETABLE })
+        .where(`id = :id AND status IN (:...deletable)${version === undefined ? '' : ' AND version = :version'}`, { id, deletable: DELETABLE, version })
         .execute();
       if (!result.affected) {
-        const now = await this.statusOf(manager, id);
-        throw now === null ? notFound('order', id) : conflict(`order ${id} is ${now}; only pending or cancelled orders can be deleted`);
+        const now = await manager.findOne(Order, { where: { id }, select: { id: true, status: true, version: true } });
+        // with If-Match: a row changed (or gone) since it was loaded is 412; the row as tagged but not deletable is 409
+        if (version !== undefined && now?.version !== version) throw preconditionFailed('order', id);
+        throw now === null ? notFound('order', id) : conflict(`order ${id} is ${now.status}; only pending or cancelled orders can be deleted`);
       }
     });
   }
@@ -134,6 +138,9 @@ export class OrdersService {
   private change(id: number, wanted: OrderChange, caller: AuthUser, statusIsMove = false): Promise<OrderResponse> {
     return this.dataSource.transaction(async (manager) => {
       const order = await this.load(manager, id, caller);
+      // If-Match before the content is checked (RFC 9110 §13.2.1): each UPDATE below also requires
+      // the version it expects (the loaded one, then one more)
+      let { version } = versionCondition('order', id, order.version);
       const items = wanted.items !== undefined && !sameItems(wanted.items, (await this.itemsOf(manager, [id])).get(id) ?? []) ? wanted.items : undefined;
       const currency = wanted.currency !== undefined && wanted.currency !== order.currency ? wanted.currency : undefined;
       const status = wanted.status !== undefined && (statusIsMove || wanted.status !== order.status) ? wanted.status : undefined;
@@ -147,26 +154,38 @@ export class OrdersService {
         const set: Partial<Order> = { updated_at: now };
         if (currency) set.currency = currency;
         if (items) set.total_cents = totalCents(items);
-        await this.updateIfStatus(manager, id, 'pending', set, (now) => `items and currency can change only while an order is pending; order ${id} is ${now}`);
+        await this.updateIfStatus(manager, id, 'pending', set, (now) => `items and currency can change only while an order is pending; order ${id} is ${now}`, version);
+        if (version !== undefined) version++;
         if (items) {
           await manager.delete(OrderItem, { order_id: id });
           await this.insertItems(manager, id, items);
         }
       }
       if (status) {
-        await this.updateIfStatus(manager, id, order.status, { status, updated_at: now }, (current) => `cannot change status from ${current} to ${status}`);
+        await this.updateIfStatus(manager, id, order.status, { status, updated_at: now }, (current) => `cannot change status from ${current} to ${status}`, version);
+      }
+      if (version !== undefined && !items && !currency && !status) {
+        // nothing to write, so no conditional UPDATE checked the tag: the version is read again. The
+        // items compared above were read after the order, so a concurrent change they reflect has
+        // committed its version too (one transaction) and is seen here → 412, not a second 200
+        const latest = await manager.findOne(Order, { where: { id }, select: { id: true, version: true } });
+        if (latest?.version !== version) throw preconditionFailed('order', id);
       }
       return this.read(manager, id, caller);
     });
   }
 
   /**
-   * UPDATE … WHERE id = ? AND status = `expected`. 0 rows means a concurrent write won: the order is
-   * re-read to tell a deletion (404) from a status move (409 `message(current status)`).
+   * UPDATE … WHERE id = ? AND status = `expected` [AND version = `version`, with If-Match]; the
+   * version column is incremented by the same statement. 0 rows means a concurrent write won: 412
+   * with If-Match, else the order is re-read to tell a deletion (404) from a status move (409
+   * `message(current status)`).
    */
-  private async updateIfStatus(manager: EntityManager, id: number, expected: OrderStatus, set: Partial<Order>, message: (current: OrderStatus) => string): Promise<void> {
-    const result = await manager.createQueryBuilder().update(Order).set(set).where('id = :id AND status = :expected', { id, expected }).execute();
+  private async updateIfStatus(manager: EntityManager, id: number, expected: OrderStatus, set: Partial<Order>, message: (current: OrderStatus) => string, version?: number): Promise<void> {
+    const where = `id = :id AND status = :expected${version === undefined ? '' : ' AND version = :version'}`;
+    const result = await manager.createQueryBuilder().update(Order).set(set).where(where, { id, expected, version }).execute();
     if (result.affected) return;
+    if (version !== undefined) throw preconditionFailed('order', id);
     const current = await this.statusOf(manager, id);
     requireAffected(result, () => (current === null ? notFound('order', id) : conflict(message(current))));
   }

@@ -4,6 +4,7 @@ import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
+import { tagged } from '../common/writes/preconditions.js';
 import type { Tag } from './tag.entity.js';
 
 /** A tag as the API returns it (SPEC §6 tags). */
@@ -33,7 +34,7 @@ export function toTagResponse(source: Row<Tag, 'name'>): TagResponse {
   const id = Number(row.id);
   const prefix = linkPrefix();
   const name = row.name as string;
-  return {
+  return tagged({
     id,
     name,
     created_at: toIso(row.created_at) as string,
@@ -42,5 +43,5 @@ export function toTagResponse(source: Row<Tag, 'name'>): TagResponse {
       { rel: 'self', href: `${prefix}/tags/${id}` },
       { rel: 'articles', href: `${prefix}/articles?tag=${encodeURIComponent(name)}` },
     ],
-  };
+  }, row.version);
 }

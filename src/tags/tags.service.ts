@@ -5,7 +5,9 @@ import { conflict, notFound, validationFailed } from '../common/errors/api-excep
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
-import { deleteExisting, updateExisting } from '../common/writes/conditional-write.js';
+import { Article } from '../articles/article.entity.js';
+import { bumpVersions, deleteVersioned, updateVersioned } from '../common/writes/conditional-write.js';
+import { versionCondition } from '../common/writes/preconditions.js';
 import type { CreateTagDto, UpdateTagDto } from './dto/create-tag.dto.js';
 import { Tag } from './tag.entity.js';
 import { toTagResponse, type TagResponse } from './tag.response.js';
@@ -46,21 +48,41 @@ export class TagsService {
 
   /**
    * Renames a tag (PUT and PATCH; admins only, checked by the controller). An omitted name on
-   * PATCH changes nothing but `updated_at`; the tag's own name is not a conflict.
-   * @throws 404 when missing; 409 when another tag has the name.
+   * PATCH changes nothing but `updated_at`; the tag's own name is not a conflict. A new name
+   * changes the representation of the articles carrying the tag: their versions are bumped in the
+   * same transaction (so their entity tags change).
+   * @throws 404 when missing; 409 when another tag has the name; 412/428 (`If-Match`, see updateVersioned).
    */
   async rename(id: number, dto: UpdateTagDto): Promise<TagResponse> {
-    const current = await this.load(id);
-    if (dto.name !== undefined && dto.name !== current.name) await this.assertFree(dto.name);
-    const patch: Partial<Tag> = { updated_at: new Date() };
-    if (dto.name !== undefined) patch.name = dto.name;
-    await updateExisting(this.tags.manager, Tag, { id }, patch, 'tag', id);
-    return toTagResponse({ ...current, ...patch });
+    return this.tags.manager.transaction(async (manager) => {
+      const current = await this.load(id, manager);
+      // If-Match before the content is checked (RFC 9110 §13.2.1); evaluated again by the UPDATE
+      versionCondition('tag', id, current.version);
+      if (dto.name !== undefined && dto.name !== current.name) await this.assertFree(dto.name, manager);
+      const patch: Partial<Tag> = { updated_at: new Date() };
+      if (dto.name !== undefined) patch.name = dto.name;
+      const version = await updateVersioned(manager, Tag, { id }, current.version, patch, 'tag', id);
+      if (patch.name !== undefined && patch.name !== current.name) await this.bumpArticles(manager, id);
+      return toTagResponse({ ...current, ...patch, version });
+    });
   }
 
-  /** Deletes a tag in one conditional DELETE; articles lose it (the join rows cascade). @throws 404 */
+  /**
+   * Deletes a tag in one conditional DELETE; articles lose it (the join rows cascade), so their
+   * versions are bumped first, in the same transaction. @throws 404; 412/428 (`If-Match`)
+   */
   async remove(id: number): Promise<void> {
-    await deleteExisting(this.tags.manager, Tag, { id }, 'tag', id);
+    await this.tags.manager.transaction(async (manager) => {
+      const current = await this.load(id, manager);
+      versionCondition('tag', id, current.version);
+      await this.bumpArticles(manager, id);
+      await deleteVersioned(manager, Tag, { id }, current.version, 'tag', id);
+    });
+  }
+
+  /** Bumps the version of every article carrying tag `id` (its names are part of their representation). */
+  private bumpArticles(manager: EntityManager, id: number): Promise<void> {
+    return bumpVersions(manager, Article, 'id IN (SELECT article_id FROM article_tags WHERE tag_id = :tagId)', { tagId: id });
   }
 
   /**
@@ -80,12 +102,12 @@ export class TagsService {
     return distinct.map((name) => ids.get(name)!);
   }
 
-  private async assertFree(name: string): Promise<void> {
-    if (await this.tags.exists({ where: { name } })) throw conflict(`tag name ${name} is already taken`);
+  private async assertFree(name: string, manager?: EntityManager): Promise<void> {
+    if (await (manager ?? this.tags.manager).exists(Tag, { where: { name } })) throw conflict(`tag name ${name} is already taken`);
   }
 
-  private async load(id: number): Promise<Tag> {
-    const row = await this.tags.findOne({ where: { id } });
+  private async load(id: number, manager?: EntityManager): Promise<Tag> {
+    const row = await (manager ?? this.tags.manager).findOne(Tag, { where: { id } });
     if (!row) throw notFound('tag', id);
     return row;
   }

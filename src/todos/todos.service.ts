@@ -6,7 +6,7 @@ import { authorize } from '../common/access/access-policy.js';
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
-import { deleteExisting, updateExisting } from '../common/writes/conditional-write.js';
+import { deleteVersioned, updateVersioned } from '../common/writes/conditional-write.js';
 import { insertRow } from '../database/insert-row.js';
 import type { CreateTodoDto, UpdateTodoDto } from './dto/create-todo.dto.js';
 import { Todo } from './todo.entity.js';
@@ -26,7 +26,7 @@ export class TodosService {
    */
   async create(dto: CreateTodoDto, caller: AuthUser): Promise<TodoResponse> {
     const now = new Date();
-    const row = { title: dto.title, content: dto.content ?? null, status: dto.status ?? 'pending', owner_id: caller.id, created_at: now, updated_at: now };
+    const row = { title: dto.title, content: dto.content ?? null, status: dto.status ?? 'pending', owner_id: caller.id, created_at: now, updated_at: now, version: 1 };
     return toTodoResponse({ ...row, id: await insertRow(this.todos, row) });
   }
 
@@ -62,14 +62,14 @@ export class TodosService {
    * concurrent deletes exactly one succeeds. @throws 403; 404 when missing or deleted meanwhile
    */
   async remove(id: number, caller: AuthUser): Promise<void> {
-    await this.load(id, caller);
-    await deleteExisting(this.todos.manager, Todo, { id }, 'todo', id);
+    const current = await this.load(id, caller);
+    await deleteVersioned(this.todos.manager, Todo, { id }, current.version, 'todo', id);
   }
 
   private async apply(id: number, patch: Partial<Todo>, caller: AuthUser): Promise<TodoResponse> {
     const current = await this.load(id, caller);
     const next = { ...current, ...patch, updated_at: new Date() };
-    await updateExisting(this.todos.manager, Todo, { id }, { ...patch, updated_at: next.updated_at }, 'todo', id);
+    next.version = await updateVersioned(this.todos.manager, Todo, { id }, current.version, { ...patch, updated_at: next.updated_at }, 'todo', id);
     return toTodoResponse(next);
   }
 

@@ -1,4 +1,4 @@
-import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
 import { TIMESTAMP_TYPE } from '../config/database-kind.js';
 
 /** Roles of SPEC §3: `user` (default) and `admin`. */
@@ -40,4 +40,12 @@ export class User {
 
   @Column({ type: TIMESTAMP_TYPE })
   updated_at: Date;
+
+  /**
+   * 1 on insert, incremented by every UPDATE of the row (TypeORM's query builder adds
+   * `version = version + 1`) and by the writes that change what its representation embeds: the
+   * source of its entity tag and the condition of `If-Match` writes (src/common/writes/preconditions.ts).
+   */
+  @VersionColumn({ type: 'integer', default: 1 })
+  version: number;
 }

@@ -11,7 +11,10 @@ import { conflict, forbidden, notFound, validationFailed } from '../common/error
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
-import { deleteExisting, updateExisting } from '../common/writes/conditional-write.js';
+import { bumpVersions, deleteVersioned, updateVersioned } from '../common/writes/conditional-write.js';
+import { versionCondition } from '../common/writes/preconditions.js';
+import { Article } from '../articles/article.entity.js';
+import { Comment } from '../comments/comment.entity.js';
 import type { Env } from '../config/env.validation.js';
 import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { ReplaceUserDto, UpdateUserDto } from './dto/replace-user.dto.js';
@@ -174,10 +177,14 @@ export class UsersService implements OnApplicationBootstrap {
    */
   async remove(id: number, caller: AuthUser): Promise<void> {
     authorize(USERS_POLICY, 'write', caller, { id }, id);
+    const current = await this.users.findOne({ where: { id }, select: { id: true, version: true } });
+    if (!current) throw notFound('user', id);
+    // If-Match before anything is revoked (evaluated again by the conditional DELETE)
+    versionCondition('user', id, current.version);
     // first, so that a store outage (503) leaves the user in place rather than their tokens alive
     await this.denyList.revokeUser(id);
     try {
-      await deleteExisting(this.users.manager, User, { id }, 'user', id);
+      await deleteVersioned(this.users.manager, User, { id }, current.version, 'user', id);
     } finally {
       this.known.delete(id);
     }
@@ -189,6 +196,8 @@ export class UsersService implements OnApplicationBootstrap {
     authorize(USERS_POLICY, 'write', caller, { id }, id);
     const current = await this.users.findOne({ where: { id } });
     if (!current) throw notFound('user', id);
+    // If-Match before the content is checked (RFC 9110 §13.2.1) and anything is revoked; evaluated again by the UPDATE
+    versionCondition('user', id, current.version);
     if (changes.username !== undefined && changes.username !== current.username) {
       throw validationFailed([{ field: 'username', message: 'username cannot be changed' }]);
     }
@@ -206,7 +215,14 @@ export class UsersService implements OnApplicationBootstrap {
     const authorityChanges = (changes.role !== undefined && changes.role !== current.role) || changes.password !== undefined;
     // a store outage (503) before the change leaves it undone rather than old tokens alive
     if (authorityChanges) await this.denyList.revokeUser(id);
-    await updateExisting(this.users.manager, User, { id }, patch, 'user', id);
+    await this.users.manager.transaction(async (manager) => {
+      await updateVersioned(manager, User, { id }, current.version, patch, 'user', id);
+      // v2 articles and comments embed the author's name: their representations change with it
+      if (patch.name !== undefined && patch.name !== current.name) {
+        await bumpVersions(manager, Article, 'author_id = :id', { id });
+        await bumpVersions(manager, Comment, 'author_id = :id', { id });
+      }
+    });
     if (authorityChanges) {
       // again once committed: a token issued from a read of the old state falls before this stamp
       await this.denyList.revokeUser(id);

@@ -2,6 +2,7 @@ import { applyDecorators, createParamDecorator, type ExecutionContext, HttpCode,
 import { ApiExtension, ApiHeader, ApiQuery } from '@nestjs/swagger';
 import { ESTIMATE_THRESHOLD } from '../list/find-page.js';
 import { DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_FILTER_INT, MAX_OFFSET, MAX_PAGE, MAX_PAGE_SIZE, RANGE_OPERATORS, type ListQuery, type ListSpec } from '../list/list-query.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { LOCATION_EXTENSION } from '../openapi/complete-document.js';
 
 /** Metadata key of the query grammar an operation accepts (read by ResourceInterceptor). */
@@ -127,9 +128,12 @@ export function ReadOperation(table: Pick<ListSpec, 'selectable'>) {
   return applyDecorators(SetMetadata(OPERATION_QUERY, { kind: 'read', fields } satisfies OperationQuery), fieldsQuery(fields));
 }
 
-/** Marks a POST that creates a member (SPEC §5): 201 and `Location` from the result's `self` link (documented too). */
+/**
+ * Marks a POST that creates a member (SPEC §5): 201 and `Location` from the result's `self` link
+ * (documented too); honours `Idempotency-Key` ({@link Idempotent}).
+ */
 export function CreateOperation() {
-  return applyDecorators(SetMetadata(OPERATION_QUERY, { kind: 'create' } satisfies OperationQuery), HttpCode(201), ApiExtension(LOCATION_EXTENSION, true));
+  return applyDecorators(SetMetadata(OPERATION_QUERY, { kind: 'create' } satisfies OperationQuery), HttpCode(201), ApiExtension(LOCATION_EXTENSION, true), Idempotent());
 }
 
 /**

@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   415: 'unsupported_media_type',
   422: 'validation_failed',
   412: 'precondition_failed',
+  428: 'precondition_required',
   429: 'rate_limited',
   500: 'internal',
   502: 'bad_gateway',
@@ -68,6 +69,13 @@ export const notFound = (resource: string, id: number | string) => new ApiExcept
 
 /** 409 `conflict`: a taken unique value or a state change the current state does not allow. */
 export const conflict = (message: string) => new ApiException(409, message);
+
+/** 412 `precondition_failed`: the `If-Match` sent names no current representation (RFC 9110 §13.1.1); nothing was written. */
+export const preconditionFailed = (resource: string, id: number | string) =>
+  new ApiException(412, `${resource} ${id} has changed: If-Match names no current representation; read it again`);
+
+/** 428 `precondition_required` (RFC 6585 §3): REQUIRE_IF_MATCH is on and the write sent no `If-Match`. */
+export const preconditionRequired = () => new ApiException(428, 'this write needs an If-Match header: the ETag of the representation it changes (or *)');
 
 /** 422 `validation_failed`: well-formed, but a value breaks a rule (SPEC §2 right column). */
 export const validationFailed = (details: ErrorDetail[]) =>

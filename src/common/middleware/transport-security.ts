@@ -11,12 +11,13 @@ const DOCS_PATH = /^\/docs(\/|$)/;
 /** Methods a cross-origin caller may use (SPEC §5 operations). */
 export const CORS_ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-/** Request headers a cross-origin caller may send: the three credentials' headers, the body type and its own request id. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-API-Key', 'X-CSRF-Token', 'X-Request-Id'];
+/** Request headers a cross-origin caller may send: the three credentials' headers, the body type, its own request id, its idempotency key and the preconditions. */
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-API-Key', 'X-CSRF-Token', 'X-Request-Id', 'Idempotency-Key', 'If-Match', 'If-None-Match'];
 
 /** Response headers a cross-origin caller may read besides the CORS-safelisted ones. */
 export const CORS_EXPOSED_HEADERS = [
   'Location',
+  'ETag',
   'X-Request-Id',
   'Retry-After',
   'RateLimit-Limit',
@@ -27,6 +28,7 @@ export const CORS_EXPOSED_HEADERS = [
   'Link',
   'Deprecation',
   'Sunset',
+  'Idempotent-Replayed',
 ];
 
 /** Seconds a browser may cache a successful preflight. */

@@ -1,5 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { RESOURCES } from '../../resources.js';
+import { documentIdempotency } from '../idempotency/idempotency.openapi.js';
 import { type ResourceDeclaration, tagsOf } from '../resources/define-resource.js';
 import { errorResponse, NO_DATABASE_EXTENSION } from './api-errors.decorator.js';
 
@@ -11,6 +12,13 @@ type Json = Record<string, any>;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const BODY_METHODS = new Set(['post', 'put', 'patch']);
 const UNSAFE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+
+/**
+ * Resource schemas whose representations carry an `ETag` (the row version served as one API
+ * version, src/common/writes/preconditions.ts): their reads take `If-None-Match` (304), their
+ * PUT, PATCH and DELETE take `If-Match` (412, 428). v2 names before and after versionDocument's renaming.
+ */
+const VERSIONED_RESOURCES = new Set(['Todo', 'Article', 'ArticleV2', 'Comment', 'CommentV2', 'Tag', 'Order', 'User']);
 
 const RATE_LIMIT_NOTE = 'Sent on responses to requests authenticated with an API key (the per-key rate limit, SPEC §7).';
 
@@ -27,6 +35,10 @@ const HEADERS: Record<string, Json> = {
   'WWW-Authenticate': {
     description: 'The challenge: `Bearer realm="api"` (plus `error="invalid_token"` when a bad token was sent).',
     schema: { type: 'string', maxLength: 256, example: 'Bearer realm="api"' },
+  },
+  ETag: {
+    description: 'Strong entity tag of the full representation (RFC 9110 §8.8.3), also when `fields` narrows the body: the stored version of the resource and the API version it is served as, e.g. `"3.v2"`. Send it back in `If-None-Match` (GET → 304 while unchanged) or `If-Match` (PUT, PATCH, DELETE → 412 once it changed).',
+    schema: { type: 'string', pattern: '^"[0-9]+\\.v[0-9]+"$', maxLength: 32, example: '"3.v1"' },
   },
   'Retry-After': {
     description: 'Seconds to wait before retrying.',
@@ -55,6 +67,60 @@ const CSRF_PARAMETER = {
     'Needed only with the `sid` session cookie: the `csrf_token` of the session (from `POST /v{version}/sessions`). Missing or wrong on a cookie-authenticated write → 403. Ignored with a bearer token or API key.',
   schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{32}$', minLength: 32, maxLength: 32, example: 'k3V9r1b2Qm8xZ0pL4tY7wE2sD6fH9jN1' },
 };
+
+/** `*` or a comma-separated list of entity tags, weak or strong (RFC 9110 §8.8.3: `etagc` is `!`, `#`-`~`). */
+const ENTITY_TAGS_PATTERN = '^(\\*|(W/)?"[!#-~]{0,64}"( ?, ?(W/)?"[!#-~]{0,64}"){0,15})$';
+
+/** The precondition headers of conditional requests, shared through `components.parameters`. */
+const PRECONDITION_PARAMETERS: Record<string, Json> = {
+  'If-None-Match': {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: 'Entity tags the client holds (`"3.v1"`, a comma-separated list, or `*`; weak comparison, RFC 9110 §13.1.2): when one is the current `ETag` the answer is 304 with no body.',
+    schema: { type: 'string', pattern: ENTITY_TAGS_PATTERN, maxLength: 1024, example: '"3.v1"' },
+  },
+  'If-Match': {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description:
+      'Write only if the resource is unchanged (RFC 9110 §13.1.1): its `ETag` as last read (strong comparison; a comma-separated list allowed), or `*` for "exists". No match → 412 `precondition_failed` and nothing is written; the check and the write are one statement, so of two writes sent with the same tag exactly one succeeds. Required when the server runs with REQUIRE_IF_MATCH=true (else 428). Evaluated after authentication, authorization and existence (401, 403, 404 first).',
+    schema: { type: 'string', pattern: ENTITY_TAGS_PATTERN, maxLength: 1024, example: '"3.v1"' },
+  },
+};
+
+/** The 304 response of a conditional GET: no body, the `ETag` again. */
+const NOT_MODIFIED = { description: 'Not modified: `If-None-Match` names the current `ETag`. No body.', headers: { ETag: { $ref: '#/components/headers/ETag' } } };
+
+/** The resource schema name of a response (`Todo`), or undefined when it is none of {@link VERSIONED_RESOURCES}. */
+function versionedResource(response: Json | undefined): string | undefined {
+  // a read taking `fields` is already `anyOf` the schema and its sparse variant
+  const schema = response?.content?.['application/json']?.schema;
+  const name = (schema?.$ref ?? schema?.anyOf?.[0]?.$ref)?.split('/').pop();
+  return name && VERSIONED_RESOURCES.has(name) ? name : undefined;
+}
+
+/**
+ * Conditional requests of one operation (RFC 9110 §13): `ETag` on its 2xx responses carrying a
+ * versioned resource; on a read of one, `If-None-Match` and 304; on PUT, PATCH and DELETE of a
+ * path whose GET reads one, `If-Match`, 412 and 428.
+ */
+function describeConditionalRequests(pathItem: Json, method: string, operation: Json): void {
+  const responses: Json = operation.responses;
+  for (const [status, response] of Object.entries<Json>(responses)) {
+    if (status.startsWith('2') && versionedResource(response)) response.headers = { ...response.headers, ETag: { $ref: '#/components/headers/ETag' } };
+  }
+  const read = versionedResource(pathItem.get?.responses?.['200']);
+  if (!read) return;
+  if (method === 'get') {
+    operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/If-None-Match' }];
+    responses['304'] ??= structuredClone(NOT_MODIFIED);
+  } else if (method === 'put' || method === 'patch' || method === 'delete') {
+    operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/If-Match' }];
+    for (const status of [412, 428]) responses[status] ??= errorResponse(status);
+  }
+}
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
@@ -206,7 +272,10 @@ function addHeaders(response: Json, names: string[]): void {
  *   operation — each with `ErrorResp` and an example;
  * - response headers: `X-Request-Id` on every response, `Location` on creations, `WWW-Authenticate`
  *   on 401, `Retry-After` on 429 and 503, `RateLimit-*` where an API-key request can get them;
- * - `X-CSRF-Token` as an optional header parameter of protected writes;
+ * - `X-CSRF-Token` as an optional header parameter of protected writes; `Idempotency-Key` (with
+ *   `Idempotent-Replayed`, 409, 422) where `Idempotent()` marks it (idempotency.openapi.ts);
+ * - conditional requests: `ETag` on responses carrying a versioned resource, `If-None-Match` and
+ *   304 on its reads, `If-Match`, 412 and 428 on its PUT, PATCH and DELETE;
  * - PATCH bodies also as `application/merge-patch+json`;
  * - an example on every request body and success response, assembled from the schemas;
  * - `int32` on integers without a format; the tags the operations use, described and ordered as
@@ -222,7 +291,8 @@ export function completeDocument(document: OpenAPIObject, resources: readonly Re
   const doc = document as unknown as Json;
   doc.components ??= {};
   doc.components.headers = { ...doc.components.headers, ...HEADERS };
-  doc.components.parameters = { ...doc.components.parameters, 'X-CSRF-Token': CSRF_PARAMETER };
+  doc.components.parameters = { ...doc.components.parameters, 'X-CSRF-Token': CSRF_PARAMETER, ...PRECONDITION_PARAMETERS };
+  documentIdempotency(doc);
   defaultIntegerFormats(doc.components.schemas);
   // PATCH bodies inherit `default`s from the create bodies, but an omitted field keeps its value
   for (const [name, schema] of Object.entries<Json>(doc.components.schemas ?? {})) {
@@ -247,6 +317,7 @@ export function completeDocument(document: OpenAPIObject, resources: readonly Re
       if (BODY_METHODS.has(method)) statuses.push(413, 415);
       if (protectedOperation) statuses.push(401, 403, 429);
       for (const status of statuses) responses[status] ??= errorResponse(status);
+      describeConditionalRequests(pathItem, method, operation);
 
       for (const parameter of operation.parameters ?? []) defaultIntegerFormats(parameter.schema);
       if (acceptsSession && UNSAFE_METHODS.has(method)) {
@@ -264,6 +335,10 @@ export function completeDocument(document: OpenAPIObject, resources: readonly Re
 
       for (const [status, response] of Object.entries<Json>(responses)) {
         const code = Number(status);
+        if (code === 304) {
+          addHeaders(response, ['X-Request-Id']);
+          continue;
+        }
         const names = ['X-Request-Id'];
         if (code === 201 && operation[LOCATION_EXTENSION]) names.push('Location');
         if (code === 401) names.push('WWW-Authenticate');

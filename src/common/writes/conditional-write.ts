@@ -1,5 +1,6 @@
 import type { EntityManager, EntityTarget, FindOptionsWhere, ObjectLiteral, QueryDeepPartialEntity } from 'typeorm';
 import { type ApiException, notFound } from '../errors/api-exception.js';
+import { noRowWritten, versionCondition } from './preconditions.js';
 
 /** What a DELETE or UPDATE reports: the number of rows it changed (null/undefined when the driver says nothing). */
 export interface WriteResult {
@@ -50,4 +51,63 @@ export async function updateExisting<T extends ObjectLiteral>(
   onNone: () => ApiException = () => notFound(resource, id),
 ): Promise<void> {
   requireAffected(await manager.update(entity, where, set), onNone);
+}
+
+/**
+ * The conditional UPDATE of a resource write with its request's `If-Match` (RFC 9110 §13.1.1):
+ * evaluates the precondition against `version`, the version of the row the caller loaded (and
+ * authorized: 401/403/404 come first, §13.2.1), then runs one `UPDATE … SET …, version = version + 1
+ * WHERE <where> [AND version = <version>]` — with the version condition when a tag was sent — and
+ * checks that a row changed. Returns the row's new version (`version + 1`).
+ * @throws 428 `precondition_required` (REQUIRE_IF_MATCH, no `If-Match`); 412 `precondition_failed`
+ *   when the tag is not the current one, or the row changed or went between load and write;
+ *   404 (or `onNone()`'s exception) when an unconditional write found no row.
+ */
+export async function updateVersioned<T extends ObjectLiteral>(
+  manager: EntityManager,
+  entity: EntityTarget<T>,
+  where: FindOptionsWhere<T>,
+  version: number,
+  set: QueryDeepPartialEntity<T>,
+  resource: string,
+  id: number,
+  onNone: () => ApiException = () => notFound(resource, id),
+): Promise<number> {
+  const condition = versionCondition(resource, id, version);
+  await updateExisting(manager, entity, { ...where, ...condition } as FindOptionsWhere<T>, set, resource, id, () => noRowWritten(condition, resource, id, onNone));
+  return version + 1;
+}
+
+/**
+ * The conditional DELETE of a resource with its request's `If-Match`, like {@link updateVersioned}:
+ * one `DELETE … WHERE <where> [AND version = <version>]`.
+ * @throws 428, 412 as {@link updateVersioned}; 404 (or `onNone()`'s exception) when an
+ *   unconditional delete found no row.
+ */
+export async function deleteVersioned<T extends ObjectLiteral>(
+  manager: EntityManager,
+  entity: EntityTarget<T>,
+  where: FindOptionsWhere<T>,
+  version: number,
+  resource: string,
+  id: number,
+  onNone: () => ApiException = () => notFound(resource, id),
+): Promise<void> {
+  const condition = versionCondition(resource, id, version);
+  await deleteExisting(manager, entity, { ...where, ...condition } as FindOptionsWhere<T>, resource, id, () => noRowWritten(condition, resource, id, onNone));
+}
+
+/**
+ * Increments the `version` of every row of `entity` matching the SQL condition `where` (with
+ * `parameters`) in one UPDATE: the cascading bump of representations that embed a row another
+ * write changed (an article's tag names, the author summary of v2 articles and comments), so
+ * their entity tags change with them. Changes nothing else (not `updated_at`).
+ */
+export async function bumpVersions<T extends ObjectLiteral>(manager: EntityManager, entity: EntityTarget<T>, where: string, parameters: Record<string, unknown>): Promise<void> {
+  await manager
+    .createQueryBuilder()
+    .update(entity)
+    .set({ version: () => 'version + 1' } as unknown as QueryDeepPartialEntity<T>)
+    .where(where, parameters)
+    .execute();
 }

@@ -1,0 +1,287 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { ApiKey } from '../src/auth/api-key.entity.js';
+import { storeKeys } from '../src/common/idempotency/idempotency-key.js';
+import { Order } from '../src/orders/order.entity.js';
+import { SharedStore } from '../src/store/shared-store.js';
+import { Todo } from '../src/todos/todo.entity.js';
+import { User } from '../src/users/user.entity.js';
+import { bearer, type CreatedUser, createUser } from './factories/user.factory.js';
+import { errorBody } from './setup/error-body.js';
+import { createTestApp } from './setup/test-app.js';
+
+/** The ErrorResp of a refused Idempotency-Key: the code, one detail naming the header. */
+const keyError = (code: string) => ({ ...errorBody(code), details: [{ field: 'Idempotency-Key', message: expect.any(String) }] });
+
+let counter = 0;
+/** A fresh key per test (UUID-like, as clients should send). */
+const newKey = () => `test-${process.pid}-${Date.now()}-${++counter}`;
+
+describe('Idempotency-Key (draft-ietf-httpapi-idempotency-key-header, docs/writes.md)', () => {
+  let app: NestExpressApplication;
+  let dataSource: DataSource;
+  let alice: CreatedUser;
+  let bob: CreatedUser;
+
+  const http = () => request(app.getHttpServer());
+  const postAs = (caller: CreatedUser, path: string, body: object, key?: string | string[]) => {
+    const req = http().post(path).set('Authorization', bearer(caller.token));
+    if (key !== undefined) req.set('Idempotency-Key', key as string);
+    return req.send(body);
+  };
+  const todoCount = (owner: CreatedUser) => dataSource.getRepository(Todo).countBy({ owner_id: owner.user.id });
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    dataSource = app.get(DataSource);
+    alice = await createUser(app);
+    bob = await createUser(app);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  describe('replay', () => {
+    it('the same key and request: the stored 201 again, byte for byte, with Idempotent-Replayed; one row', async () => {
+      const key = newKey();
+      const before = await todoCount(alice);
+      const first = await postAs(alice, '/v1/todos', { title: 'Buy milk', content: 'Two litres' }, key);
+      expect(first.status).toBe(201);
+      expect(first.headers['idempotent-replayed']).toBeUndefined();
+      expect(first.headers.location).toBe(`/v1/todos/${first.body.id}`);
+
+      const again = await postAs(alice, '/v1/todos', { title: 'Buy milk', content: 'Two litres' }, key);
+      expect(again.status).toBe(201);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.headers.location).toBe(first.headers.location);
+      expect(again.headers['content-type']).toBe(first.headers['content-type']);
+      expect(again.text).toBe(first.text);
+      expect(await todoCount(alice)).toBe(before + 1);
+    });
+
+    it('the same JSON with other key order and white space is the same request', async () => {
+      const key = newKey();
+      const first = await postAs(alice, '/v1/todos', { title: 'Order', content: 'x', status: 'pending' }, key);
+      expect(first.status).toBe(201);
+      const again = await http()
+        .post('/v1/todos')
+        .set('Authorization', bearer(alice.token))
+        .set('Idempotency-Key', key)
+        .set('Content-Type', 'application/json')
+        .send('{ "status": "pending",\n  "content": "x", "title": "Order" }');
+      expect(again.status).toBe(201);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.text).toBe(first.text);
+    });
+
+    it('without the header nothing is stored: two POSTs create two rows', async () => {
+      const before = await todoCount(alice);
+      const one = await postAs(alice, '/v1/todos', { title: 'Twice' });
+      const two = await postAs(alice, '/v1/todos', { title: 'Twice' });
+      expect([one.status, two.status]).toEqual([201, 201]);
+      expect(two.body.id).not.toBe(one.body.id);
+      expect(two.headers['idempotent-replayed']).toBeUndefined();
+      expect(await todoCount(alice)).toBe(before + 2);
+    });
+
+    it('keys of one caller are invisible to another: the same key makes a fresh row for bob', async () => {
+      const key = newKey();
+      const mine = await postAs(alice, '/v1/todos', { title: 'Mine' }, key);
+      const his = await postAs(bob, '/v1/todos', { title: 'Mine' }, key);
+      expect([mine.status, his.status]).toEqual([201, 201]);
+      expect(his.headers['idempotent-replayed']).toBeUndefined();
+      expect(his.body.id).not.toBe(mine.body.id);
+      expect(his.body.owner).toBe(bob.user.id);
+      // and bob's different body is his own first request, not a mismatch with alice's
+      const other = await postAs(bob, '/v1/tags', { name: `bobs-${counter}` }, newKey());
+      expect(other.status).toBe(201);
+    });
+
+    it('an API key is a caller of its own: the key used by its user is fresh for the API key', async () => {
+      const created = await postAs(alice, '/v1/api-keys', { name: 'writer', scopes: ['todos:write', 'todos:read'] });
+      expect(created.status).toBe(201);
+      const key = newKey();
+      const byUser = await postAs(alice, '/v1/todos', { title: 'Scoped' }, key);
+      const byKey = await http().post('/v1/todos').set('X-API-Key', created.body.key).set('Idempotency-Key', key).send({ title: 'Scoped' });
+      expect([byUser.status, byKey.status]).toEqual([201, 201]);
+      expect(byKey.headers['idempotent-replayed']).toBeUndefined();
+      expect(byKey.body.id).not.toBe(byUser.body.id);
+      const replay = await http().post('/v1/todos').set('X-API-Key', created.body.key).set('Idempotency-Key', key).send({ title: 'Scoped' });
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.body.id).toBe(byKey.body.id);
+    });
+  });
+
+  describe('mismatch', () => {
+    it('the same key with another body → 422 naming Idempotency-Key, nothing written', async () => {
+      const key = newKey();
+      expect((await postAs(alice, '/v1/todos', { title: 'First' }, key)).status).toBe(201);
+      const before = await todoCount(alice);
+      const res = await postAs(alice, '/v1/todos', { title: 'Second' }, key);
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual(keyError('validation_failed'));
+      expect(res.headers['idempotent-replayed']).toBeUndefined();
+      expect(await todoCount(alice)).toBe(before);
+    });
+
+    it('the same key on another operation (path) → 422', async () => {
+      const key = newKey();
+      expect((await postAs(alice, '/v1/todos', { title: 'Tagged' }, key)).status).toBe(201);
+      const res = await postAs(alice, '/v1/tags', { name: 'tagged' }, key);
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual(keyError('validation_failed'));
+    });
+
+    it('the same key on the other API version → 422 (another representation, another request)', async () => {
+      const key = newKey();
+      expect((await postAs(alice, '/v1/articles', { title: 'Versioned' }, key)).status).toBe(201);
+      const v2 = await postAs(alice, '/v2/articles', { title: 'Versioned' }, key);
+      expect(v2.status).toBe(422);
+      expect(v2.body).toEqual(keyError('validation_failed'));
+      const v1 = await postAs(alice, '/v1/articles', { title: 'Versioned' }, key);
+      expect(v1.headers['idempotent-replayed']).toBe('true');
+    });
+  });
+
+  describe('malformed keys → 400 naming the header', () => {
+    it.each([
+      ['empty', ''],
+      ['256 characters', 'k'.repeat(256)],
+      ['not ASCII', 'caf\u00e9'],
+      ['sent twice', ['one', 'two']],
+    ])('%s', async (_name, key) => {
+      const before = await todoCount(alice);
+      const res = await postAs(alice, '/v1/todos', { title: 'Bad key' }, key);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(keyError('bad_request'));
+      expect(await todoCount(alice)).toBe(before);
+    });
+
+    it('255 printable characters, spaces and quotes included, are a key', async () => {
+      const key = `"${'a b~'.repeat(63)}!"`.slice(0, 255);
+      expect(key).toHaveLength(255);
+      const first = await postAs(alice, '/v1/todos', { title: 'Long key' }, key);
+      expect(first.status).toBe(201);
+      const again = await postAs(alice, '/v1/todos', { title: 'Long key' }, key);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+    });
+  });
+
+  describe('errors are not stored: the key stays usable', () => {
+    it('a 422 then the corrected request with the same key → 201, then replays', async () => {
+      const key = newKey();
+      const bad = await postAs(alice, '/v1/todos', { title: 'x'.repeat(201) }, key);
+      expect(bad.status).toBe(422);
+      expect(bad.body.code).toBe('validation_failed');
+      const again = await postAs(alice, '/v1/todos', { title: 'x'.repeat(201) }, key);
+      expect(again.status).toBe(422);
+      expect(again.headers['idempotent-replayed']).toBeUndefined();
+      const good = await postAs(alice, '/v1/todos', { title: 'Fixed' }, key);
+      expect(good.status).toBe(201);
+      expect(good.headers['idempotent-replayed']).toBeUndefined();
+      const replay = await postAs(alice, '/v1/todos', { title: 'Fixed' }, key);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.body.id).toBe(good.body.id);
+    });
+
+    it('a 400 (unknown property) does not burn the key either', async () => {
+      const key = newKey();
+      const bad = await postAs(alice, '/v1/todos', { title: 'T', colour: 'red' }, key);
+      expect(bad.status).toBe(400);
+      const good = await postAs(alice, '/v1/todos', { title: 'T' }, key);
+      expect(good.status).toBe(201);
+    });
+
+    it('a 401 runs before the key is looked at', async () => {
+      const res = await http().post('/v1/todos').set('Idempotency-Key', '').send({ title: 'anon' });
+      expect(res.status).toBe(401);
+    });
+  });
+
+  describe('the same key sent 30 times at once', () => {
+    it('exactly one row; every answer is the first response replayed or 409 with Retry-After', async () => {
+      const key = newKey();
+      const before = await todoCount(alice);
+      const responses = await Promise.all(Array.from({ length: 30 }, () => postAs(alice, '/v1/todos', { title: 'Raced' }, key)));
+      expect(await todoCount(alice)).toBe(before + 1);
+      const created = responses.filter((res) => res.status === 201);
+      const conflicts = responses.filter((res) => res.status === 409);
+      expect(created.length + conflicts.length).toBe(30);
+      const fresh = created.filter((res) => res.headers['idempotent-replayed'] === undefined);
+      expect(fresh).toHaveLength(1);
+      for (const res of created) expect(res.text).toBe(fresh[0].text);
+      for (const res of conflicts) {
+        expect(res.body).toEqual(keyError('conflict'));
+        expect(res.headers['retry-after']).toBe('1');
+      }
+      // afterwards every retry is a replay
+      const later = await postAs(alice, '/v1/todos', { title: 'Raced' }, key);
+      expect(later.headers['idempotent-replayed']).toBe('true');
+      expect(later.text).toBe(fresh[0].text);
+    });
+  });
+
+  describe('operations', () => {
+    it('PATCH of an order status: replayed, not a second transition (which would be 409)', async () => {
+      const order = await postAs(alice, '/v1/orders', { items: [{ sku: 'A-1', quantity: 1, unit_price_cents: 100 }], currency: 'EUR' });
+      expect(order.status).toBe(201);
+      const key = newKey();
+      const patch = () => http().patch(`/v1/orders/${order.body.id}`).set('Authorization', bearer(alice.token)).set('Idempotency-Key', key).send({ status: 'paid' });
+      const paid = await patch();
+      expect(paid.status).toBe(200);
+      expect(paid.body.status).toBe('paid');
+      const again = await patch();
+      expect(again.status).toBe(200);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.text).toBe(paid.text);
+      const without = await http().patch(`/v1/orders/${order.body.id}`).set('Authorization', bearer(alice.token)).send({ status: 'paid' });
+      expect(without.status).toBe(409);
+      expect((await dataSource.getRepository(Order).findOneByOrFail({ id: order.body.id })).status).toBe('paid');
+    });
+
+    it('registration (no credential): replayed for the same address and body; one user', async () => {
+      const key = newKey();
+      const body = { username: `idem_${process.pid}`, password: 'correct-horse-battery', name: 'Idem' };
+      const first = await http().post('/v1/users').set('Idempotency-Key', key).send(body);
+      expect(first.status).toBe(201);
+      const again = await http().post('/v1/users').set('Idempotency-Key', key).send(body);
+      expect(again.status).toBe(201);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.text).toBe(first.text);
+      expect(await dataSource.getRepository(User).countBy({ username: body.username })).toBe(1);
+      const other = await http().post('/v1/users').set('Idempotency-Key', key).send({ ...body, username: `idem2_${process.pid}` });
+      expect(other.status).toBe(422);
+      expect(other.body).toEqual(keyError('validation_failed'));
+      // without a key, the retry is what it always was: the username is taken
+      expect((await http().post('/v1/users').send(body)).status).toBe(409);
+    });
+
+    it('API key creation: the replay carries the same secret; the store holds it only encrypted', async () => {
+      const key = newKey();
+      const before = await dataSource.getRepository(ApiKey).countBy({ user_id: alice.user.id });
+      const first = await postAs(alice, '/v1/api-keys', { name: 'retried key', scopes: ['todos:read'] }, key);
+      expect(first.status).toBe(201);
+      const again = await postAs(alice, '/v1/api-keys', { name: 'retried key', scopes: ['todos:read'] }, key);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.body.key).toBe(first.body.key);
+      expect(await dataSource.getRepository(ApiKey).countBy({ user_id: alice.user.id })).toBe(before + 1);
+      const stored = await app.get(SharedStore).get(storeKeys(`user:${alice.user.id}`, key).record);
+      expect(stored).toEqual(expect.any(String));
+      expect(stored).not.toContain(first.body.key);
+      expect(stored).not.toContain('retried key');
+      expect(Buffer.from(stored!, 'base64url').toString('latin1')).not.toContain(first.body.key);
+    });
+
+    it('a POST that creates nothing ignores the header: two logins, two token pairs', async () => {
+      const key = newKey();
+      const login = () => http().post('/v1/login').set('Idempotency-Key', key).send({ username: alice.user.username, password: 'password-123' });
+      const one = await login();
+      const two = await login();
+      expect([one.status, two.status]).toEqual([200, 200]);
+      expect(two.headers['idempotent-replayed']).toBeUndefined();
+      expect(two.body.refresh_token).not.toBe(one.body.refresh_token);
+    });
+  });
+});
