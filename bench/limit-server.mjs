@@ -26,10 +26,15 @@
  * better-sqlite3, WAL), JWT_SECRET, PORT (0 → free port), REDIS_URL (optional). Prints
  * `listening <port>` on stdout once ready.
  */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import Fastify from 'fastify';
 import { article, authenticate, COLUMNS, db, DEPRECATION, HttpError, PG, redis, requestId, rows, SECURITY_HEADERS, successorLink } from './lib/handwritten.mjs';
 
 const MAX_PAGE_SIZE = 100;
+/** The service's list-cursor key when LIST_CURSOR_SECRET is unset: derived from JWT_SECRET (src/common/list/cursor.ts). */
+const CURSOR_KEY = createHmac('sha256', `jwt:${process.env.JWT_SECRET ?? ''}`).update('resource-api list cursor v1').digest();
+/** Above this planner estimate `Prefer: count=estimated` answers the estimate (src/common/list/find-page.ts). */
+const ESTIMATE_THRESHOLD = 10_000;
 
 function send(reply, status, body, headers) {
   reply.code(status).headers(SECURITY_HEADERS);
@@ -49,8 +54,9 @@ function badRequest(message) {
 }
 
 /** Parses the subset of the list grammar the benchmark uses; the same normalisation as the service. */
-function parseList(query) {
-  for (const name of Object.keys(query)) if (!['page', 'size', 'sort', 'status', 'author'].includes(name)) throw badRequest(`unknown query parameter ${name}`);
+function parseList(query, prefer) {
+  for (const name of Object.keys(query)) if (!['page', 'size', 'sort', 'status', 'author', 'cursor'].includes(name)) throw badRequest(`unknown query parameter ${name}`);
+  if (query.cursor !== undefined && query.page !== undefined) throw badRequest('cursor cannot be combined with page or offset');
   const page = query.page === undefined ? 1 : INT.test(query.page) ? Number(query.page) : NaN;
   const size = query.size === undefined ? 20 : INT.test(query.size) ? Number(query.size) : NaN;
   if (!(page >= 1 && page <= 1_000_000_000)) throw badRequest('page must be an integer from 1 to 1000000000');
@@ -78,23 +84,70 @@ function parseList(query) {
     }
     filters[name] = values;
   }
-  return { page, size, offset: (page - 1) * size, sort, filters };
+  const canonical = Object.entries(filters)
+    .map(([name, values]) => [name, [...values].sort()])
+    .sort(([a], [b]) => a.localeCompare(b));
+  const fp = createHash('sha256')
+    .update(JSON.stringify(['/v1/articles', sort.map((k) => `${k.desc ? '-' : ''}${k.field}`), canonical, []]))
+    .digest('base64url')
+    .slice(0, 22);
+  const preferred = /(?:^|,)\s*count\s*=\s*"?(exact|estimated|none)"?\s*(?:[;,]|$)/i.exec(String(prefer ?? ''))?.[1]?.toLowerCase();
+  let cursor;
+  if (query.cursor !== undefined) {
+    const [payload, mac] = String(query.cursor).split('.');
+    const expected = createHmac('sha256', CURSOR_KEY).update(payload ?? '').digest();
+    const given = Buffer.from(mac ?? '', 'base64url');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw badRequest('cursor is not valid (modified, truncated or issued by another server)');
+    const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    if (decoded.f !== fp) throw badRequest('cursor was issued for other sort or filter parameters; repeat the sort and filters of the request that returned it');
+    cursor = { direction: decoded.d === 'a' ? 'after' : 'before', values: decoded.v, text: query.cursor };
+    if (cursor.direction !== 'after' || sort.some((k) => NULLABLE.has(k.field) || k.desc !== sort[0].desc)) throw badRequest('the limit serves forward cursors on one-direction, non-null sorts only');
+  }
+  const count = preferred ?? (cursor ? 'none' : 'exact');
+  return { page, size, offset: cursor ? 0 : (page - 1) * size, sort, filters, fp, cursor, count };
 }
 
-function linkQuery(q, page) {
+/** A cursor as the service signs it: `base64url(JSON).base64url(HMAC-SHA256)`. */
+function encodeCursor(fp, direction, values) {
+  const payload = Buffer.from(JSON.stringify({ f: fp, d: direction === 'after' ? 'a' : 'b', v: values })).toString('base64url');
+  return `${payload}.${createHmac('sha256', CURSOR_KEY).update(payload).digest('base64url')}`;
+}
+
+function linkQuery(q, page, cursor) {
   const params = new URLSearchParams();
   for (const [name, values] of Object.entries(q.filters)) for (const value of values) params.append(name, String(value));
   // links leave out an id tie-breaker that goes the implied way (the direction of the first key)
   const implied = q.sort.length > 1 ? q.sort[0].desc : false;
   const explicit = q.sort.filter((k, i) => !(i === q.sort.length - 1 && k.field === 'id' && k.desc === implied));
   if (explicit.length > 0) params.set('sort', explicit.map((k) => (k.desc ? '-' : '') + k.field).join(','));
-  params.set('page', String(page));
+  if (q.cursor) {
+    if (cursor !== undefined) params.set('cursor', cursor);
+  } else params.set('page', String(page));
   params.set('size', String(q.size));
   return `/v1/articles?${params.toString().replace(/%2C/g, ',')}`;
 }
 
-/** The envelope links of the service (`self`, `first`, `prev`, `next`, `last`). */
-function pageLinks(q, total) {
+/** The envelope links of the service (`self`, `first`, `prev`, `next`, `last`; cursor pages: `self`, `first`, `prev`, `next`). */
+function pageLinks(q, total, next, prev) {
+  if (q.cursor) {
+    const links = [
+      { rel: 'self', href: linkQuery(q, 0, q.cursor.text) },
+      { rel: 'first', href: linkQuery(q, 0) },
+    ];
+    if (prev) links.push({ rel: 'prev', href: linkQuery(q, 0, prev) });
+    if (next) links.push({ rel: 'next', href: linkQuery(q, 0, next) });
+    return links;
+  }
+  if (total === undefined) {
+    const at = (offset) => linkQuery(q, Math.floor(offset / q.size) + 1);
+    const links = [
+      { rel: 'self', href: at(q.offset) },
+      { rel: 'first', href: at(0) },
+    ];
+    if (q.offset > 0) links.push({ rel: 'prev', href: at(Math.max(0, q.offset - q.size)) });
+    if (next) links.push({ rel: 'next', href: at(q.offset + q.size) });
+    return links;
+  }
   const lastIndex = Math.max(0, Math.ceil(total / q.size) - 1);
   const at = (offset) => linkQuery(q, Math.floor(offset / q.size) + 1);
   const links = [
@@ -132,20 +185,52 @@ const NULLABLE = new Set(['published_at']);
 async function listArticles(q, caller) {
   const { sql: whereSql, params } = where(q, caller);
   const order = q.sort.map((k) => `a.${k.field} ${k.desc ? 'DESC' : 'ASC'}${NULLABLE.has(k.field) ? (k.desc ? ' NULLS FIRST' : ' NULLS LAST') : ''}`).join(', ');
-  const n = params.length;
   const countSql = `SELECT count(*) AS total FROM articles a ${whereSql}`;
+  const keyText = (field) => (PG && field !== 'id' && field !== 'title' ? `CAST(a.${field} AS text)` : `a.${field}`);
+  const keys = q.sort.map((k, i) => `${keyText(k.field)} AS k${i}`).join(', ');
+  // the keyset predicate of a cursor: one row-value comparison the (status, sort column, id) index answers as a range
+  const inner = [...params];
+  let keyset = '';
+  if (q.cursor) {
+    const bound = q.sort.map((k, i) => {
+      inner.push(q.cursor.values[i]);
+      return PG && k.field.endsWith('_at') ? `CAST($${inner.length} AS timestamptz)` : `$${inner.length}`;
+    });
+    keyset = `${whereSql ? ' AND' : 'WHERE'} (${q.sort.map((k) => `a.${k.field}`).join(', ')}) ${q.sort[0].desc ? '<' : '>'} (${bound.join(', ')})`;
+  }
   // One round trip. The page's ids are found on narrow rows (the sort and OFFSET never carry
-  // bodies or compute tags of skipped rows); only the page's rows are read whole; the total is a
-  // scalar sub-query computed once.
+  // bodies or compute tags of skipped rows); only the page's rows are read whole; one row more than
+  // the page tells whether another follows.
   const page = await rows(
-    `SELECT ${COLUMNS}, (${countSql}) AS total
-     FROM (SELECT a.id FROM articles a ${whereSql} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}) p
+    `SELECT ${COLUMNS}, ${keys}
+     FROM (SELECT a.id FROM articles a ${whereSql}${keyset} ORDER BY ${order} LIMIT $${inner.length + 1} OFFSET $${inner.length + 2}) p
      JOIN articles a ON a.id = p.id
      ORDER BY ${order}`,
-    [...params, q.size, q.offset],
+    [...inner, q.size + 1, q.offset],
   );
-  const total = page.length > 0 ? Number(page[0].total) : Number((await rows(countSql, params))[0].total);
-  return { data: page.map(article), page: q.page, size: q.size, total, links: pageLinks(q, total) };
+  let total;
+  let counted = q.count === 'none' ? 'none' : 'exact';
+  if (q.count === 'estimated' && PG) {
+    const plan = await rows(`EXPLAIN (FORMAT JSON) SELECT 1 FROM articles a ${whereSql}`, params);
+    const estimate = Number(plan[0]['QUERY PLAN'][0].Plan['Plan Rows']);
+    if (estimate > ESTIMATE_THRESHOLD) [total, counted] = [Math.round(estimate), 'estimated'];
+  }
+  if (counted === 'exact' && total === undefined) total = Number((await rows(countSql, params))[0].total);
+  const more = page.length > q.size;
+  const items = page.slice(0, q.size);
+  const position = (row) => q.sort.map((_, i) => (typeof row[`k${i}`] === 'number' ? row[`k${i}`] : String(row[`k${i}`])));
+  const next = more ? encodeCursor(q.fp, 'after', position(items[items.length - 1])) : undefined;
+  const prev = items.length > 0 && (q.cursor || q.offset > 0) ? encodeCursor(q.fp, 'before', position(items[0])) : undefined;
+  const body = {
+    data: items.map(article),
+    ...(q.cursor ? {} : { page: q.page }),
+    size: q.size,
+    ...(total !== undefined ? { total } : {}),
+    ...(next ? { next_cursor: next } : {}),
+    ...(prev ? { prev_cursor: prev } : {}),
+    links: pageLinks(q, total, next, prev),
+  };
+  return { body, counted };
 }
 
 // ---------------------------------------------------------------- todos
@@ -219,7 +304,8 @@ app.get('/v1/articles', async (req, reply) => {
   const headers = { 'x-request-id': req.requestId, ...DEPRECATION, link: successorLink('/v1/articles') };
   try {
     const caller = await authenticate(req);
-    return send(reply, 200, await listArticles(parseList(req.query), caller), headers);
+    const { body, counted } = await listArticles(parseList(req.query, req.headers.prefer), caller);
+    return send(reply, 200, body, { ...headers, 'preference-applied': `count=${counted}`, vary: 'Prefer' });
   } catch (error) {
     if (error instanceof HttpError) error.extra = { ...headers, ...error.extra };
     throw error;

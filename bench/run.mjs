@@ -19,7 +19,11 @@
  *   --rounds 3 --duration 8 --warmup 3 --connections 50   measurement (seconds); a slow endpoint
  *                         gets rounds of 3 × connections × its single-request time, at most
  *                         --max-duration 120 (the same for both targets)
- *   --endpoints list,list-deep,get,post   subset of the endpoints
+ *   --endpoints list,list-deep,list-cursor,list-estimated,get,post   subset of the endpoints
+ *                         (list-cursor: the page after a cursor 50,000 published articles deep —
+ *                         a quarter of them on smaller tables — to compare with list page 1;
+ *                         list-estimated: page 1 with `Prefer: count=estimated`, to compare
+ *                         across sizes)
  *   --no-floor            do not start the Nest + Express floor (GET by id only)
  *   --redis redis://127.0.0.1:6379/7   run both servers with this Redis (shared deny list)
  *   --smoke               500 articles, 1 round of 1 s, both databases; checks byte identity and
@@ -27,7 +31,7 @@
  *   --no-save             do not write bench/results
  * Exit status: 1 when a body differs, a request failed (non-2xx) or a server did not start.
  */
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -45,7 +49,7 @@ import { compare, exchange } from './lib/verify.mjs';
 // ---------------------------------------------------------------- options
 
 function parseArgs(argv) {
-  const options = { sizes: '10k,100k,1m', db: 'postgres,sqlite', rounds: 3, duration: 8, warmup: 3, connections: 50, endpoints: 'list,list-deep,get,post', startups: 5, maxDuration: 120, save: true, smoke: false, floor: true };
+  const options = { sizes: '10k,100k,1m', db: 'postgres,sqlite', rounds: 3, duration: 8, warmup: 3, connections: 50, endpoints: 'list,list-deep,list-cursor,list-estimated,get,post', startups: 5, maxDuration: 120, save: true, smoke: false, floor: true };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const take = () => {
@@ -103,13 +107,21 @@ const pinnedSelf = pin(process.pid, LOAD_CORE);
 
 // ---------------------------------------------------------------- endpoints
 
-/** The benchmarked requests for one database/size; `id` is a published article of another user. */
-function endpoints(db, size, articleId, token) {
+/** The benchmarked requests for one database/size; `id` is a published article of another user; `cursor` the one of {@link cursorAt}. */
+function endpoints(db, size, articleId, token, cursor) {
   const auth = { authorization: `Bearer ${token}` };
   const list = (page) => `/v1/articles?status=published&sort=-created_at&page=${page}&size=20`;
   const all = [
     { key: 'list', name: 'GET list page 1', method: 'GET', path: list(1), headers: auth },
     { key: 'list-deep', name: 'GET list page 2000', method: 'GET', path: list(2000), headers: auth, when: size * 0.5 >= 2000 * 20 },
+    {
+      key: 'list-cursor',
+      name: `GET list cursor page at depth ${cursor.depth.toLocaleString('en-US')}`,
+      method: 'GET',
+      path: `/v1/articles?status=published&sort=-created_at&cursor=${cursor.text}&size=20`,
+      headers: auth,
+    },
+    { key: 'list-estimated', name: 'GET list page 1, count=estimated', method: 'GET', path: list(1), headers: { ...auth, prefer: 'count=estimated' } },
     { key: 'get', name: 'GET article by id', method: 'GET', path: `/v1/articles/${articleId}`, headers: auth, floor: true },
     {
       key: 'post',
@@ -126,6 +138,36 @@ function endpoints(db, size, articleId, token) {
     },
   ];
   return all.filter((e) => e.when !== false && options.endpoints.includes(e.key));
+}
+
+/**
+ * A cursor of `GET /v1/articles?status=published&sort=-created_at` after the published article at
+ * `depth` (50,000, or a quarter of the published ones on smaller tables), signed as the service
+ * signs it (src/common/list/cursor.ts: key derived from JWT_SECRET, fingerprint of path, sort
+ * and filters). Returns `{depth, text}`.
+ */
+async function cursorAt(db, target, size) {
+  const depth = Math.min(50_000, Math.floor(size / 8));
+  const key = createHmac('sha256', `jwt:${JWT_SECRET}`).update('resource-api list cursor v1').digest();
+  const fp = createHash('sha256')
+    .update(JSON.stringify(['/v1/articles', ['-created_at', '-id'], [['status', ['published']]], []]))
+    .digest('base64url')
+    .slice(0, 22);
+  const at = db === 'postgres' ? 'CAST(created_at AS text)' : 'created_at';
+  const sql = `SELECT ${at} AS k0, id AS k1 FROM articles WHERE status = 'published' ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ${depth - 1}`;
+  let row;
+  if (db === 'postgres') {
+    const client = new pg.Client({ connectionString: target });
+    await client.connect();
+    row = (await client.query(sql)).rows[0];
+    await client.end();
+  } else {
+    const sqlite = new Database(target, { readonly: true });
+    row = sqlite.prepare(sql).get();
+    sqlite.close();
+  }
+  const payload = Buffer.from(JSON.stringify({ f: fp, d: 'a', v: [String(row.k0), Number(row.k1)] })).toString('base64url');
+  return { depth, text: `${payload}.${createHmac('sha256', key).update(payload).digest('base64url')}` };
 }
 
 /** A published article near the middle of the table, not written by the benchmark user. */
@@ -342,7 +384,7 @@ async function benchOne(db, size) {
   try {
     service = await startService(databaseUrl, path.join(logs, `${tag}-service.log`));
     limit = await startLimit(databaseUrl, path.join(logs, `${tag}-limit.log`));
-    const list = endpoints(db, size, articleId, token);
+    const list = endpoints(db, size, articleId, token, await cursorAt(db, target, size));
     if (options.floor && list.some((e) => e.floor)) floor = await startFloor(databaseUrl, path.join(logs, `${tag}-floor.log`));
     for (const t of [service, limit, floor]) if (t) t.pgDb = pgDb;
     // byte identity before measuring
@@ -465,6 +507,22 @@ function evaluateTargets() {
     if (cpu.length) {
       const worst = cpu.reduce((a, b) => (b.cpuRatio > a.cpuRatio ? b : a));
       targets.push({ target: `CPU per request (server + database, ${at}) ≤ 2× the limit's, every endpoint`, value: `${worst.cpuRatio.toFixed(2)}× (worst: ${worst.endpoint})`, met: worst.cpuRatio <= 2 });
+    }
+  }
+  // issue 17: a deep cursor page costs at most 1.5× page 1; count=estimated page 1 at the largest size at most 1.5× the smallest
+  for (const db of options.dbs) {
+    const entries = results.filter((e) => e.db === db && e.endpoints.length > 0).sort((a, b) => a.size - b.size);
+    const rps = (entry, key) => entry?.endpoints.find((e) => e.key === key)?.service.rps;
+    const largest = entries[entries.length - 1];
+    if (largest && rps(largest, 'list-cursor') && rps(largest, 'list')) {
+      const ratio = rps(largest, 'list') / rps(largest, 'list-cursor');
+      const name = largest.endpoints.find((e) => e.key === 'list-cursor').endpoint.replace(/^GET list /, '');
+      targets.push({ target: `${name} costs ≤ 1.5× list page 1 (${db} ${largest.label}, service req/s)`, value: `${ratio.toFixed(2)}×`, met: ratio <= 1.5 });
+    }
+    const smallest = entries[0];
+    if (entries.length > 1 && rps(smallest, 'list-estimated') && rps(largest, 'list-estimated')) {
+      const ratio = rps(smallest, 'list-estimated') / rps(largest, 'list-estimated');
+      targets.push({ target: `page 1 with count=estimated at ${largest.label} costs ≤ 1.5× at ${smallest.label} (${db}, service req/s)`, value: `${ratio.toFixed(2)}×`, met: ratio <= 1.5 });
     }
   }
   const peaks = results.filter((e) => e.rss).map((e) => e.rss.service.peak);

@@ -99,7 +99,7 @@ describe('a resource declaration reaches the scopes, the document and the list g
   it('docs: its list operation documents the sort keys, filters and fields of its field table', () => {
     const parameters: Array<Record<string, any>> = document.paths['/gadgets'].get.parameters;
     const byName = Object.fromEntries(parameters.map((parameter) => [parameter.name, parameter]));
-    expect(Object.keys(byName)).toEqual(['page', 'size', 'offset', 'limit', 'sort', 'colour', 'maker', 'fields']);
+    expect(Object.keys(byName)).toEqual(['page', 'size', 'offset', 'limit', 'cursor', 'sort', 'colour', 'maker', 'fields', 'Prefer']);
     expect(byName.sort.description).toContain('Allowed: id, -id, label, -label, created_at, -created_at.');
     expect(byName.colour.schema.items).toEqual({ type: 'string', enum: ['red', 'blue'] });
     expect(byName.maker.schema.items).toMatchObject({ type: 'integer', minimum: 0 });

@@ -98,7 +98,7 @@ describeWithBrowser('the docs page in a browser (SPEC §8: "Try it out" works)',
       await operation.locator('.opblock-summary').first().click();
       await operation.locator('button.try-out__btn').click();
       // Swagger UI pre-fills every parameter with its example, page/size and offset/limit alike
-      // (together they are a 400): fill in the form the way a reader would
+      // (together they are a 400), and the cursor: fill in the form the way a reader would
       const parameter = (name: string) => operation.locator(`tr[data-param-name="${name}"][data-param-in="query"]`);
       const setText = (name: string, value: string) => parameter(name).locator('input[type="text"]').fill(value);
       const setItems = async (name: string, value: string) => {
@@ -116,6 +116,9 @@ describeWithBrowser('the docs page in a browser (SPEC §8: "Try it out" works)',
       await setItems('author', String(authorId));
       await setItems('tag', TAG);
       await setText('fields', '');
+      // the cursor and the range filters (SPEC §4) are pre-filled with examples too: a reader clears them
+      await setText('cursor', '');
+      for (const field of ['published_at', 'created_at', 'updated_at']) for (const op of ['gte', 'gt', 'lte', 'lt']) await setText(`${field}[${op}]`, '');
       await operation.locator('button.execute').click();
 
       const live = operation.locator('.live-responses-table tr.response');

@@ -169,8 +169,17 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
       const { op } = lists.find(({ op }) => op.tags[0] === name)!;
       const parameters: Json[] = op.parameters.map(resolve);
       const byName = (parameter: string) => parameters.find((p) => p.name === parameter);
-      const filters = parameters.filter((p) => p.in === 'query').map((p) => p.name).filter((p) => !['page', 'size', 'offset', 'limit', 'sort', 'fields'].includes(p));
+      const query = parameters.filter((p) => p.in === 'query').map((p) => p.name);
+      const filters = query.filter((p) => !['page', 'size', 'offset', 'limit', 'cursor', 'sort', 'fields'].includes(p) && !/\[/.test(p));
       expect({ name, filters }).toEqual({ name, filters: Object.keys(fields.filters) });
+      // every range operator of every ordered field, and nothing else in brackets (SPEC §4 range filters)
+      const ranges = Object.keys(fields.ranges ?? {}).flatMap((field) => ['gte', 'gt', 'lte', 'lt'].map((op) => `${field}[${op}]`));
+      expect({ name, ranges: query.filter((p) => /\[/.test(p)) }).toEqual({ name, ranges });
+      expect({ name, cursor: byName('cursor')?.schema.type, prefer: parameters.find((p) => p.in === 'header' && p.name === 'Prefer')?.schema.enum }).toEqual({
+        name,
+        cursor: 'string',
+        prefer: ['count=exact', 'count=estimated', 'count=none'],
+      });
       expect({ name, sort: byName('sort')?.schema.pattern }).toEqual({ name, sort: sortPattern(Object.keys(fields.sortable)) });
       expect({ name, fields: byName('fields')?.schema.pattern }).toEqual({ name, fields: fieldsPattern(fields.selectable) });
       for (const [filter, spec] of Object.entries(fields.filters)) {

@@ -1042,7 +1042,7 @@ describe('orders (SPEC §5, §6 orders)', () => {
     it('pages with offset/limit: the envelope carries offset, limit, page and size', async () => {
       const res = await list(carol, { offset: '1', limit: '3' });
       expect(res.status).toBe(200);
-      expect(Object.keys(res.body).sort()).toEqual(['data', 'limit', 'links', 'offset', 'page', 'size', 'total']);
+      expect(Object.keys(res.body).sort()).toEqual(['data', 'limit', 'links', 'next_cursor', 'offset', 'page', 'prev_cursor', 'size', 'total']);
       expect(res.body).toMatchObject({ offset: 1, limit: 3, page: 1, size: 3, total: 6 });
       expect(ids(res.body)).toEqual([c[1], c[2], c[3]]);
       expect(parseHref(linkOf(res.body.links, 'next')!.href).query).toEqual({ offset: ['4'], limit: ['3'] });

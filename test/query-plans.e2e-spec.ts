@@ -6,6 +6,7 @@ import { ARTICLES_FIELDS } from '../src/articles/articles.resource.js';
 import type { AuthUser } from '../src/auth/auth-user.js';
 import { COMMENTS_FIELDS } from '../src/comments/comments.resource.js';
 import { CommentsService } from '../src/comments/comments.service.js';
+import { cursorKey, encodeCursor } from '../src/common/list/cursor.js';
 import { parseListQuery } from '../src/common/list/list-query.js';
 import { createTestApp } from './setup/test-app.js';
 
@@ -275,6 +276,31 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
     expect(page.items.map((item) => item.id)).toEqual(want.ids);
     expect(page.items).toHaveLength(20);
     plans['deep page'] = await expectIndexed(statements, 'articles', 'a', true);
+  });
+
+  it.each<[string, AuthUser, Record<string, string>, string, string[], boolean]>([
+    ['status=published&sort=-created_at', ME, { status: 'published', sort: '-created_at' }, "a.status = 'published'", ['a.created_at DESC', 'a.id DESC'], true],
+    ['sort=created_at as an admin', ADMIN, { sort: 'created_at' }, '1 = 1', ['a.created_at', 'a.id'], true],
+    ['sort=-id as an admin', ADMIN, { sort: '-id' }, '1 = 1', ['a.id DESC'], true],
+    ['sort=-updated_at&status=published', ME, { status: 'published', sort: '-updated_at' }, "a.status = 'published'", ['a.updated_at DESC', 'a.id DESC'], true],
+  ])('reads a cursor page 9,000 rows deep (%s) with a keyset predicate from the index: no OFFSET, no sort, same rows as a plain query', async (name, caller, raw, where, order, countIndexOnly) => {
+    const text = (column: string) => (onPostgres && !column.endsWith('.id') ? `CAST(${column} AS text)` : column);
+    const columns = order.map((term) => term.split(' ')[0]);
+    const [position] = await dataSource.query<Array<Record<string, string | number>>>(
+      `SELECT ${columns.map((column, i) => `${text(column)} AS k${i}`).join(', ')} FROM articles a WHERE ${visibleSql(caller)} AND ${where} ORDER BY ${order.join(', ')} LIMIT 1 OFFSET 8999`,
+    );
+    const fingerprint = parseListQuery(raw, ARTICLES_FIELDS).fingerprint;
+    const cursor = encodeCursor(cursorKey(undefined), fingerprint, { direction: 'after', values: columns.map((_, i) => (i === columns.length - 1 ? Number(position[`k${i}`]) : String(position[`k${i}`]))) });
+    let page: Awaited<ReturnType<ArticlesService['list']>> | undefined;
+    const statements = await capture(async () => {
+      page = await app.get(ArticlesService).list(parseListQuery({ ...raw, cursor }, ARTICLES_FIELDS, { prefer: 'count=exact' }), caller);
+    });
+    const want = await expected(caller, where, order.join(', '), 9000);
+    expect(page!.items.map((item) => item.id)).toEqual(want.ids);
+    expect(page!.items).toHaveLength(20);
+    const { rows } = split(statements, 'articles');
+    expect(rows.sql).not.toMatch(/OFFSET/i);
+    plans[`cursor ${name}`] = await expectIndexed(statements, 'articles', 'a', countIndexOnly);
   });
 
   it.each([

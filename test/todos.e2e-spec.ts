@@ -558,7 +558,7 @@ describe('todos (SPEC §5, §6 todos)', () => {
     it('pages with offset/limit: the envelope carries offset, limit, page and size', async () => {
       const res = await list(carol.token, { offset: '2', limit: '2' });
       expect(res.status).toBe(200);
-      expect(Object.keys(res.body).sort()).toEqual(['data', 'limit', 'links', 'offset', 'page', 'size', 'total']);
+      expect(Object.keys(res.body).sort()).toEqual(['data', 'limit', 'links', 'next_cursor', 'offset', 'page', 'prev_cursor', 'size', 'total']);
       expect(res.body).toMatchObject({ offset: 2, limit: 2, page: 2, size: 2, total: 6 });
       expect(ids(res.body)).toEqual([c[2], c[3]]);
       const self = parseHref(linkOf(res.body.links, 'self')!.href);

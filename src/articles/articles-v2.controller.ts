@@ -40,7 +40,7 @@ export class ArticlesV2Controller {
   async list(@ListParams() query: ListQuery, @CurrentUser() caller: AuthUser): Promise<Page<ArticleV2Response>> {
     const page = await this.articles.list(query, caller);
     const items = embedAuthors(page.items, await this.users.summaries(page.items.map((article) => article.author)));
-    return new Page(items, page.total, page.query);
+    return new Page(items, page.total, page.query, page.info);
   }
 
   /** Read an article. */

@@ -77,11 +77,7 @@ export class ArticlesService {
     const page = await findPage(this.articles.createQueryBuilder('a'), query, ARTICLES_FIELDS, (row) => row, ARTICLES_POLICY.visible(caller));
     const withTags = !query.fields || query.fields.includes('tags');
     const tags = withTags ? await this.tagNames(page.items.map((row) => Number(row.id))) : undefined;
-    return new Page(
-      page.items.map((row) => toArticleResponse(row, tags ? (tags.get(Number(row.id)) ?? []) : undefined)),
-      page.total,
-      page.query,
-    );
+    return page.map((row) => toArticleResponse(row, tags ? (tags.get(Number(row.id)) ?? []) : undefined));
   }
 
   /**

@@ -9,9 +9,9 @@ export const API_KEYS_FIELDS = defineFields<ApiKey>()({
     name: { column: 'name', sort: true },
     prefix: { column: 'prefix' },
     scopes: { column: 'scopes' },
-    expires_at: { column: 'expires_at' },
-    last_used_at: { column: 'last_used_at' },
-    created_at: { column: 'created_at', sort: true },
+    expires_at: { column: 'expires_at', range: 'timestamp' },
+    last_used_at: { column: 'last_used_at', range: 'timestamp' },
+    created_at: { column: 'created_at', range: 'timestamp', sort: true },
   },
   links: [],
 });

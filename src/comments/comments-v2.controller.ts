@@ -41,7 +41,7 @@ export class CommentsV2Controller {
   async list(@Param('id', ParseIdPipe) articleId: number, @ListParams() query: ListQuery, @CurrentUser() caller: AuthUser): Promise<Page<CommentV2Response>> {
     const page = await this.comments.list(articleId, query, caller);
     const items = embedAuthors(page.items, await this.users.summaries(page.items.map((comment) => comment.author)));
-    return new Page(items, page.total, page.query);
+    return new Page(items, page.total, page.query, page.info);
   }
 
   /** Read a comment. */

@@ -10,8 +10,8 @@ export const COMMENTS_FIELDS = defineFields<Comment>()({
     body: { column: 'body' },
     article: { column: 'article_id' },
     author: { column: 'author_id', filter: { type: 'int', description: 'Comments by this user id.', example: 2 } },
-    created_at: { column: 'created_at', sort: true },
-    updated_at: { column: 'updated_at' },
+    created_at: { column: 'created_at', range: 'timestamp', sort: true },
+    updated_at: { column: 'updated_at', range: 'timestamp' },
   },
   links: ['article_id', 'author_id'],
 });

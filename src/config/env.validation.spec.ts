@@ -38,6 +38,7 @@ describe('validateEnv', () => {
         PORT: 3000,
         DATABASE_URL: 'sqlite:data/app.sqlite',
         JWT_SECRET: expect.any(String),
+        LIST_CURSOR_SECRET: `jwt:${env.JWT_SECRET}`,
         ACCESS_TOKEN_TTL: 300,
         REFRESH_TOKEN_TTL: 30 * 86_400,
         ADMIN_USERNAME: undefined,
@@ -128,6 +129,7 @@ describe('validateEnv', () => {
         PORT: 8080,
         DATABASE_URL: 'postgres://app:pw@db:5432/app',
         JWT_SECRET: SECRET_32,
+        LIST_CURSOR_SECRET: `jwt:${SECRET_32}`,
         ACCESS_TOKEN_TTL: 600,
         REFRESH_TOKEN_TTL: 3600,
         ADMIN_USERNAME: 'root_admin',
@@ -402,6 +404,23 @@ describe('validateEnv', () => {
     it('refuses a public key of another pair', () => {
       const error = configError({ JWT_PRIVATE_KEY: privatePem, JWT_PUBLIC_KEY: otherPublic });
       expect(error.message).toBe('Invalid configuration: JWT_PUBLIC_KEY does not belong to JWT_PRIVATE_KEY');
+    });
+  });
+
+  describe('LIST_CURSOR_SECRET (list cursors, SPEC §4)', () => {
+    it('is taken as given, else derived from JWT_SECRET, else from the RS256 private key', () => {
+      expect(validateEnv({ LIST_CURSOR_SECRET: 'c'.repeat(40), JWT_SECRET: SECRET_32 }).LIST_CURSOR_SECRET).toBe('c'.repeat(40));
+      expect(validateEnv({ JWT_SECRET: SECRET_32 }).LIST_CURSOR_SECRET).toBe(`jwt:${SECRET_32}`);
+      // two instances with the same JWT_SECRET share the cursor secret; a generated JWT_SECRET is per process
+      expect(validateEnv({ JWT_SECRET: SECRET_32 }).LIST_CURSOR_SECRET).toBe(validateEnv({ JWT_SECRET: SECRET_32 }).LIST_CURSOR_SECRET);
+      expect(validateEnv({}).LIST_CURSOR_SECRET).not.toBe(validateEnv({}).LIST_CURSOR_SECRET);
+    });
+
+    it('must be at least 32 bytes in production when set, without echoing it', () => {
+      const error = configError({ NODE_ENV: 'production', JWT_SECRET: SECRET_32, OAUTH_ISSUER: ISSUER, LIST_CURSOR_SECRET: 'y'.repeat(31) });
+      expectOneLineNaming(error, 'LIST_CURSOR_SECRET');
+      expect(error.message).toBe('Invalid configuration: LIST_CURSOR_SECRET must be at least 32 bytes in production');
+      expect(error.message).not.toContain('y'.repeat(31));
     });
   });
 

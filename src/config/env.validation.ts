@@ -14,6 +14,12 @@ export interface Env {
   DATABASE_URL: string;
   /** HS256 secret for access tokens. Generated per process when unset outside production. */
   JWT_SECRET: string;
+  /**
+   * HMAC secret of list cursors (SPEC §4 keyset paging): LIST_CURSOR_SECRET (at least 32 bytes in
+   * production), else derived from JWT_SECRET when set, else from JWT_PRIVATE_KEY, else the
+   * per-process JWT_SECRET. Every instance behind one load balancer must resolve to the same one.
+   */
+  LIST_CURSOR_SECRET: string;
   /** RS256 key pair (PEM); when both are set, access tokens are RS256 and the public key is at /.well-known/jwks.json. */
   JWT_PRIVATE_KEY?: string;
   JWT_PUBLIC_KEY?: string;
@@ -250,6 +256,11 @@ export function validateEnv(raw: Record<string, unknown>): Env {
   } else if (nodeEnv === 'production' && Buffer.byteLength(secret) < 32) {
     throw new ConfigError('Invalid configuration: JWT_SECRET must be at least 32 bytes in production');
   }
+  const cursorSecret = optional(raw, 'LIST_CURSOR_SECRET');
+  if (cursorSecret !== undefined && nodeEnv === 'production' && Buffer.byteLength(cursorSecret) < 32) {
+    throw new ConfigError('Invalid configuration: LIST_CURSOR_SECRET must be at least 32 bytes in production');
+  }
+  const listCursorSecret = cursorSecret ?? (optional(raw, 'JWT_SECRET') !== undefined ? `jwt:${secret}` : privateKey !== undefined ? `rsa:${privateKey}` : `jwt:${secret}`);
   const logLevel = optional(raw, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info');
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`Invalid configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)})`);
@@ -307,6 +318,7 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     PORT: int(raw, 'PORT', 3000, 0, 65535),
     DATABASE_URL: url,
     JWT_SECRET: secret,
+    LIST_CURSOR_SECRET: listCursorSecret,
     JWT_PRIVATE_KEY: privateKey,
     JWT_PUBLIC_KEY: publicKey,
     ACCESS_TOKEN_TTL: int(raw, 'ACCESS_TOKEN_TTL', 300, 1, 86_400),

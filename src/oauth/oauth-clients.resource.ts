@@ -11,8 +11,8 @@ export const OAUTH_CLIENTS_FIELDS = defineFields<OAuthClient>()({
     redirect_uris: { column: 'redirect_uris' },
     scopes: { column: 'scopes' },
     confidential: { column: 'confidential' },
-    created_at: { column: 'created_at', sort: true },
-    updated_at: { column: 'updated_at' },
+    created_at: { column: 'created_at', range: 'timestamp', sort: true },
+    updated_at: { column: 'updated_at', range: 'timestamp' },
   },
   links: [],
 });

@@ -12,8 +12,8 @@ export const OAUTH_GRANTS_FIELDS = defineFields<OAuthGrant>()({
     client_id: { column: 'oauth_client_id' },
     client_name: { column: 'oauth_client_id' },
     scopes: { column: 'scopes' },
-    created_at: { column: 'created_at', sort: true },
-    last_used_at: { column: 'last_used_at', sort: true },
+    created_at: { column: 'created_at', range: 'timestamp', sort: true },
+    last_used_at: { column: 'last_used_at', range: 'timestamp', sort: true },
   },
   links: [],
 });

@@ -35,7 +35,7 @@ export class OAuthGrantsService {
     const page = await findPage(this.grants.createQueryBuilder('g').where('g.user_id = :me', { me: caller.id }), query, OAUTH_GRANTS_FIELDS, (row) => row);
     const ids = [...new Set(page.items.map((row) => Number(row.oauth_client_id)).filter((id) => id > 0))];
     const clients = new Map((ids.length ? await this.clients.findBy({ id: In(ids) }) : []).map((client) => [client.id, client]));
-    return new Page(page.items.map((row) => toGrantResponse(row, clients.get(Number(row.oauth_client_id)))), page.total, page.query);
+    return page.map((row) => toGrantResponse(row, clients.get(Number(row.oauth_client_id))));
   }
 
   /** One of the caller's grants. @throws 404 when it is not one of theirs. */

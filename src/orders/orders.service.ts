@@ -76,11 +76,7 @@ export class OrdersService {
     const page = await findPage(this.dataSource.getRepository(Order).createQueryBuilder('o'), query, ORDERS_FIELDS, (row) => row, ORDERS_POLICY.visible(caller));
     const ids = page.items.map((row) => Number(row.id));
     const items = !query.fields || query.fields.includes('items') ? await this.itemsOf(this.dataSource.manager, ids) : new Map<number, OrderItem[]>();
-    return new Page(
-      page.items.map((row) => toOrderResponse(row, items.get(Number(row.id)))),
-      page.total,
-      page.query,
-    );
+    return page.map((row) => toOrderResponse(row, items.get(Number(row.id))));
   }
 
   /**

@@ -7,8 +7,8 @@ export const TAGS_FIELDS = defineFields<Tag>()({
   alias: 'g',
   fields: {
     name: { column: 'name', sort: true, filter: { type: 'string', description: 'The tag with this name (compared case-insensitively).', example: 'nestjs' } },
-    created_at: { column: 'created_at', sort: true },
-    updated_at: { column: 'updated_at' },
+    created_at: { column: 'created_at', range: 'timestamp', sort: true },
+    updated_at: { column: 'updated_at', range: 'timestamp' },
   },
   links: ['name'],
 });

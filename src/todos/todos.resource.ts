@@ -11,8 +11,8 @@ export const TODOS_FIELDS = defineFields<Todo>()({
     content: { column: 'content' },
     status: { column: 'status', sort: true, filter: { type: 'enum', values: TODO_STATUSES, description: 'Todos in this status.', example: 'done' } },
     owner: { column: 'owner_id', filter: { type: 'int', description: 'Todos of this user id (admins; others only ever see their own).', example: 1 } },
-    created_at: { column: 'created_at', sort: true },
-    updated_at: { column: 'updated_at', sort: true },
+    created_at: { column: 'created_at', range: 'timestamp', sort: true },
+    updated_at: { column: 'updated_at', range: 'timestamp', sort: true },
   },
   links: ['owner_id'],
 });

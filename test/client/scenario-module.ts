@@ -5,7 +5,7 @@
 export interface ScenarioSummary {
   tags: string[];
   articles: Record<'first' | 'second' | 'draft', { id: number }>;
-  lists: Record<'nestjsPublished' | 'published' | 'anyOfTags' | 'mineByTitle', { data: { id: number }[]; total: number }>;
+  lists: Record<'nestjsPublished' | 'published' | 'anyOfTags' | 'mineByTitle', { data: { id: number }[]; total?: number }>;
   validationError: { error: string; code: string; details?: { field: string; message: string }[]; request_id: string };
 }
 

@@ -221,7 +221,7 @@ export class ResponseValidator {
     const resolved = this.resolve(schema);
     const properties = resolved.properties as Record<string, Schema> | undefined;
     const items = properties?.data?.type === 'array' ? (properties.data.items as Schema) : undefined;
-    if (items && Array.isArray(resolved.required) && resolved.required.includes('links') && resolved.required.includes('total')) {
+    if (items && Array.isArray(resolved.required) && resolved.required.includes('links') && resolved.required.includes('size')) {
       return { ...resolved, properties: { ...properties, data: { ...properties!.data, items: this.sparse(items, requested) } } };
     }
     return { ...resolved, required: ((resolved.required as string[] | undefined) ?? []).filter((name) => requested.includes(name)) };

@@ -1,6 +1,7 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, HttpCode, SetMetadata } from '@nestjs/common';
-import { ApiExtension, ApiQuery } from '@nestjs/swagger';
-import { DEFAULT_PAGE_SIZE, MAX_FILTER_INT, MAX_OFFSET, MAX_PAGE, MAX_PAGE_SIZE, type ListQuery, type ListSpec } from '../list/list-query.js';
+import { ApiExtension, ApiHeader, ApiQuery } from '@nestjs/swagger';
+import { ESTIMATE_THRESHOLD } from '../list/find-page.js';
+import { DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_FILTER_INT, MAX_OFFSET, MAX_PAGE, MAX_PAGE_SIZE, RANGE_OPERATORS, type ListQuery, type ListSpec } from '../list/list-query.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { LOCATION_EXTENSION } from '../openapi/complete-document.js';
 
@@ -26,10 +27,14 @@ export function sortPattern(fields: string[]): string {
   return `^(?!(?:.*,)?-?${field}(?:,.*)?,-?\\1(?:,|$))-?${field}(,-?${field})*$`;
 }
 
+/** The shape of a cursor, for the documents (its signature is not the server's: opaque to clients). */
+const CURSOR_EXAMPLE = 'eyJmIjoiV3BuWE85LUhaVVJvSUwyZkZGeGt0RiIsImQiOiJhIiwidiI6WyIyMDI2LTExLTIxIDEwOjE1OjAwLjAwMCIsNDJdfQ.8tsv5NJQwpMZf5PNVjB1bqeL6_VCIDryJ8oJWu7q6dY';
+
 /**
  * Marks a collection GET (SPEC §4): the interceptor parses the list grammar of the resource's
  * field table `spec` (400 on a bad parameter) and wraps the returned `Page` in the envelope.
- * Documents every query parameter.
+ * Documents every query parameter (paging, `cursor`, `sort`, filters, range filters, `fields`) and
+ * the `Prefer` header.
  */
 export function ListOperation(spec: ListSpec) {
   const sortValues = Object.keys(spec.sortable).flatMap((f) => [f, `-${f}`]);
@@ -39,6 +44,12 @@ export function ListOperation(spec: ListSpec) {
     ApiQuery({ name: 'size', required: false, description: `Page size, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}). Paging style "page": not combinable with offset/limit (→ 400). Given once; not an integer or out of range → 400.`, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, example: 20 } }),
     ApiQuery({ name: 'offset', required: false, description: `Items to skip, 0-${MAX_OFFSET} (default 0). Paging style "offset": not combinable with page/size (offset or limit together with page or size → 400); the envelope then also carries offset and limit. Given once; not an integer or out of range → 400.`, schema: { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_OFFSET, example: 0 } }),
     ApiQuery({ name: 'limit', required: false, description: `Items to return, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}). Paging style "offset": not combinable with page/size (→ 400). Given once; not an integer or out of range → 400.`, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, example: 20 } }),
+    ApiQuery({
+      name: 'cursor',
+      required: false,
+      description: `Keyset paging: the \`next_cursor\` or \`prev_cursor\` of a previous page of this list, with the same sort and filters (\`size\` or \`limit\` may change). Opaque and signed: a modified cursor, or one issued for other sort or filter parameters → 400 naming \`cursor\`; together with \`page\` or \`offset\` → 400. Walking \`next_cursor\` from the first page visits every matching item exactly once, even while items are added or removed; the default count is then \`none\`.`,
+      schema: { type: 'string', minLength: 1, maxLength: MAX_CURSOR_LENGTH, pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{43}$', example: CURSOR_EXAMPLE },
+    }),
     ApiQuery({
       name: 'sort',
       required: false,
@@ -68,7 +79,23 @@ export function ListOperation(spec: ListSpec) {
         explode: true,
       }),
     ),
+    ...Object.entries(spec.ranges ?? {}).flatMap(([name, range]) =>
+      Object.entries(RANGE_OPERATORS).map(([op, sql]) =>
+        ApiQuery({
+          name: `${name}[${op}]`,
+          required: false,
+          description: `Range filter: items whose \`${name}\` is ${sql} the value (items without one never match). Given once; combinable with the other filters (all must hold). ${range.type === 'int' ? 'An integer' : 'An ISO 8601 date-time with a time zone'}; anything else → 400.`,
+          schema: range.type === 'int' ? { type: 'integer', format: 'int32', minimum: -MAX_FILTER_INT - 1, maximum: MAX_FILTER_INT, example: 18 } : { type: 'string', format: 'date-time', example: '2026-11-21T10:15:00Z' },
+        }),
+      ),
+    ),
     fieldsQuery(spec.selectable),
+    ApiHeader({
+      name: 'Prefer',
+      required: false,
+      description: `RFC 7240 \`count=exact\` (the default with page/offset), \`count=estimated\` (on PostgreSQL the planner's estimate when it exceeds ${ESTIMATE_THRESHOLD} items, else exact; exact on SQLite) or \`count=none\` (no \`total\`, no count query; the default with \`cursor\`). Other preferences (\`respond-async, count=none\`) and unknown values are ignored rather than refused (RFC 7240 §2); \`Preference-Applied\` says what was done.`,
+      schema: { type: 'string', enum: ['count=exact', 'count=estimated', 'count=none'], example: 'count=estimated' },
+    }),
   );
 }
 

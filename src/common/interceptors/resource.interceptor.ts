@@ -4,11 +4,12 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { map, type Observable } from 'rxjs';
 import { OPERATION_QUERY, PARSED_LIST_QUERY, type OperationQuery } from '../decorators/operation.decorators.js';
+import type { Env } from '../../config/env.validation.js';
+import { cursorKey } from '../list/cursor.js';
 import { parseListQuery, parseReadQuery, rejectQuery } from '../list/list-query.js';
 import { type Link, Page, pickFields, toEnvelope } from '../list/page.js';
 import { serveAsVersion, versionOfPath } from '../versioning/api-versions.js';
 import { parseEntityTags, responseTag, withPreconditions } from '../writes/preconditions.js';
-import type { Env } from '../../config/env.validation.js';
 
 /** Methods whose resource writes evaluate `If-Match` (RFC 9110 §13.1.1). */
 const CONDITIONAL_WRITES = new Set(['PUT', 'PATCH', 'DELETE']);
@@ -18,8 +19,11 @@ const AUTHENTICATED_VARY = ['Authorization', 'Cookie', 'Accept'];
 
 /**
  * Shapes every controller response by the operation's declared query grammar (SPEC §4, §5):
- * - list: parses the list query before the handler (400 on a bad parameter) and turns the
- *   returned {@link Page} into `{data, page, size, total, links}`, applying `fields` to each item;
+ * - list: parses the list query before the handler (400 on a bad parameter; cursors checked with
+ *   the key derived from LIST_CURSOR_SECRET, `Prefer: count=…` read) and turns the returned
+ *   {@link Page} into `{data, page, size, total, next_cursor, prev_cursor, links}`, applying
+ *   `fields` to each item; answers `Preference-Applied: count=…` (the count it applied) and
+ *   `Vary: Prefer`;
  * - read: accepts only `fields` and applies it;
  * - create: sets `Location` to the created object's `self` link;
  * - protocol (OAuth authorize): the handler reads its own query;
@@ -40,6 +44,7 @@ const AUTHENTICATED_VARY = ['Authorization', 'Cookie', 'Accept'];
 @Injectable()
 export class ResourceInterceptor implements NestInterceptor {
   private readonly operations = new Map<Function, OperationQuery | null>();
+  private readonly cursorKey: Buffer;
 
   private readonly requireIfMatch: boolean;
 
@@ -47,6 +52,7 @@ export class ResourceInterceptor implements NestInterceptor {
     private readonly reflector: Reflector,
     @Optional() config?: ConfigService<Env, true>,
   ) {
+    this.cursorKey = cursorKey(config?.get('LIST_CURSOR_SECRET', { infer: true }));
     this.requireIfMatch = config?.get('REQUIRE_IF_MATCH', { infer: true }) === true;
   }
 
@@ -78,12 +84,15 @@ export class ResourceInterceptor implements NestInterceptor {
       return result;
     };
     if (operation?.kind === 'list') {
-      const parsed = parseListQuery(query, operation.spec);
+      const parsed = parseListQuery(query, operation.spec, { key: this.cursorKey, path, prefer: req.headers.prefer });
       req[PARSED_LIST_QUERY] = parsed;
       return handled().pipe(
         map((result: unknown) => {
           if (!(result instanceof Page)) return result;
-          const envelope = toEnvelope(result, path);
+          res.setHeader('Preference-Applied', `count=${result.info.counted}`);
+          const vary = res.getHeader('Vary');
+          if (!/(^|,)\s*(prefer|\*)\s*(,|$)/i.test(String(vary ?? ''))) res.setHeader('Vary', vary ? `${String(vary)}, Prefer` : 'Prefer');
+          const envelope = toEnvelope(result, path, this.cursorKey);
           if (parsed.fields) envelope.data = envelope.data.map((item) => pickFields(item as object, parsed.fields!));
           return envelope;
         }),

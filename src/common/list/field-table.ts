@@ -1,4 +1,4 @@
-import type { FilterSpec, ListSpec } from './list-query.js';
+import type { FilterSpec, ListSpec, RangeSpec } from './list-query.js';
 
 type ColumnValue = string | number | boolean | bigint | Date | null | undefined;
 
@@ -21,6 +21,9 @@ type Raw<T> = T extends Date ? Date | string : T extends boolean ? boolean | num
 export type Row<E, L extends ColumnOf<E> = never> = { readonly [K in ColumnOf<E> as K extends L | 'id' ? K : never]: Raw<E[K]> } & {
   readonly [K in ColumnOf<E>]?: Raw<E[K]>;
 };
+
+/** How the values of a range filter are parsed: an integer, or an ISO 8601 timestamp with a zone. */
+export type RangeType = 'int' | 'timestamp';
 
 /** How a filter's values are parsed: an integer (ids, numbers), free text, or one of `values`. */
 type FilterType = { type: 'enum'; values: readonly string[] } | { type: 'int' | 'string'; values?: never };
@@ -46,11 +49,13 @@ export type ConditionFilter = FieldFilter & { condition: (param: string) => stri
  *   other rows (an article's `tags`, an order's `items`) or a filter with its own condition;
  * - `sort`: may be named in `sort` (needs a column);
  * - `filter`: an equality filter of the same name (or a {@link ConditionFilter} without column);
+ * - `range`: the field is ordered and takes the range filters `field[gte]`, `[gt]`, `[lte]`, `[lt]`,
+ *   their values parsed as this type (needs a column);
  * - `select`: may be named in `fields` (default true; false for a filter that is no field).
  */
 export type FieldDef<E> =
-  | { column: ColumnOf<E>; sort?: boolean; filter?: FieldFilter; select?: boolean }
-  | { column: null; sort?: never; filter?: ConditionFilter; select?: boolean };
+  | { column: ColumnOf<E>; sort?: boolean; filter?: FieldFilter; range?: RangeType; select?: boolean }
+  | { column: null; sort?: never; filter?: ConditionFilter; range?: never; select?: boolean };
 
 /**
  * A resource's field table, checked by the compiler against entity `E`, with the lookups the list
@@ -97,7 +102,8 @@ function ordered(kind: string, declared: string[], order: readonly string[] | un
  * A column that is no property of the entity, a sortable field without a column, an enum filter
  * without values or a link column of another table is a compile error.
  * Returns the table with the lookups the grammar reads: `sortable` (`id` first; name →
- * `alias.column`), `filters` (name → spec with `alias.column`), `selectable`, `columns` (field →
+ * `alias.column`), `filters` (name → spec with `alias.column`), `ranges` (name → type and
+ * `alias.column`), `selectable`, `columns` (field →
  * columns to select), `always` (= `links`).
  * @throws Error at import time when `order` does not name exactly the sortable or filter entries.
  */
@@ -117,8 +123,10 @@ export function defineFields<E>() {
       const parsed = { type, description, example, ...(values !== undefined && { values }) };
       filters[name] = def.column === null ? { ...parsed, condition: (def.filter as ConditionFilter).condition } : { ...parsed, column: `${alias}.${def.column}` };
     }
+    const ranges: Record<string, RangeSpec> = {};
+    for (const [name, def] of entries) if (def.column !== null && def.range) ranges[name] = { type: def.range, column: `${alias}.${def.column}` };
     const selectable = entries.filter(([, def]) => def.select !== false).map(([name]) => name);
     const columns = Object.fromEntries(selectable.map((name) => [name, field(name).column === null ? [] : [field(name).column as string]]));
-    return { alias, sortable, filters, selectable, columns, always: [...input.links] };
+    return { alias, sortable, filters, ranges, selectable, columns, always: [...input.links] };
   };
 }

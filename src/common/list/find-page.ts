@@ -1,7 +1,14 @@
 import { Brackets, type ObjectLiteral, type SelectQueryBuilder, type WhereExpressionBuilder } from 'typeorm';
 import type { ColumnOf, FieldTable, Row } from './field-table.js';
-import type { ListQuery, ListSpec } from './list-query.js';
+import type { CursorValue } from './cursor.js';
+import { type CountMode, type ListQuery, type ListSpec, RANGE_OPERATORS, type SortKey } from './list-query.js';
 import { Page } from './page.js';
+
+/**
+ * Above this many rows (the planner's estimate), `Prefer: count=estimated` answers the PostgreSQL
+ * planner's estimate instead of counting; at or below it, and on SQLite, the count is exact.
+ */
+export const ESTIMATE_THRESHOLD = 10_000;
 
 /** A value a visibility scope or an equality filter accepts: one value, or any of several. */
 export type ScopeValue = string | number | ReadonlyArray<string | number>;
@@ -99,6 +106,67 @@ function nullable<E extends ObjectLiteral>(qb: SelectQueryBuilder<E>, alias: str
   return metadata?.findColumnWithDatabaseName(name)?.isNullable ?? true;
 }
 
+/** Whether `column` (`alias.name`) of the query's main table is a timestamp (its cursor values and range bounds travel as text). */
+function timestamp<E extends ObjectLiteral>(qb: SelectQueryBuilder<E>, column: string): boolean {
+  const [, name] = column.split('.');
+  const metadata = qb.expressionMap.mainAlias?.hasMetadata ? qb.expressionMap.mainAlias.metadata : undefined;
+  const type = metadata?.findColumnWithDatabaseName(name ?? '')?.type;
+  return type === 'timestamptz' || type === 'datetime' || type === 'timestamp';
+}
+
+/**
+ * A timestamp bound (ISO 8601 UTC) as the database compares it: PostgreSQL casts the text to
+ * `timestamptz`; SQLite stores TypeORM's UTC text `YYYY-MM-DD HH:MM:SS.SSS`, compared as text.
+ */
+function timestampParam(postgres: boolean, name: string): string {
+  return postgres ? `CAST(:${name} AS timestamptz)` : `:${name}`;
+}
+
+function sqliteTimestamp(iso: string): string {
+  return iso.replace('T', ' ').replace('Z', '');
+}
+
+/** The sort keys read in the other direction (NULL stays the largest value: `NULLS FIRST` ↔ `NULLS LAST`). */
+function reversed(keys: readonly SortKey[]): SortKey[] {
+  return keys.map((key) => ({ ...key, direction: key.direction === 'ASC' ? 'DESC' : 'ASC' }));
+}
+
+/**
+ * The keyset predicate "comes after the row with sort-key `values`" in the order of `keys` (NULL
+ * the largest value; `id`, never null, last), with its parameters. When every key has the same
+ * direction, no column is nullable and no value is null, one row-value comparison
+ * `(c1, …, id) > (:k0, …)` that an index `(c1, …, id)` answers as a range; else the expansion
+ * `c1 > v1 OR (c1 = v1 AND c2 > v2) OR …` with the NULL cases spelled out.
+ */
+export function keysetSql(keys: readonly SortKey[], values: readonly CursorValue[], isNullable: (column: string) => boolean, isTimestamp: (column: string) => boolean, postgres: boolean): { sql: string; params: Record<string, unknown> } {
+  const params: Record<string, unknown> = {};
+  const param = (i: number) => {
+    params[`k_${i}`] = values[i];
+    return isTimestamp(keys[i].column) ? timestampParam(postgres, `k_${i}`) : `:k_${i}`;
+  };
+  const sameDirection = keys.every((key) => key.direction === keys[0].direction);
+  if (sameDirection && keys.every((key, i) => !isNullable(key.column) && values[i] !== null)) {
+    const op = keys[0].direction === 'ASC' ? '>' : '<';
+    if (keys.length === 1) return { sql: `${keys[0].column} ${op} ${param(0)}`, params };
+    return { sql: `(${keys.map((key) => key.column).join(', ')}) ${op} (${keys.map((_, i) => param(i)).join(', ')})`, params };
+  }
+  const branches: string[] = [];
+  const equal: string[] = [];
+  keys.forEach((key, i) => {
+    const value = values[i];
+    const nullable = isNullable(key.column);
+    let after: string | undefined;
+    if (key.direction === 'ASC') {
+      if (value !== null) after = nullable ? `(${key.column} > ${param(i)} OR ${key.column} IS NULL)` : `${key.column} > ${param(i)}`;
+    } else {
+      after = value === null ? `${key.column} IS NOT NULL` : `${key.column} < ${param(i)}`;
+    }
+    if (after) branches.push([...equal, after].join(' AND '));
+    equal.push(value === null ? `${key.column} IS NULL` : `${key.column} = ${param(i)}`);
+  });
+  return { sql: branches.length > 0 ? `(${branches.map((branch) => `(${branch})`).join(' OR ')})` : '1 = 0', params };
+}
+
 /**
  * Runs one page of a list (SPEC §4) on a query builder of the resource's table, in SQL that an
  * index can serve:
@@ -106,19 +174,27 @@ function nullable<E extends ObjectLiteral>(qb: SelectQueryBuilder<E>, alias: str
  *   an admin). They are combined with the equality filters into the narrowest equivalent
  *   predicate ({@link narrowScopes}), so a filter that already decides visibility
  *   (`status=published`) leaves a plain `status = 'published'` and no `OR`; conditions already on
- *   `qb` (e.g. the parent article of comments) and custom filter conditions (tags) are ANDed.
+ *   `qb` (e.g. the parent article of comments), custom filter conditions (tags) and the range
+ *   filters (`column >= :bound`, timestamps compared as the database stores them) are ANDed.
  *   A filter that excludes every visible row answers an empty page without a query.
- * - Selects only the columns the response needs (those of the requested `fields`, `id` and the
- *   spec's `always` columns).
+ * - Selects only the columns the response needs (those of the requested `fields`, `id`, the
+ *   spec's `always` columns) plus the sort keys, whose values make the page's cursors.
  * - Orders by the sort keys, `id` last (in the direction of the first key, see
  *   {@link parseListQuery}); `NULLS LAST`/`NULLS FIRST` (nulls sort as the largest value) only on
  *   nullable columns, so a `(filter columns…, sort column, id)` index serves the order read
  *   forwards or backwards on both databases.
+ * - Position: `OFFSET` for page/offset paging; for a cursor the keyset predicate
+ *   ({@link keysetSql}) past the cursor's row, read forwards (`after`) or in the reversed order
+ *   (`before`, rows then turned back), so a deep page costs what the first does. One row more
+ *   than the page is read to know whether another page follows.
  * - The page's ids are chosen by an inner query that reads only the index (filter, sort and id
  *   columns); the wide columns are fetched for those rows alone, so a deep `offset` skips index
  *   entries rather than rows.
- * - `total` is exact: `COUNT(*)` of the one scope, or the sum of the counts of disjoint pieces
- *   (each scope minus the ones before it), each of which an index on its columns answers alone.
+ * - `total` by `query.count`: `exact` is `COUNT(*)` of the one scope, or the sum of the counts of
+ *   disjoint pieces (each scope minus the ones before it), each of which an index on its columns
+ *   answers alone; `estimated` is, on PostgreSQL, the planner's row estimate of the same pieces
+ *   (`EXPLAIN`) when above {@link ESTIMATE_THRESHOLD}, else exact (always exact on SQLite);
+ *   `none` runs no count and leaves `total` undefined. The page says what it applied.
  * `table` is the resource's field table on the entity of `qb`; `map` turns each raw row (keys:
  * column names; `id` and the table's link columns always present, typed {@link Row}) into the
  * response object. Returns a {@link Page}.
@@ -132,6 +208,7 @@ export async function findPage<E extends ObjectLiteral, L extends ColumnOf<E>, T
 ): Promise<Page<T>> {
   const spec: ListSpec = table;
   const alias = spec.alias;
+  const postgres = qb.connection.options.type === 'postgres';
   const equality: Conditions = new Map();
   for (const [name, values] of Object.entries(query.filters)) {
     const filter = spec.filters[name];
@@ -139,39 +216,95 @@ export async function findPage<E extends ObjectLiteral, L extends ColumnOf<E>, T
     if (filter.condition) qb.andWhere(filter.condition(param), { [param]: values });
     else equality.set(filter.column, [...(equality.get(filter.column) ?? values)].filter((value) => values.includes(value)));
   }
+  query.ranges.forEach((range, i) => {
+    const param = `r_${i}`;
+    const bound = range.type === 'timestamp' ? timestampParam(postgres, param) : `:${param}`;
+    const value = range.type === 'timestamp' && !postgres ? sqliteTimestamp(String(range.value)) : range.value;
+    qb.andWhere(`${range.column} ${RANGE_OPERATORS[range.op]} ${bound}`, { [param]: value });
+  });
   const scopes = narrowScopes(visible, equality);
-  if (scopes.length === 0) return new Page([], 0, query);
+  if (scopes.length === 0) {
+    return new Page([], query.count === 'none' ? undefined : 0, query, { counted: query.count === 'none' ? 'none' : 'exact', hasNext: false, hasPrev: false });
+  }
 
-  const counts = scopes.map((scope, i) => {
-    const piece = qb.clone().select('COUNT(*)', 'count').orderBy();
+  const pieces = scopes.map((scope, i) => {
+    const piece = qb.clone().orderBy();
     whereAnyScope(piece, [scope], 'v0');
     for (let j = 0; j < i; j++) {
       const before = scopeSql(scopes[j], `x${j}`);
       piece.andWhere(`(${before.sql}) IS NOT TRUE`, before.params);
     }
-    return piece.getRawOne<{ count: string | number }>();
+    return piece;
   });
+  const exactCount = async () => {
+    const counts = await Promise.all(pieces.map((piece) => piece.clone().select('COUNT(*)', 'count').getRawOne<{ count: string | number }>()));
+    return counts.reduce((sum, count) => sum + Number(count?.count ?? 0), 0);
+  };
+  const estimatedCount = async () => {
+    let sum = 0;
+    for (const piece of pieces) {
+      const [sql, params] = piece.clone().select('1', 'one').getQueryAndParameters();
+      const plan = await qb.connection.query<Array<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
+      sum += Number(plan[0]['QUERY PLAN'][0].Plan['Plan Rows']);
+    }
+    return sum;
+  };
+  const count = async (): Promise<{ total: number | undefined; counted: CountMode }> => {
+    if (query.count === 'none') return { total: undefined, counted: 'none' };
+    if (query.count === 'estimated' && postgres) {
+      const estimate = await estimatedCount();
+      if (estimate > ESTIMATE_THRESHOLD) return { total: Math.round(estimate), counted: 'estimated' };
+    }
+    return { total: await exactCount(), counted: 'exact' };
+  };
 
+  const forward = query.cursor?.direction !== 'before';
+  const keys = forward ? query.sort : reversed(query.sort);
+  const isNullable = (column: string) => nullable(qb, alias, column);
+  const isTimestamp = (column: string) => timestamp(qb, column);
   const ids = qb.clone().select(`${alias}.id`, 'id').orderBy();
   whereAnyScope(ids, scopes, 'v');
+  if (query.cursor) {
+    const keyset = keysetSql(keys, query.cursor.values, isNullable, isTimestamp, postgres);
+    ids.andWhere(keyset.sql, keyset.params);
+  }
   const order = (builder: SelectQueryBuilder<E>) => {
     builder.orderBy();
-    for (const key of query.sort) {
-      if (nullable(qb, alias, key.column)) builder.addOrderBy(key.column, key.direction, key.direction === 'ASC' ? 'NULLS LAST' : 'NULLS FIRST');
+    for (const key of keys) {
+      if (isNullable(key.column)) builder.addOrderBy(key.column, key.direction, key.direction === 'ASC' ? 'NULLS LAST' : 'NULLS FIRST');
       else builder.addOrderBy(key.column, key.direction);
     }
     return builder;
   };
-  order(ids).offset(query.offset).limit(query.limit);
+  order(ids).limit(query.limit + 1);
+  if (query.style !== 'cursor') ids.offset(query.offset);
 
   const columns = new Set(['id', ...spec.always]);
   for (const field of query.fields ?? spec.selectable) for (const column of spec.columns[field] ?? []) columns.add(column);
   const rowsQb = qb.clone().select(`${alias}.id`, 'id');
   for (const column of columns) if (column !== 'id') rowsQb.addSelect(`${alias}.${column}`, column);
+  query.sort.forEach((key, i) => rowsQb.addSelect(postgres && isTimestamp(key.column) ? `CAST(${key.column} AS text)` : key.column, `__k${i}`));
   rowsQb.where(`${alias}.id IN (${ids.getQuery()})`).setParameters(ids.getParameters());
   order(rowsQb);
 
-  const [rows, ...pieceCounts] = await Promise.all([rowsQb.getRawMany<Row<E, L>>(), ...counts]);
-  const total = pieceCounts.reduce((sum, count) => sum + Number(count?.count ?? 0), 0);
-  return new Page(rows.map(map), total, query);
+  const [fetched, counted] = await Promise.all([rowsQb.getRawMany<Record<string, unknown>>(), count()]);
+  const more = fetched.length > query.limit;
+  const rows = fetched.slice(0, query.limit);
+  if (!forward) rows.reverse();
+  const positions = rows.map((row) =>
+    query.sort.map((_, i) => {
+      const value = row[`__k${i}`];
+      delete row[`__k${i}`];
+      return value === null || value === undefined ? null : typeof value === 'number' ? value : String(value);
+    }),
+  );
+  const hasNext = forward ? more : rows.length > 0;
+  const hasPrev = forward ? rows.length > 0 && (query.cursor !== undefined || query.offset > 0) : more;
+  return new Page((rows as unknown as Array<Row<E, L>>).map(map), counted.total, query, {
+    counted: counted.counted,
+    hasNext,
+    hasPrev,
+    first: positions[0],
+    last: positions[positions.length - 1],
+  });
 }

@@ -51,7 +51,7 @@ describe('parseListQuery', () => {
   describe('defaults', () => {
     it('pages with page 1, size 20, sorted by id ascending, no filters, all fields', () => {
       const query = parseListQuery({}, SPEC);
-      expect(query).toEqual({ style: 'page', page: 1, size: 20, offset: 0, limit: 20, sort: [ID_ASC], filters: {}, fields: undefined });
+      expect(query).toEqual({ style: 'page', page: 1, size: 20, offset: 0, limit: 20, sort: [ID_ASC], filters: {}, fields: undefined, ranges: [], count: 'exact', fingerprint: expect.any(String) });
       expect(query.fields).toBeUndefined();
     });
 
@@ -137,6 +137,9 @@ describe('parseListQuery', () => {
         sort: [ID_ASC],
         filters: {},
         fields: undefined,
+        ranges: [],
+        count: 'exact',
+        fingerprint: expect.any(String),
       });
       expect(parseListQuery({ offset: '45', limit: '20' }, SPEC)).toMatchObject({ style: 'offset', offset: 45, limit: 20, page: 3, size: 20 });
       expect(parseListQuery({ offset: '19', limit: '20' }, SPEC)).toMatchObject({ page: 1 });
@@ -299,6 +302,9 @@ describe('parseListQuery', () => {
         sort: [{ field: 'title', column: 'w.title', direction: 'DESC' }, { ...ID_ASC, direction: 'DESC' }],
         filters: { status: ['closed'] },
         fields: undefined,
+        ranges: [],
+        count: 'exact',
+        fingerprint: expect.any(String),
       });
     });
 

@@ -1,5 +1,6 @@
 import { badRequest, type ErrorDetail } from '../errors/api-exception.js';
 import { parsePositiveInt } from '../pipes/parse-id.pipe.js';
+import { type Cursor, cursorKey, decodeCursor, fingerprint } from './cursor.js';
 
 /** One filter of a list (SPEC §4 equality filters): how its values are parsed, what it compares. */
 export type FilterSpec = {
@@ -36,6 +37,8 @@ export interface ListSpec {
   /** Sort key → `alias.column`; `id` first. */
   sortable: Readonly<Record<string, string>>;
   filters: Readonly<Record<string, FilterSpec>>;
+  /** Ordered fields taking the range filters `field[gte]`, `[gt]`, `[lte]`, `[lt]` (none when absent). */
+  ranges?: Readonly<Record<string, RangeSpec>>;
   /** Fields of the response object that `fields` may name (besides `id`), in documented order. */
   selectable: readonly string[];
   /** Query-builder alias of the table, e.g. `t`. */
@@ -48,6 +51,29 @@ export interface ListSpec {
   always: readonly string[];
 }
 
+/** An ordered field's range filters: how values parse, which column they compare. */
+export interface RangeSpec {
+  type: 'int' | 'timestamp';
+  /** `alias.column`. */
+  column: string;
+}
+
+/** The range operators (SPEC §4) and their SQL comparison. */
+export const RANGE_OPERATORS = { gte: '>=', gt: '>', lte: '<=', lt: '<' } as const;
+export type RangeOperator = keyof typeof RANGE_OPERATORS;
+
+/** One range condition of a list query: `field[op]=value`; timestamps as ISO 8601 UTC text. */
+export interface RangeFilter {
+  field: string;
+  op: RangeOperator;
+  column: string;
+  type: RangeSpec['type'];
+  value: number | string;
+}
+
+/** How `total` is computed (RFC 7240 `Prefer: count=…`): exactly, from the planner above a threshold, or not at all. */
+export type CountMode = 'exact' | 'estimated' | 'none';
+
 export interface SortKey {
   field: string;
   column: string;
@@ -59,7 +85,18 @@ export interface SortKey {
  * set; `style` says which one the caller used, so links repeat it.
  */
 export interface ListQuery {
-  style: 'page' | 'offset';
+  /** `cursor`: keyset paging from {@link ListQuery.cursor}; page size from `size` or `limit` ({@link ListQuery.sizeParam}). */
+  style: 'page' | 'offset' | 'cursor';
+  /** Which parameter gave the page size of a cursor page (links repeat it). */
+  sizeParam?: 'size' | 'limit';
+  /** The decoded position of a cursor page. */
+  cursor?: Cursor;
+  /** The {@link fingerprint} of sort and filters: cursors of this query carry it. */
+  fingerprint: string;
+  /** Range filters (`field[gte]=…`), all of which must hold. */
+  ranges: RangeFilter[];
+  /** The count the caller asked for (`Prefer: count=…`), or the default of its paging style. */
+  count: CountMode;
   page: number;
   size: number;
   offset: number;
@@ -83,7 +120,79 @@ export const MAX_PAGE = 1_000_000_000;
 export const MAX_OFFSET = 2_000_000_000;
 export const MAX_FILTER_INT = 2_147_483_647;
 
-const PAGING = ['page', 'size', 'offset', 'limit'];
+const PAGING = ['page', 'size', 'offset', 'limit', 'cursor'];
+
+/** Largest accepted `cursor` length (characters). */
+export const MAX_CURSOR_LENGTH = 4200;
+
+/** What {@link parseListQuery} needs besides the query string. */
+export interface ListContext {
+  /** HMAC key of cursors ({@link cursorKey}); a per-process key when absent. */
+  key?: Buffer;
+  /** The collection path (`/v1/todos`): a cursor is bound to it. */
+  path?: string;
+  /** The request's `Prefer` header(s) (RFC 7240). */
+  prefer?: string | string[];
+}
+
+/**
+ * The `count` preference of RFC 7240 `Prefer` header(s): `exact`, `estimated` or `none`, or
+ * undefined when absent or of another value (a preference the server does not understand is
+ * ignored, RFC 7240 §2). Other preferences are ignored; the first `count` wins.
+ */
+export function preferredCount(prefer: string | string[] | undefined): CountMode | undefined {
+  const texts = Array.isArray(prefer) ? prefer : prefer === undefined ? [] : [prefer];
+  for (const text of texts) {
+    for (const item of text.split(',')) {
+      const [token] = item.split(';');
+      const match = /^\s*count\s*=\s*"?([A-Za-z]+)"?\s*$/i.exec(token);
+      if (!match) continue;
+      const value = match[1].toLowerCase();
+      return value === 'exact' || value === 'estimated' || value === 'none' ? value : undefined;
+    }
+  }
+  return undefined;
+}
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+function parseRanges(query: RawQuery, spec: ListSpec, problems: ErrorDetail[]): RangeFilter[] {
+  const ranges: RangeFilter[] = [];
+  for (const name of Object.keys(query)) {
+    const match = /^([a-z_]+)\[([a-z]+)\]$/.exec(name);
+    if (!match) continue;
+    const [, field, op] = match;
+    const range = spec.ranges?.[field];
+    if (!range && !Object.hasOwn(spec.filters, field) && !Object.hasOwn(spec.sortable, field) && !spec.selectable.includes(field)) {
+      problems.push({ field: name, message: `unknown query parameter ${name}` });
+      continue;
+    }
+    if (!range) {
+      const allowed = Object.keys(spec.ranges ?? {});
+      problems.push({ field: name, message: `${field} takes no range filter; ${allowed.length ? `ordered fields: ${allowed.join(', ')}` : 'this list has none'}` });
+      continue;
+    }
+    if (!Object.hasOwn(RANGE_OPERATORS, op)) {
+      problems.push({ field: name, message: `unknown range operator ${op}; use gte, gt, lte or lt` });
+      continue;
+    }
+    const text = single(query, name, problems);
+    if (text === undefined) continue;
+    let value: number | string | undefined;
+    if (range.type === 'int') {
+      const n = /^(0|-?[1-9][0-9]{0,9})$/.test(text) ? Number(text) : NaN;
+      if (n >= -MAX_FILTER_INT - 1 && n <= MAX_FILTER_INT) value = n;
+      else problems.push({ field: name, message: `${name} must be an integer from ${-MAX_FILTER_INT - 1} to ${MAX_FILTER_INT}` });
+    } else {
+      const time = TIMESTAMP.test(text) ? new Date(text) : undefined;
+      if (time && !Number.isNaN(time.getTime()) && time.getUTCFullYear() >= 1 && time.getUTCFullYear() <= 9999) value = time.toISOString();
+      else problems.push({ field: name, message: `${name} must be an ISO 8601 date-time with a time zone, e.g. 2026-11-21T10:15:00Z` });
+    }
+    if (value !== undefined) ranges.push({ field, op: op as RangeOperator, column: range.column, type: range.type, value });
+  }
+  const order = Object.keys(RANGE_OPERATORS);
+  return ranges.sort((a, b) => a.field.localeCompare(b.field) || order.indexOf(a.op) - order.indexOf(b.op));
+}
 
 type RawQuery = Record<string, unknown>;
 
@@ -150,15 +259,20 @@ function parseFilterValue(name: string, spec: FilterSpec, raw: string, problems:
 
 /**
  * Parses a collection's query string (SPEC §4): `page`/`size` or `offset`/`limit` (mixing → 400),
- * `sort` (`field`, `-field`, comma-separated, sortable fields only), equality filters (repeated
- * parameter = any of), `fields`; any other parameter → 400 naming it.
- * Takes Express's parsed query (`string | string[]` values) and the resource's field table ({@link ListSpec}).
+ * or `cursor` (with `size` or `limit`; with `page` or `offset` → 400; modified, or issued for
+ * other sort/filters → 400 naming `cursor`), `sort` (`field`, `-field`, comma-separated, sortable
+ * fields only), equality filters (repeated parameter = any of), range filters `field[gte|gt|lte|lt]`
+ * on the ordered fields (once each; bad value, unknown operator or a field without ranges → 400
+ * naming the parameter), `fields`; any other parameter → 400 naming it. The count mode comes from
+ * `Prefer: count=…` (default `exact`, `none` with `cursor`).
+ * Takes Express's parsed query (`string | string[]` values), the resource's field table
+ * ({@link ListSpec}) and the request context (cursor key, path, `Prefer`).
  * @throws 400 `bad_request` with every problem in `details`.
  */
-export function parseListQuery(query: RawQuery, spec: ListSpec): ListQuery {
+export function parseListQuery(query: RawQuery, spec: ListSpec, context: ListContext = {}): ListQuery {
   const problems: ErrorDetail[] = [];
   for (const name of Object.keys(query)) {
-    if (!PAGING.includes(name) && name !== 'sort' && name !== 'fields' && !Object.hasOwn(spec.filters, name)) {
+    if (!PAGING.includes(name) && name !== 'sort' && name !== 'fields' && !Object.hasOwn(spec.filters, name) && !/^[a-z_]+\[[a-z]+\]$/.test(name)) {
       problems.push({ field: name, message: `unknown query parameter ${name}` });
     }
   }
@@ -166,6 +280,10 @@ export function parseListQuery(query: RawQuery, spec: ListSpec): ListQuery {
   const offsetStyle = query.offset !== undefined || query.limit !== undefined;
   if (pageStyle && offsetStyle) {
     problems.push({ field: 'offset', message: 'use either page/size or offset/limit, not both' });
+  }
+  const cursorStyle = query.cursor !== undefined;
+  if (cursorStyle && (query.page !== undefined || query.offset !== undefined)) {
+    problems.push({ field: 'cursor', message: 'cursor cannot be combined with page or offset' });
   }
   const page = integer(query, 'page', 1, MAX_PAGE, problems) ?? 1;
   const size = integer(query, 'size', 1, MAX_PAGE_SIZE, problems) ?? DEFAULT_PAGE_SIZE;
@@ -210,13 +328,33 @@ export function parseListQuery(query: RawQuery, spec: ListSpec): ListQuery {
     filters[name] = values;
   }
   const fields = parseFields(query, spec.selectable, problems);
+  const ranges = parseRanges(query, spec, problems);
+
+  const canonicalFilters = Object.entries(filters)
+    .map(([name, values]) => [name, [...values].sort()] as const)
+    .sort(([a], [b]) => a.localeCompare(b));
+  const fp = fingerprint([context.path ?? spec.alias, sort.map((key) => `${key.direction === 'DESC' ? '-' : ''}${key.field}`), canonicalFilters, ranges.map((r) => [r.field, r.op, r.value])]);
+  let cursor: Cursor | undefined;
+  const cursorText = single(query, 'cursor', problems);
+  if (cursorText !== undefined) {
+    const decoded = cursorText.length > MAX_CURSOR_LENGTH ? { ok: false as const, message: 'cursor is not valid (too long)' } : decodeCursor(context.key ?? cursorKey(undefined), fp, sort.length, cursorText);
+    if (decoded.ok) cursor = decoded.cursor;
+    else problems.push({ field: 'cursor', message: decoded.message });
+  }
 
   if (problems.length > 0) {
     throw badRequest(problems.length === 1 ? problems[0].message : 'the query string has invalid parameters', problems);
   }
+  const count = preferredCount(context.prefer) ?? (cursorStyle ? 'none' : 'exact');
+  const common = { sort, filters, fields, ranges, fingerprint: fp, count };
+  if (cursorStyle) {
+    const sizeParam = query.limit !== undefined ? 'limit' : 'size';
+    const n = sizeParam === 'limit' ? limit : size;
+    return { style: 'cursor', sizeParam, cursor, page: 1, size: n, offset: 0, limit: n, ...common };
+  }
   return offsetStyle
-    ? { style: 'offset', offset, limit, page: Math.floor(offset / limit) + 1, size: limit, sort, filters, fields }
-    : { style: 'page', page, size, offset: (page - 1) * size, limit: size, sort, filters, fields };
+    ? { style: 'offset', offset, limit, page: Math.floor(offset / limit) + 1, size: limit, ...common }
+    : { style: 'page', page, size, offset: (page - 1) * size, limit: size, ...common };
 }
 
 /**
