@@ -509,7 +509,7 @@ function evaluateTargets() {
       targets.push({ target: `CPU per request (server + database, ${at}) ≤ 2× the limit's, every endpoint`, value: `${worst.cpuRatio.toFixed(2)}× (worst: ${worst.endpoint})`, met: worst.cpuRatio <= 2 });
     }
   }
-  // issue 17: a deep cursor page costs at most 1.5× page 1; count=estimated page 1 at the largest size at most 1.5× the smallest
+  // lists at scale: a deep cursor page costs at most 1.5× page 1; count=estimated page 1 at the largest size at most 1.5× the smallest
   for (const db of options.dbs) {
     const entries = results.filter((e) => e.db === db && e.endpoints.length > 0).sort((a, b) => a.size - b.size);
     const rps = (entry, key) => entry?.endpoints.find((e) => e.key === key)?.service.rps;

@@ -24,8 +24,12 @@ describe('insertRow (SQLite)', () => {
   let dataSource: DataSource;
 
   beforeAll(async () => {
-    dataSource = new DataSource({ type: 'better-sqlite3', driver: loadSqliteDriver(), database: ':memory:', entities: [Note], synchronize: true });
+    dataSource = new DataSource({ type: 'better-sqlite3', driver: loadSqliteDriver(), database: ':memory:', entities: [Note] });
     await dataSource.initialize();
+    // the table as a migration would create it (the service never lets TypeORM synchronize a schema)
+    await dataSource.query(
+      "CREATE TABLE notes (id integer PRIMARY KEY AUTOINCREMENT NOT NULL, title varchar(50) NOT NULL, status varchar(16) NOT NULL DEFAULT ('open'), created_at datetime NOT NULL, version integer NOT NULL)",
+    );
   });
 
   afterAll(() => dataSource.destroy());
