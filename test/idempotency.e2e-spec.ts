@@ -57,6 +57,10 @@ describe('Idempotency-Key (draft-ietf-httpapi-idempotency-key-header, docs/write
       expect(again.headers['idempotent-replayed']).toBe('true');
       expect(again.headers.location).toBe(first.headers.location);
       expect(again.headers['content-type']).toBe(first.headers['content-type']);
+      expect(again.headers.etag).toBe(first.headers.etag);
+      expect(first.headers['cache-control']).toBe('private, no-cache');
+      expect(again.headers['cache-control']).toBe(first.headers['cache-control']);
+      expect(again.headers.vary).toBe(first.headers.vary);
       expect(again.text).toBe(first.text);
       expect(await todoCount(alice)).toBe(before + 1);
     });

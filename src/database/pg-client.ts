@@ -28,7 +28,7 @@ export function statementName(text: string): string | undefined {
  * The `pg` client of the pool (pg's `Client` pool option): a query with parameters runs as a
  * named prepared statement, so PostgreSQL parses and plans it once per connection instead of on
  * every call (TypeORM passes a text and an array of values, which pg sends as an unnamed
- * statement). A query without parameters keeps the simple protocol (one round trip:
+ * statement). An `EXPLAIN` is not named (its texts are one-off). A query without parameters keeps the simple protocol (one round trip:
  * `START TRANSACTION`, `COMMIT`, migrations). Results, errors and timeouts are pg's, unchanged.
  * Returns the class, defined on first call: `pg` (some 30 modules) is loaded only when the service
  * runs on PostgreSQL, not at every start-up on SQLite.
@@ -38,7 +38,8 @@ export function preparingClient(): typeof pg.Client {
   const { Client } = require('pg') as typeof pg;
   preparing = class PreparingClient extends Client {
     override query(config: unknown, values?: unknown, callback?: unknown): never {
-      if (typeof config === 'string' && Array.isArray(values) && values.length > 0) {
+      // EXPLAIN texts (the planner's estimate of a list's count) are one-off: never named
+      if (typeof config === 'string' && Array.isArray(values) && values.length > 0 && !/^\s*EXPLAIN\b/i.test(config)) {
         const name = statementName(config);
         if (name !== undefined) return (super.query as (...args: unknown[]) => never)({ name, text: config, values }, callback);
       }

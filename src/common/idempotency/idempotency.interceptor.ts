@@ -27,8 +27,12 @@ import { IDEMPOTENT } from './idempotent.decorator.js';
  */
 export const LOCK_TTL_MS = 60_000;
 
-/** The response headers kept with a first response and sent again on a replay. */
-const KEPT_HEADERS = ['Location', 'ETag'];
+/**
+ * The response headers kept with a first response and sent again on a replay: the resource's
+ * `Location` and `ETag`, and the caching headers the ResourceInterceptor set (a replay does not run
+ * it, so without them a replay would lose `Cache-Control: private, no-cache` and `Vary`).
+ */
+const KEPT_HEADERS = ['Location', 'ETag', 'Cache-Control', 'Vary'];
 
 /** One request's place in the store: the caller's scope, the client's key, the store names. */
 interface Slot {
@@ -153,10 +157,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
   private async remember(slot: Slot, stored: StoredResponse): Promise<void> {
     try {
       await this.store.set(slot.record, sealRecord(stored, slot.scope, slot.key), this.ttlMs);
-      await this.store.delete(slot.lock);
     } catch (error) {
       this.logger.warn(`idempotency: the response could not be stored: ${(error as Error).message}`);
     }
+    // the lock goes whether or not the record was stored, so a retry is not refused until LOCK_TTL_MS
+    await this.release(slot);
   }
 
   /** Frees the key's lock (a store failure is logged: the lock then ends after LOCK_TTL_MS). */
@@ -170,7 +175,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   /** Sends a stored response again: its headers, `Idempotent-Replayed: true`, and its body (parsed, so the same serialiser writes the same bytes). */
   private replay(res: Response, stored: StoredResponse): unknown {
-    for (const [name, value] of Object.entries(stored.headers)) res.setHeader(name, value);
+    for (const [name, value] of Object.entries(stored.headers)) {
+      // `Vary` is merged with what this request's middleware set (e.g. `Origin`), not replaced
+      if (name === 'Vary') res.vary(value);
+      else res.setHeader(name, value);
+    }
     res.setHeader(REPLAYED_HEADER, 'true');
     return stored.body === null ? undefined : JSON.parse(stored.body);
   }
