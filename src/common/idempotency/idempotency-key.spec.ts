@@ -65,7 +65,7 @@ describe('callerScope', () => {
 });
 
 describe('storeKeys, sealRecord and openRecord', () => {
-  const record: StoredResponse = { fingerprint: 'f', status: 201, headers: { Location: '/v1/api-keys/1' }, body: '{"key":"rak_secret_value"}' };
+  const record: StoredResponse = { fingerprint: 'f', headers: { Location: '/v1/api-keys/1' }, body: '{"key":"rak_secret_value"}' };
 
   it('names records by a hash: neither scope nor key is readable', () => {
     const names = storeKeys('user:7', 'my-key');

@@ -94,8 +94,7 @@ export function storeKeys(scope: string, key: string): { record: string; lock: s
 export interface StoredResponse {
   /** {@link requestFingerprint} of the first request. */
   fingerprint: string;
-  status: number;
-  /** The headers that matter (`Location`, `ETag`), as sent. */
+  /** The headers that matter (`Location`, `ETag`, `Cache-Control`, `Vary`), as sent; the status is the operation's own, set again by Nest on a replay. */
   headers: Record<string, string>;
   /** The JSON body as sent, or null when there was none. */
   body: string | null;

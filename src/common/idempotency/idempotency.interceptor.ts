@@ -1,5 +1,4 @@
-import { type CallHandler, type ExecutionContext, HttpStatus, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
-import { HTTP_CODE_METADATA } from '@nestjs/common/constants.js';
+import { type CallHandler, type ExecutionContext, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
@@ -86,7 +85,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const fingerprint = requestFingerprint(req.method, req.baseUrl + req.url, req.body);
     const handled = next.handle();
     return from(this.begin(slot, fingerprint)).pipe(
-      mergeMap((stored) => (stored ? of(this.replay(res, stored)) : this.run(handled, slot, fingerprint, res, context))),
+      mergeMap((stored) => (stored ? of(this.replay(res, stored)) : this.run(handled, slot, fingerprint, res))),
     );
   }
 
@@ -133,17 +132,16 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   /** Runs the handler holding the lock: a result is stored before it is sent; an error frees the key. */
-  private run(handled: Observable<unknown>, slot: Slot, fingerprint: string, res: Response, context: ExecutionContext): Observable<unknown> {
+  private run(handled: Observable<unknown>, slot: Slot, fingerprint: string, res: Response): Observable<unknown> {
     return handled.pipe(
       mergeMap(async (result) => {
-        const status = this.reflector.get<number>(HTTP_CODE_METADATA, context.getHandler()) ?? HttpStatus.OK;
         const headers: Record<string, string> = {};
         for (const name of KEPT_HEADERS) {
           const value = res.getHeader(name);
           if (typeof value === 'string') headers[name] = value;
         }
         const body = result === undefined ? null : JSON.stringify(result);
-        await this.remember(slot, { fingerprint, status, headers, body });
+        await this.remember(slot, { fingerprint, headers, body });
         return result;
       }),
       catchError((error: unknown) => from(this.release(slot)).pipe(mergeMap(() => throwError(() => error)))),
