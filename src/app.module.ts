@@ -7,6 +7,7 @@ import { CommonModule } from './common/common.module.js';
 import { validateEnv } from './config/env.validation.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
+import { TracingModule } from './observability/tracing/tracing.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
 import { OrdersModule } from './orders/orders.module.js';
 import { SharedStateModule } from './store/shared-state.module.js';
@@ -14,7 +15,7 @@ import { TagsModule } from './tags/tags.module.js';
 import { TodosModule } from './todos/todos.module.js';
 import { UsersModule } from './users/users.module.js';
 
-/** The application: configuration, database, the shared state store, the shared pipeline, health, auth and the resources. */
+/** The application: configuration, database, the shared state store, the shared pipeline, health, auth, the resources, and the export of the last spans on shutdown. */
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: validateEnv }),
@@ -30,6 +31,7 @@ import { UsersModule } from './users/users.module.js';
     CommentsModule,
     OrdersModule,
     OAuthModule,
+    TracingModule,
   ],
 })
 export class AppModule {}

@@ -17,13 +17,15 @@ import v8 from 'node:v8';
 if (!process.execArgv.some((arg) => arg.startsWith('--heap-growing-percent'))) v8.setFlagsFromString('--heap-growing-percent=100');
 
 /**
- * Entry point: validates configuration, creates the application (HTTPS with TLS_CERT/TLS_KEY),
+ * Entry point: validates configuration, starts OpenTelemetry tracing when the OTEL_* variables
+ * configure an exporter (before the application loads), creates the application (HTTPS with TLS_CERT/TLS_KEY),
  * applies migrations (on database initialisation) and listens on PORT (`0`: a free port, logged).
  * A configuration or start-up error is printed as one line and exits with status 1.
  *
  * SIGTERM and SIGINT close the application once (Nest's shutdown hooks, the only signal
  * handlers): readiness turns 503, the HTTP server drains (GracefulShutdown, at most
- * SHUTDOWN_TIMEOUT_MS), the database closes, and the process exits 0 (1 if closing failed).
+ * SHUTDOWN_TIMEOUT_MS), the database closes, the spans still buffered are exported, and the
+ * process exits 0 (1 if closing failed).
  */
 async function main(): Promise<void> {
   try {
@@ -31,6 +33,9 @@ async function main(): Promise<void> {
     // would surface a bad value as an unhandled rejection with a stack trace.
     const { validateEnv } = await import('./config/env.validation.js');
     const env = validateEnv(process.env);
+    // before the application's modules load: the instrumentations patch them as they are loaded.
+    // Off (no OTEL_* exporter configured): no OpenTelemetry module is loaded at all.
+    if (env.TRACING) await (await import('./observability/tracing/start-tracing.js')).startTracing(process.env);
     const { createApp } = await import('./app.setup.js');
     const app = await createApp(env);
     app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });

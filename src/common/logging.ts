@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import { stdSerializers } from 'pino';
+import { traceLogMixin } from '../observability/tracing/trace-context.js';
 import { ensureRequestId } from './middleware/request-id.js';
 
 /** What every redacted value becomes. */
@@ -177,16 +178,20 @@ function callerProps(req: IncomingMessage): { user_id?: number; auth_scheme?: st
  * and `responseTime` (ms). Redaction: URLs by parameter name ({@link redactUrl}), headers by name
  * ({@link redactHeaders}), errors to {@link safeError}, message strings through
  * {@link redactText}, and {@link REDACTED_FIELDS} in any logged object ({@link redactFields}, pino's
- * `formatters.log`). Request bodies are never logged.
+ * `formatters.log`). Request bodies are never logged. With tracing on, every line written while a
+ * span is active (all of a request's lines) carries its `trace_id` and `span_id` (SPEC §10).
  *
  * Per request, the work is what the line needs: the serializers read the raw request and response
  * (`wrapSerializers: false`: no intermediate copy, no parse of the query string that is not
  * logged), and the caller joins the line's own fields rather than a second child logger.
  */
 export function loggerParams(level: string): Params {
+  const traceIds = traceLogMixin();
   return {
     pinoHttp: {
       level,
+      // with tracing on, `trace_id` and `span_id` of the active span on every line written inside a traced request
+      ...(traceIds ? { mixin: traceIds } : {}),
       genReqId: (req: IncomingMessage, res: ServerResponse) => ensureRequestId(req as IncomingMessage & { id?: unknown }, res),
       // REDACTED_FIELDS in every logged object, copying only what matches (pino's `redact` copies every line)
       formatters: { log: redactFields },

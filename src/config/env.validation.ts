@@ -1,6 +1,8 @@
 import { createPrivateKey, createPublicKey, randomBytes, sign, verify } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
+import { ConfigError } from './config-error.js';
+import { tracingEnabled } from './tracing.config.js';
 
 /** Runtime environment names accepted in `NODE_ENV` (SPEC §10). */
 export type NodeEnv = 'development' | 'test' | 'production';
@@ -92,12 +94,14 @@ export interface Env {
   OAUTH_ISSUER?: string;
   /** `true`: PUT, PATCH and DELETE of a resource without `If-Match` → 428 `precondition_required` (RFC 6585 §3). Default false. */
   REQUIRE_IF_MATCH: boolean;
+  /**
+   * Whether traces are exported (OpenTelemetry): decided by the standard `OTEL_*` variables, see
+   * {@link tracingEnabled}. Off → the OpenTelemetry SDK is not loaded.
+   */
+  TRACING: boolean;
 }
 
-/** Thrown for a bad environment value; its message is one line naming the variable. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError } from './config-error.js';
 
 /** Checks that two PEM strings are an RSA key pair of at least 2048 bits that belong together. */
 function checkRsaKeyPair(privatePem: string, publicPem: string): void {
@@ -348,5 +352,6 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     API_BASE_HOST: baseHost,
     OAUTH_ISSUER: issuer?.replace(/\/$/, ''),
     REQUIRE_IF_MATCH: bool(raw, 'REQUIRE_IF_MATCH', false),
+    TRACING: tracingEnabled(raw),
   };
 }

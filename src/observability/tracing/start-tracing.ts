@@ -1,0 +1,126 @@
+import { IncomingMessage } from 'node:http';
+import module from 'node:module';
+import { installTraceContext } from './trace-context.js';
+
+/**
+ * The modules the instrumentations patch that the application may `import` as ES modules (the
+ * Redis store imports `ioredis`; `http` and `https` from everywhere). `require`d modules (pg,
+ * better-sqlite3, and what CommonJS packages require) are patched through require hooks.
+ */
+const ESM_IMPORTED = ['ioredis', 'pg', 'pg-pool', 'http', 'https', 'node:http', 'node:https'];
+
+/** Paths whose requests are not traced: the probes and the metrics scrape, asked every few seconds. */
+const UNTRACED_PATH = /^\/(health\/|metrics(\/|\?|$))/;
+
+/**
+ * Registers import-in-the-middle, so that the instrumentations also patch modules the
+ * application imports as ES modules (ES imports bypass `require`, where the instrumentations
+ * otherwise hook): the synchronous in-thread hooks where this Node.js runs them (22.22.3+,
+ * 24.11.1+), else the loader thread of `module.register` (Node 20.19+, older 22), which only
+ * wraps the modules an instrumentation asked for. Must run before those modules are first loaded.
+ * Returns a promise that resolves once the loader knows every module to wrap.
+ */
+async function registerEsmHooks(): Promise<() => Promise<void>> {
+  const { supportsSyncHooks, register } = await import('import-in-the-middle/register-hooks.mjs');
+  if (supportsSyncHooks()) {
+    register({ include: ESM_IMPORTED });
+    return async () => undefined;
+  }
+  const { createAddHookMessageChannel } = await import('import-in-the-middle');
+  const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
+  module.register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
+  return waitForAllMessagesAcknowledged;
+}
+
+/**
+ * Starts OpenTelemetry tracing (SPEC §10 "OpenTelemetry by the standard `OTEL_*` variables;
+ * `traceparent` honoured, trace ids in logs"). main.ts calls it when `env.TRACING` is true and
+ * BEFORE it imports the application, since the instrumentations patch modules as they load.
+ *
+ * The OpenTelemetry Node SDK reads the standard variables (exporter, endpoint, protocol, headers,
+ * sampler, `OTEL_BSP_*` batching, resource attributes, propagators: W3C trace context and baggage
+ * by default). This service exports traces only: `OTEL_METRICS_EXPORTER` and `OTEL_LOGS_EXPORTER`
+ * are ignored (metrics are served at /metrics, logs are the JSON lines on stdout). The service
+ * name is `resource-api` unless `OTEL_SERVICE_NAME` or `service.name` in `OTEL_RESOURCE_ATTRIBUTES`
+ * says otherwise (`raw`: the environment main.ts validated).
+ *
+ * Instrumented: incoming HTTP (one SERVER span per request, named `METHOD /route/{template}` with
+ * `http.route`, or the method alone when no route took it; the caller's `traceparent` is its
+ * parent; the query's secret-named parameters redacted as in the logs; /health/* and /metrics not
+ * traced); PostgreSQL (pg: a span per statement, named like `SELECT todos`, its text without
+ * values, and the pool's connects); SQLite (a span per statement, {@link BetterSqlite3Instrumentation});
+ * Redis (ioredis: a span per command, its name only — keys can hold session ids). Database and
+ * Redis spans are made inside traced requests only. Express's instrumentation is not used: under
+ * Nest on Express 5 it adds a dozen spans per request for Nest's middleware routes (named
+ * `middleware - <anonymous>` or `request handler`) and takes the catch-all middleware route for the
+ * route of a request no controller took; the server span's route comes from the controller route
+ * Express dispatched to instead ({@link routeTemplate}).
+ *
+ * Installs the trace context the rest of the service uses (log ids, `injectTraceContext`,
+ * shutdown, see trace-context.ts). @throws whatever the SDK throws while starting (main.ts turns it
+ * into a one-line start-up error).
+ */
+export async function startTracing(raw: Record<string, unknown>): Promise<void> {
+  const loaderReady = await registerEsmHooks();
+  const [api, { NodeSDK }, { HttpInstrumentation }, { PgInstrumentation }, { IORedisInstrumentation }, { BetterSqlite3Instrumentation }, { routeTemplate }, { summarizeSql }] =
+    await Promise.all([
+      import('@opentelemetry/api'),
+      import('@opentelemetry/sdk-node'),
+      import('@opentelemetry/instrumentation-http'),
+      import('@opentelemetry/instrumentation-pg'),
+      import('@opentelemetry/instrumentation-ioredis'),
+      import('./sqlite-instrumentation.js'),
+      import('./http-route.js'),
+      import('./sql-summary.js'),
+    ]);
+  // loaded once tracing is set up: logging.ts is where the service's redaction rules live
+  let redactUrl: ((url: string) => string) | undefined;
+
+  const named = typeof raw.OTEL_SERVICE_NAME === 'string' && raw.OTEL_SERVICE_NAME.trim() !== '';
+  const namedByAttributes = typeof raw.OTEL_RESOURCE_ATTRIBUTES === 'string' && /(^|,)\s*service\.name\s*=/.test(raw.OTEL_RESOURCE_ATTRIBUTES);
+  const sdk = new NodeSDK({
+    serviceName: named || namedByAttributes ? undefined : 'resource-api',
+    metricReaders: [],
+    logRecordProcessors: [],
+    instrumentations: [
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (req) => UNTRACED_PATH.test(req.url ?? ''),
+        applyCustomAttributesOnSpan: (span, request) => {
+          if (!(request instanceof IncomingMessage)) return; // an outgoing request's span
+          const route = routeTemplate(request);
+          if (route !== undefined) {
+            span.updateName(`${request.method ?? 'GET'} ${route}`);
+            span.setAttribute('http.route', route);
+          }
+          const url = (request as IncomingMessage & { originalUrl?: string }).originalUrl ?? request.url ?? '';
+          const q = url.indexOf('?');
+          if (q !== -1 && redactUrl) span.setAttribute('url.query', redactUrl(`/?${url.slice(q + 1)}`).slice(2));
+        },
+      }),
+      new PgInstrumentation({
+        requireParentSpan: true,
+        // named by the statement (`SELECT todos`), not by the prepared statement's name (`pg.query:ra3 <db>`)
+        requestHook: (span, { query }) => {
+          const { name, operation, table } = summarizeSql(query.text);
+          span.updateName(name);
+          span.setAttribute('db.operation.name', operation);
+          if (table) span.setAttribute('db.collection.name', table);
+        },
+      }),
+      new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
+      new BetterSqlite3Instrumentation(),
+    ],
+  });
+  sdk.start();
+  await loaderReady();
+  ({ redactUrl } = await import('../../common/logging.js'));
+
+  installTraceContext({
+    inject: (headers) => api.propagation.inject(api.context.active(), headers),
+    logFields: () => {
+      const spanContext = api.trace.getSpan(api.context.active())?.spanContext();
+      return spanContext && api.isSpanContextValid(spanContext) ? { trace_id: spanContext.traceId, span_id: spanContext.spanId } : undefined;
+    },
+    shutdown: () => sdk.shutdown(),
+  });
+}
