@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from '@jest/globals';
-import { routeTemplate } from './http-route.js';
+import { routeTemplate, serverSpanDetails } from './http-route.js';
 
 /** A request as Express leaves it after routing. */
 function routed(route: unknown, baseUrl = ''): IncomingMessage {
@@ -34,5 +34,22 @@ describe('routeTemplate (the server span name’s route, OpenAPI form)', () => {
     const b = routeTemplate(routed({ path: '/v1/orders/:id', methods: { get: true } }));
     expect(a).toBe('/v1/orders/{id}');
     expect(b).toBe(a);
+  });
+});
+
+describe('serverSpanDetails (what a finished request adds to its server span)', () => {
+  const redact = (url: string) => url.replace(/(access_token=)[^&]*/g, '$1[REDACTED]');
+
+  it('names the span by method and route, and writes the URL through the log’s redaction', () => {
+    const req = { method: 'PATCH', url: '/v1/todos/7?access_token=abc&fields=id', route: { path: '/v1/todos/:id', methods: { patch: true } } } as unknown as IncomingMessage;
+    expect(serverSpanDetails(req, redact)).toEqual({
+      name: 'PATCH /v1/todos/{id}',
+      attributes: { 'http.route': '/v1/todos/{id}', 'url.path': '/v1/todos/7', 'url.query': 'access_token=[REDACTED]&fields=id' },
+    });
+  });
+
+  it('keeps the method-only name when no route took the request, reads the URL as received, and sets no query without one', () => {
+    const req = { method: 'GET', url: '/v2/nothing', originalUrl: '/nothing' } as unknown as IncomingMessage;
+    expect(serverSpanDetails(req, redact)).toEqual({ attributes: { 'url.path': '/nothing' } });
   });
 });

@@ -30,3 +30,29 @@ export function routeTemplate(req: IncomingMessage): string | undefined {
   }
   return template;
 }
+
+/** What the end of a request adds to its server span: the name, when a route took it, and attributes. */
+export interface ServerSpanDetails {
+  /** `METHOD /route/{template}`, or undefined when no route took the request (the span keeps the method alone). */
+  name?: string;
+  /** `http.route` (with a route), and `url.path` and `url.query` (when there is a query) as `redact` writes them. */
+  attributes: Record<string, string>;
+}
+
+/**
+ * The server span's name and attributes for a finished request (SPEC §10, traces): named by the
+ * method and {@link routeTemplate}; `url.path` and `url.query` passed through `redact` — the log's
+ * URL redaction (src/common/logging.ts `redactUrl`: secret-named parameters `[REDACTED]`) — so a
+ * span never carries what a log line may not. Reads the URL as received (`originalUrl`, before a
+ * version rewrite).
+ */
+export function serverSpanDetails(req: IncomingMessage, redact: (url: string) => string): ServerSpanDetails {
+  const route = routeTemplate(req);
+  const url = redact((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '');
+  const q = url.indexOf('?');
+  const attributes: Record<string, string> = { 'url.path': q === -1 ? url : url.slice(0, q) };
+  if (q !== -1) attributes['url.query'] = url.slice(q + 1);
+  if (route === undefined) return { attributes };
+  attributes['http.route'] = route;
+  return { name: `${req.method ?? 'GET'} ${route}`, attributes };
+}

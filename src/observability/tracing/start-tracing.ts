@@ -54,7 +54,7 @@ async function registerEsmHooks(): Promise<() => Promise<void>> {
  * Nest on Express 5 it adds a dozen spans per request for Nest's middleware routes (named
  * `middleware - <anonymous>` or `request handler`) and takes the catch-all middleware route for the
  * route of a request no controller took; the server span's route comes from the controller route
- * Express dispatched to instead ({@link routeTemplate}).
+ * Express dispatched to instead (see http-route.ts).
  *
  * Installs the trace context the rest of the service uses (log ids, `injectTraceContext`,
  * shutdown, see trace-context.ts). @throws whatever the SDK throws while starting (main.ts turns it
@@ -62,7 +62,7 @@ async function registerEsmHooks(): Promise<() => Promise<void>> {
  */
 export async function startTracing(raw: Record<string, unknown>): Promise<void> {
   const loaderReady = await registerEsmHooks();
-  const [api, { NodeSDK }, { HttpInstrumentation }, { PgInstrumentation }, { IORedisInstrumentation }, { BetterSqlite3Instrumentation }, { routeTemplate }, { summarizeSql }] =
+  const [api, { NodeSDK }, { HttpInstrumentation }, { PgInstrumentation }, { IORedisInstrumentation }, { BetterSqlite3Instrumentation }, { serverSpanDetails }, { summarizeSql }] =
     await Promise.all([
       import('@opentelemetry/api'),
       import('@opentelemetry/sdk-node'),
@@ -86,15 +86,10 @@ export async function startTracing(raw: Record<string, unknown>): Promise<void> 
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (req) => UNTRACED_PATH.test(req.url ?? ''),
         applyCustomAttributesOnSpan: (span, request) => {
-          if (!(request instanceof IncomingMessage)) return; // an outgoing request's span
-          const route = routeTemplate(request);
-          if (route !== undefined) {
-            span.updateName(`${request.method ?? 'GET'} ${route}`);
-            span.setAttribute('http.route', route);
-          }
-          const url = (request as IncomingMessage & { originalUrl?: string }).originalUrl ?? request.url ?? '';
-          const q = url.indexOf('?');
-          if (q !== -1 && redactUrl) span.setAttribute('url.query', redactUrl(`/?${url.slice(q + 1)}`).slice(2));
+          if (!(request instanceof IncomingMessage) || !redactUrl) return; // an outgoing request's span
+          const { name, attributes } = serverSpanDetails(request, redactUrl);
+          if (name !== undefined) span.updateName(name);
+          span.setAttributes(attributes);
         },
       }),
       new PgInstrumentation({
