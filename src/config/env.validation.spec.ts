@@ -67,6 +67,7 @@ describe('validateEnv', () => {
         V1_DEPRECATED_AT: new Date('2026-12-01T00:00:00.000Z'),
         V1_SUNSET_AT: new Date('2027-06-30T00:00:00.000Z'),
         API_BASE_HOST: undefined,
+        TRACING: false,
       });
     });
 
@@ -122,6 +123,7 @@ describe('validateEnv', () => {
         V1_DEPRECATED_AT: '2027-01-01',
         V1_SUNSET_AT: '2027-12-31T23:59:59Z',
         API_BASE_HOST: 'api.example.com',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
       });
       expect(env).toEqual({
         NODE_ENV: 'production',
@@ -158,6 +160,7 @@ describe('validateEnv', () => {
         V1_SUNSET_AT: new Date('2027-12-31T23:59:59.000Z'),
         API_BASE_HOST: 'api.example.com',
         REQUIRE_IF_MATCH: false,
+        TRACING: true,
       });
     });
 
