@@ -131,6 +131,12 @@ function reversed(keys: readonly SortKey[]): SortKey[] {
   return keys.map((key) => ({ ...key, direction: key.direction === 'ASC' ? 'DESC' : 'ASC' }));
 }
 
+/** One part of a keyset predicate ({@link keysetParts}): its SQL, and the columns it holds at NULL. */
+export interface KeysetPart {
+  sql: string;
+  nulls: string[];
+}
+
 /**
  * The keyset predicate "comes after the row with sort-key `values`" in the order of `keys` (NULL
  * the largest value; `id`, never null, last), as disjoint **parts** in the order of the list (every
@@ -146,7 +152,9 @@ function reversed(keys: readonly SortKey[]): SortKey[] {
  *   (`c1 IS NULL`, ordered by the other keys); after a NULL, the NULLs past the position on the other
  *   keys, and descending then every value (`c1 IS NOT NULL`).
  * An OR of these parts in one WHERE would make the databases filter from the start of the index;
- * {@link findPage} reads each part with its own ORDER BY and LIMIT (UNION ALL).
+ * {@link findPage} reads the parts one after the other, each with its own ORDER BY and LIMIT,
+ * until the page is full (a walk among the values never reads the NULLs). Each part names the
+ * columns it holds at NULL (`nulls`): they are left out of its ORDER BY.
  */
 export function keysetParts(
   keys: readonly SortKey[],
@@ -154,31 +162,32 @@ export function keysetParts(
   isNullable: (column: string) => boolean,
   isTimestamp: (column: string) => boolean,
   postgres: boolean,
-): { parts: string[]; params: Record<string, unknown> } {
+): { parts: KeysetPart[]; params: Record<string, unknown> } {
   const params: Record<string, unknown> = {};
   const param = (i: number) => {
     params[`k_${i}`] = values[i];
     return isTimestamp(keys[i].column) ? timestampParam(postgres, `k_${i}`) : `:k_${i}`;
   };
-  const after = (i: number): string[] => {
+  const isNull = (column: string) => `${column} IS NULL`;
+  const after = (i: number): KeysetPart[] => {
     const key = keys[i];
     const column = key.column;
     const asc = key.direction === 'ASC';
     const rest = keys.slice(i);
     if (values[i] === null) {
-      const nulls = i + 1 < keys.length ? after(i + 1).map((part) => `${column} IS NULL AND ${part}`) : [];
-      return asc ? nulls : [...nulls, `${column} IS NOT NULL`];
+      const nulls = i + 1 < keys.length ? after(i + 1).map((part) => ({ sql: `${isNull(column)} AND ${part.sql}`, nulls: [column, ...part.nulls] })) : [];
+      return asc ? nulls : [...nulls, { sql: `${column} IS NOT NULL`, nulls: [] }];
     }
-    const nullPart = asc && isNullable(column) ? [`${column} IS NULL`] : [];
+    const nullPart = asc && isNullable(column) ? [{ sql: isNull(column), nulls: [column] }] : [];
     const op = asc ? '>' : '<';
     const rowValue = rest.every((other, j) => other.direction === key.direction && values[i + j] !== null && (j === 0 || !isNullable(other.column)));
     if (rowValue) {
       const sql = rest.length === 1 ? `${column} ${op} ${param(i)}` : `(${rest.map((other) => other.column).join(', ')}) ${op} (${rest.map((_, j) => param(i + j)).join(', ')})`;
-      return [sql, ...nullPart];
+      return [{ sql, nulls: [] }, ...nullPart];
     }
     const tie = after(i + 1);
-    const bounded = `${column} ${op}= ${param(i)} AND (${column} ${op} ${param(i)} OR (${column} = ${param(i)} AND (${tie.map((part) => `(${part})`).join(' OR ')})))`;
-    return [bounded, ...nullPart];
+    const bounded = `${column} ${op}= ${param(i)} AND (${column} ${op} ${param(i)} OR (${column} = ${param(i)} AND (${tie.map((part) => `(${part.sql})`).join(' OR ')})))`;
+    return [{ sql: bounded, nulls: [] }, ...nullPart];
   };
   return { parts: after(0), params };
 }
@@ -201,7 +210,7 @@ export function keysetParts(
  *   forwards or backwards on both databases.
  * - Position: `OFFSET` for page/offset paging; for a cursor the keyset predicate
  *   ({@link keysetParts}) past the cursor's row — several parts (the NULLs of a nullable first
- *   key) each read with its own ORDER BY and LIMIT, their UNION ALL cut to one page — read forwards (`after`) or in the reversed order
+ *   key) read one after the other, each with its own ORDER BY and LIMIT, until the page is full — read forwards (`after`) or in the reversed order
  *   (`before`, rows then turned back), so a deep page costs what the first does. One row more
  *   than the page is read to know whether another page follows.
  * - The page's ids are chosen by an inner query that reads only the index (filter, sort and id
@@ -280,9 +289,10 @@ export async function findPage<E extends ObjectLiteral, L extends ColumnOf<E>, T
   const isNullable = (column: string) => nullable(qb, alias, column);
   const isTimestamp = (column: string) => timestamp(qb, column);
   const nulls = (key: SortKey) => (key.direction === 'ASC' ? 'NULLS LAST' : 'NULLS FIRST');
-  const order = (builder: SelectQueryBuilder<E>) => {
+  const order = (builder: SelectQueryBuilder<E>, constant: readonly string[] = []) => {
     builder.orderBy();
     for (const key of keys) {
+      if (constant.includes(key.column)) continue;
       if (isNullable(key.column)) builder.addOrderBy(key.column, key.direction, nulls(key));
       else builder.addOrderBy(key.column, key.direction);
     }
@@ -294,20 +304,19 @@ export async function findPage<E extends ObjectLiteral, L extends ColumnOf<E>, T
   let idsSql: string;
   let idsParams: ObjectLiteral;
   if (keyset && keyset.parts.length > 1) {
-    // each part read in order from its own index range, at most one page each; the first page of their union
-    const q = (name: string) => qb.connection.driver.escape(name);
-    const selects = keyset.parts.map((part, i) => {
-      const one = ids.clone().andWhere(part, keyset.params);
-      keys.forEach((key, j) => one.addSelect(key.column, `__s${j}`));
-      order(one).limit(query.limit + 1);
-      return `SELECT * FROM (${one.getQuery()}) ${q(`__p${i}`)}`;
-    });
-    const outer = keys.map((key, j) => `${q('__u')}.${q(`__s${j}`)} ${key.direction}${isNullable(key.column) ? ` ${nulls(key)}` : ''}`);
-    idsSql = `SELECT ${q('__u')}.${q('id')} FROM (${selects.join(' UNION ALL ')}) ${q('__u')} ORDER BY ${outer.join(', ')} LIMIT ${query.limit + 1}`;
-    idsParams = { ...ids.getParameters(), ...keyset.params };
+    // the parts in order, each from its own index range, until one row more than the page is found
+    const found: Array<number | string> = [];
+    for (const part of keyset.parts) {
+      const one = ids.clone().andWhere(part.sql, keyset.params);
+      order(one, part.nulls).limit(query.limit + 1 - found.length);
+      found.push(...(await one.getRawMany<{ id: number | string }>()).map((row) => row.id));
+      if (found.length > query.limit) break;
+    }
+    idsSql = found.length > 0 ? ':...page_ids' : 'NULL';
+    idsParams = { page_ids: found };
   } else {
-    if (keyset) ids.andWhere(keyset.parts[0], keyset.params);
-    order(ids).limit(query.limit + 1);
+    if (keyset) ids.andWhere(keyset.parts[0].sql, keyset.params);
+    order(ids, keyset?.parts[0].nulls).limit(query.limit + 1);
     if (query.style !== 'cursor') ids.offset(query.offset);
     idsSql = ids.getQuery();
     idsParams = ids.getParameters();
