@@ -101,7 +101,9 @@ function parseList(query, prefer) {
     const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString());
     if (decoded.f !== fp) throw badRequest('cursor was issued for other sort or filter parameters; repeat the sort and filters of the request that returned it');
     cursor = { direction: decoded.d === 'a' ? 'after' : 'before', values: decoded.v, text: query.cursor };
-    if (cursor.direction !== 'after' || sort.some((k) => NULLABLE.has(k.field) || k.desc !== sort[0].desc)) throw badRequest('the limit serves forward cursors on one-direction, non-null sorts only');
+    // forward cursors on one-direction sorts; a nullable key only first, ascending, from a value (its NULLs follow)
+    const nullableOk = sort.every((k, i) => !NULLABLE.has(k.field) || (i === 0 && !k.desc && cursor.values[0] !== null));
+    if (cursor.direction !== 'after' || !nullableOk || sort.some((k) => k.desc !== sort[0].desc)) throw badRequest('the limit serves forward cursors on one-direction sorts, a nullable key only first, ascending, from a value');
   }
   const count = preferred ?? (cursor ? 'none' : 'exact');
   return { page, size, offset: cursor ? 0 : (page - 1) * size, sort, filters, fp, cursor, count };
@@ -201,13 +203,19 @@ async function listArticles(q, caller) {
   // One round trip. The page's ids are found on narrow rows (the sort and OFFSET never carry
   // bodies or compute tags of skipped rows); only the page's rows are read whole; one row more than
   // the page tells whether another follows.
-  const page = await rows(
-    `SELECT ${COLUMNS}, ${keys}
-     FROM (SELECT a.id FROM articles a ${whereSql}${keyset} ORDER BY ${order} LIMIT $${inner.length + 1} OFFSET $${inner.length + 2}) p
-     JOIN articles a ON a.id = p.id
-     ORDER BY ${order}`,
-    [...inner, q.size + 1, q.offset],
-  );
+  const read = (condition, values, limit) =>
+    rows(
+      `SELECT ${COLUMNS}, ${keys}
+       FROM (SELECT a.id FROM articles a ${whereSql}${condition} ORDER BY ${order} LIMIT $${values.length + 1} OFFSET $${values.length + 2}) p
+       JOIN articles a ON a.id = p.id
+       ORDER BY ${order}`,
+      [...values, limit, q.offset],
+    );
+  const page = await read(keyset, inner, q.size + 1);
+  // a nullable first key ascending: the row-value comparison skips its NULLs, which come after every value
+  if (q.cursor && NULLABLE.has(q.sort[0].field) && page.length <= q.size) {
+    page.push(...(await read(`${whereSql ? ' AND' : 'WHERE'} a.${q.sort[0].field} IS NULL`, params, q.size + 1 - page.length)));
+  }
   let total;
   let counted = q.count === 'none' ? 'none' : 'exact';
   if (q.count === 'estimated' && PG) {
@@ -218,7 +226,7 @@ async function listArticles(q, caller) {
   if (counted === 'exact' && total === undefined) total = Number((await rows(countSql, params))[0].total);
   const more = page.length > q.size;
   const items = page.slice(0, q.size);
-  const position = (row) => q.sort.map((_, i) => (typeof row[`k${i}`] === 'number' ? row[`k${i}`] : String(row[`k${i}`])));
+  const position = (row) => q.sort.map((_, i) => (row[`k${i}`] === null || typeof row[`k${i}`] === 'number' ? row[`k${i}`] : String(row[`k${i}`])));
   const next = more ? encodeCursor(q.fp, 'after', position(items[items.length - 1])) : undefined;
   const prev = items.length > 0 && (q.cursor || q.offset > 0) ? encodeCursor(q.fp, 'before', position(items[0])) : undefined;
   const body = {

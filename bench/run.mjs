@@ -19,9 +19,11 @@
  *   --rounds 3 --duration 8 --warmup 3 --connections 50   measurement (seconds); a slow endpoint
  *                         gets rounds of 3 × connections × its single-request time, at most
  *                         --max-duration 120 (the same for both targets)
- *   --endpoints list,list-deep,list-cursor,list-estimated,get,post   subset of the endpoints
+ *   --endpoints list,list-deep,list-cursor,list-cursor-nullable,list-estimated,get,post   subset of the endpoints
  *                         (list-cursor: the page after a cursor 50,000 published articles deep —
  *                         a quarter of them on smaller tables — to compare with list page 1;
+ *                         list-cursor-nullable: the same depth in `sort=published_at`, a nullable
+ *                         key whose NULLs come last (the keyset parts of src/common/list/find-page.ts);
  *                         list-estimated: page 1 with `Prefer: count=estimated`, to compare
  *                         across sizes)
  *   --no-floor            do not start the Nest + Express floor (GET by id only)
@@ -49,7 +51,7 @@ import { compare, exchange } from './lib/verify.mjs';
 // ---------------------------------------------------------------- options
 
 function parseArgs(argv) {
-  const options = { sizes: '10k,100k,1m', db: 'postgres,sqlite', rounds: 3, duration: 8, warmup: 3, connections: 50, endpoints: 'list,list-deep,list-cursor,list-estimated,get,post', startups: 5, maxDuration: 120, save: true, smoke: false, floor: true };
+  const options = { sizes: '10k,100k,1m', db: 'postgres,sqlite', rounds: 3, duration: 8, warmup: 3, connections: 50, endpoints: 'list,list-deep,list-cursor,list-cursor-nullable,list-estimated,get,post', startups: 5, maxDuration: 120, save: true, smoke: false, floor: true };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const take = () => {
@@ -107,8 +109,8 @@ const pinnedSelf = pin(process.pid, LOAD_CORE);
 
 // ---------------------------------------------------------------- endpoints
 
-/** The benchmarked requests for one database/size; `id` is a published article of another user; `cursor` the one of {@link cursorAt}. */
-function endpoints(db, size, articleId, token, cursor) {
+/** The benchmarked requests for one database/size; `id` is a published article of another user; `cursor`, `nullableCursor` those of {@link cursorAt}. */
+function endpoints(db, size, articleId, token, cursor, nullableCursor) {
   const auth = { authorization: `Bearer ${token}` };
   const list = (page) => `/v1/articles?status=published&sort=-created_at&page=${page}&size=20`;
   const all = [
@@ -119,6 +121,13 @@ function endpoints(db, size, articleId, token, cursor) {
       name: `GET list cursor page at depth ${cursor.depth.toLocaleString('en-US')}`,
       method: 'GET',
       path: `/v1/articles?status=published&sort=-created_at&cursor=${cursor.text}&size=20`,
+      headers: auth,
+    },
+    {
+      key: 'list-cursor-nullable',
+      name: `GET list cursor page at depth ${nullableCursor.depth.toLocaleString('en-US')}, sort=published_at`,
+      method: 'GET',
+      path: `/v1/articles?status=published&sort=published_at&cursor=${nullableCursor.text}&size=20`,
       headers: auth,
     },
     { key: 'list-estimated', name: 'GET list page 1, count=estimated', method: 'GET', path: list(1), headers: { ...auth, prefer: 'count=estimated' } },
@@ -146,15 +155,19 @@ function endpoints(db, size, articleId, token, cursor) {
  * signs it (src/common/list/cursor.ts: key derived from JWT_SECRET, fingerprint of path, sort
  * and filters). Returns `{depth, text}`.
  */
-async function cursorAt(db, target, size) {
+async function cursorAt(db, target, size, sort = '-created_at') {
   const depth = Math.min(50_000, Math.floor(size / 8));
   const key = createHmac('sha256', `jwt:${JWT_SECRET}`).update('resource-api list cursor v1').digest();
+  const desc = sort.startsWith('-');
+  const column = sort.replace(/^-/, '');
   const fp = createHash('sha256')
-    .update(JSON.stringify(['/v1/articles', ['-created_at', '-id'], [['status', ['published']]], []]))
+    .update(JSON.stringify(['/v1/articles', [sort, desc ? '-id' : 'id'], [['status', ['published']]], []]))
     .digest('base64url')
     .slice(0, 22);
-  const at = db === 'postgres' ? 'CAST(created_at AS text)' : 'created_at';
-  const sql = `SELECT ${at} AS k0, id AS k1 FROM articles WHERE status = 'published' ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ${depth - 1}`;
+  const at = db === 'postgres' ? `CAST(${column} AS text)` : column;
+  const dir = desc ? 'DESC' : 'ASC';
+  const nulls = column === 'published_at' ? (desc ? ' NULLS FIRST' : ' NULLS LAST') : '';
+  const sql = `SELECT ${at} AS k0, id AS k1 FROM articles WHERE status = 'published' ORDER BY ${column} ${dir}${nulls}, id ${dir} LIMIT 1 OFFSET ${depth - 1}`;
   let row;
   if (db === 'postgres') {
     const client = new pg.Client({ connectionString: target });
@@ -166,7 +179,7 @@ async function cursorAt(db, target, size) {
     row = sqlite.prepare(sql).get();
     sqlite.close();
   }
-  const payload = Buffer.from(JSON.stringify({ f: fp, d: 'a', v: [String(row.k0), Number(row.k1)] })).toString('base64url');
+  const payload = Buffer.from(JSON.stringify({ f: fp, d: 'a', v: [row.k0 === null ? null : String(row.k0), Number(row.k1)] })).toString('base64url');
   return { depth, text: `${payload}.${createHmac('sha256', key).update(payload).digest('base64url')}` };
 }
 
@@ -384,7 +397,7 @@ async function benchOne(db, size) {
   try {
     service = await startService(databaseUrl, path.join(logs, `${tag}-service.log`));
     limit = await startLimit(databaseUrl, path.join(logs, `${tag}-limit.log`));
-    const list = endpoints(db, size, articleId, token, await cursorAt(db, target, size));
+    const list = endpoints(db, size, articleId, token, await cursorAt(db, target, size), await cursorAt(db, target, size, 'published_at'));
     if (options.floor && list.some((e) => e.floor)) floor = await startFloor(databaseUrl, path.join(logs, `${tag}-floor.log`));
     for (const t of [service, limit, floor]) if (t) t.pgDb = pgDb;
     // byte identity before measuring
@@ -514,9 +527,10 @@ function evaluateTargets() {
     const entries = results.filter((e) => e.db === db && e.endpoints.length > 0).sort((a, b) => a.size - b.size);
     const rps = (entry, key) => entry?.endpoints.find((e) => e.key === key)?.service.rps;
     const largest = entries[entries.length - 1];
-    if (largest && rps(largest, 'list-cursor') && rps(largest, 'list')) {
-      const ratio = rps(largest, 'list') / rps(largest, 'list-cursor');
-      const name = largest.endpoints.find((e) => e.key === 'list-cursor').endpoint.replace(/^GET list /, '');
+    for (const key of ['list-cursor', 'list-cursor-nullable']) {
+      if (!largest || !rps(largest, key) || !rps(largest, 'list')) continue;
+      const ratio = rps(largest, 'list') / rps(largest, key);
+      const name = largest.endpoints.find((e) => e.key === key).endpoint.replace(/^GET list /, '');
       targets.push({ target: `${name} costs ≤ 1.5× list page 1 (${db} ${largest.label}, service req/s)`, value: `${ratio.toFixed(2)}×`, met: ratio <= 1.5 });
     }
     const smallest = entries[0];

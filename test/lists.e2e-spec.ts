@@ -3,8 +3,12 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Todo } from '../src/todos/todo.entity.js';
+import { createArticle } from './factories/article.factory.js';
+import { createComment } from './factories/comment.factory.js';
+import { registerClient } from './factories/oauth.factory.js';
+import { createTag } from './factories/tag.factory.js';
 import { User } from '../src/users/user.entity.js';
-import { bearer, createUser } from './factories/user.factory.js';
+import { bearer, type CreatedUser, createUser } from './factories/user.factory.js';
 import { createTestApp } from './setup/test-app.js';
 
 /**
@@ -14,7 +18,7 @@ import { createTestApp } from './setup/test-app.js';
  */
 describe('lists: cursors, count preferences, range filters (SPEC §4)', () => {
   let app: NestExpressApplication;
-  let admin: { user: User; token: string };
+  let admin: CreatedUser;
   let alice: { user: User; token: string };
   const http = () => request(app.getHttpServer());
   const t0 = Date.parse('2026-01-01T00:00:00.000Z');
@@ -329,6 +333,145 @@ describe('lists: cursors, count preferences, range filters (SPEC §4)', () => {
       expect(seen.slice(0, -1)).toEqual(expected);
       expect(seen[seen.length - 1]).toBe(expected[0]);
       expect(new Set(seen.slice(0, -1)).size).toBe(expected.length);
+    });
+  });
+  describe('change sync on every list with updated_at: writes through the API, walked with updated_at[gt]=T&sort=updated_at', () => {
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+    /**
+     * Walks `path` from `since` (exclusive) in pages of 2 with cursors, as `token`; `between` runs
+     * after the first page. Returns the ids in the order received; every page is 200.
+     */
+    async function sync(path: string, token: string, since: string, between?: () => Promise<void>): Promise<number[]> {
+      const seen: number[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const res = await http()
+          .get(path)
+          .query({ 'updated_at[gt]': since, sort: 'updated_at', size: '2', ...(cursor ? { cursor } : {}) })
+          .set('Authorization', bearer(token));
+        expect(res.status).toBe(200);
+        seen.push(...ids(res.body));
+        for (const item of res.body.data) expect(Date.parse(item.updated_at)).toBeGreaterThan(Date.parse(since));
+        cursor = res.body.next_cursor;
+        pages += 1;
+        if (pages === 1 && between) await between();
+        if (pages > 50) throw new Error('sync does not end');
+      } while (cursor);
+      return seen;
+    }
+
+    /** T: just after everything written so far (the newest updated_at of `items`), then a pause so later writes are after it. */
+    async function mark(items: Array<{ updated_at: string }>): Promise<string> {
+      const since = new Date(Math.max(...items.map((item) => Date.parse(item.updated_at)))).toISOString();
+      await pause();
+      return since;
+    }
+
+    /**
+     * The common case on one list: `made` exist before T; `change(id)` writes one through the API
+     * (and returns its new representation). Changing three of them after T, the walk returns exactly
+     * those three in the order written; one changed again during the walk comes once more at the end.
+     */
+    async function expectSync(path: string, token: string, made: Array<{ id: number; updated_at: string }>, change: (id: number) => Promise<{ id: number; updated_at: string }>) {
+      const since = await mark(made);
+      const changed: number[] = [];
+      for (const item of [made[3], made[0], made[5]]) {
+        const after = await change(item.id);
+        expect(Date.parse(after.updated_at)).toBeGreaterThan(Date.parse(since));
+        changed.push(after.id);
+        await pause();
+      }
+      let last = since;
+      const seen = await sync(path, token, since, async () => {
+        last = (await change(changed[0])).updated_at; // already read: it moves past the position, a new change
+      });
+      expect(seen).toEqual([...changed, changed[0]]);
+      // a client re-syncing from the newest updated_at it received gets nothing new
+      expect(await sync(path, token, last)).toEqual([]);
+    }
+
+    it('users (admins): PATCH moves updated_at; sync returns the changed users once each', async () => {
+      const made = [];
+      for (let i = 0; i < 6; i++) made.push((await createUser(app)).user);
+      const rows = (await users({ sort: '-updated_at', size: '6' })).body.data;
+      await expectSync('/v1/users', admin.token, rows, async (id) => {
+        const res = await http().patch(`/v1/users/${id}`).set('Authorization', bearer(admin.token)).send({ name: `renamed ${Math.random()}` });
+        expect(res.status).toBe(200);
+        return res.body;
+      });
+      expect(made).toHaveLength(6);
+    });
+
+    it('tags (everyone reads, admins write): PATCH moves updated_at; sync returns the renamed tags once each', async () => {
+      const made = [];
+      for (let i = 0; i < 6; i++) made.push(await createTag(app, { name: `sync-tag-${i}` }));
+      const rows = made.map((tag) => ({ id: tag.id, updated_at: tag.updated_at.toISOString() }));
+      await expectSync('/v1/tags', alice.token, rows, async (id) => {
+        const res = await http().patch(`/v1/tags/${id}`).set('Authorization', bearer(admin.token)).send({ name: `sync-renamed-${id}-${Date.now()}` });
+        expect(res.status).toBe(200);
+        return res.body;
+      });
+    });
+
+    it("an article's comments: PATCH moves updated_at; sync returns the edited comments once each", async () => {
+      const article = await createArticle(app, alice.user, { status: 'published' });
+      const made = [];
+      for (let i = 0; i < 6; i++) made.push(await createComment(app, article, alice.user));
+      const rows = made.map((comment) => ({ id: comment.id, updated_at: comment.updated_at.toISOString() }));
+      const path = `/v1/articles/${article.id}/comments`;
+      await expectSync(path, alice.token, rows, async (id) => {
+        const res = await http().patch(`${path}/${id}`).set('Authorization', bearer(alice.token)).send({ body: `edited ${Date.now()}` });
+        expect(res.status).toBe(200);
+        return res.body;
+      });
+    });
+
+    it('orders (the own ones): PATCH and status changes move updated_at; sync returns the changed orders once each', async () => {
+      const made = [];
+      for (let i = 0; i < 6; i++) {
+        const res = await http().post('/v1/orders').set('Authorization', bearer(alice.token)).send({ items: [{ sku: `S-${i}`, quantity: 1, unit_price_cents: 100 }], currency: 'EUR' });
+        expect(res.status).toBe(201);
+        made.push(res.body);
+      }
+      let flip = 0;
+      await expectSync('/v1/orders', alice.token, made, async (id) => {
+        flip += 1;
+        const res = await http()
+          .patch(`/v1/orders/${id}`)
+          .set('Authorization', bearer(alice.token))
+          .send({ items: [{ sku: `CHANGED-${flip}`, quantity: flip, unit_price_cents: 100 }] });
+        expect(res.status).toBe(200);
+        return res.body;
+      });
+    });
+
+    it('OAuth clients (admins): clients registered after T are returned once each', async () => {
+      const before = await registerClient(app, admin);
+      const since = await mark([before as unknown as { updated_at: string }]);
+      const later = [];
+      for (let i = 0; i < 3; i++) {
+        later.push((await registerClient(app, admin, { name: `Sync client ${i}` })).id);
+        await pause();
+      }
+      expect(await sync('/v1/oauth-clients', admin.token, since)).toEqual(later);
+    });
+
+    it('cascading changes count as changes: renaming a tag moves the articles carrying it, renaming a user moves their articles and comments', async () => {
+      const author = await createUser(app);
+      const tag = await createTag(app, { name: 'sync-cascade' });
+      const tagged = await createArticle(app, author.user, { status: 'published' }, [tag]);
+      const plain = await createArticle(app, author.user, { status: 'published' });
+      const other = await createArticle(app, alice.user, { status: 'published' });
+      const comment = await createComment(app, other, author.user);
+      const since = await mark([tagged, plain, other, comment].map((row) => ({ updated_at: row.updated_at.toISOString() })));
+      expect((await http().patch(`/v1/tags/${tag.id}`).set('Authorization', bearer(admin.token)).send({ name: 'sync-cascade-renamed' })).status).toBe(200);
+      expect(await sync('/v1/articles', alice.token, since)).toEqual([tagged.id]);
+      const since2 = await mark([{ updated_at: new Date().toISOString() }]);
+      expect((await http().patch(`/v1/users/${author.user.id}`).set('Authorization', bearer(admin.token)).send({ name: 'Renamed Author' })).status).toBe(200);
+      expect(await sync('/v1/articles', alice.token, since2)).toEqual([tagged.id, plain.id].sort((a, b) => a - b));
+      expect(await sync(`/v1/articles/${other.id}/comments`, alice.token, since2)).toEqual([comment.id]);
     });
   });
 });

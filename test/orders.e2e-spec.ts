@@ -1014,7 +1014,7 @@ describe('orders (SPEC §5, §6 orders)', () => {
       for (const sort of ['status', 'currency', '-total_cents,user']) {
         const res = await list(carol, { sort });
         expect(res.status).toBe(400);
-        expect(res.body).toMatchObject({ code: 'bad_request', details: [{ field: 'sort', message: expect.stringContaining('sortable: id, created_at, total_cents') }] });
+        expect(res.body).toMatchObject({ code: 'bad_request', details: [{ field: 'sort', message: expect.stringContaining('sortable: id, created_at, updated_at, total_cents') }] });
       }
     });
 

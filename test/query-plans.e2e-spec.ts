@@ -7,7 +7,18 @@ import type { AuthUser } from '../src/auth/auth-user.js';
 import { COMMENTS_FIELDS } from '../src/comments/comments.resource.js';
 import { CommentsService } from '../src/comments/comments.service.js';
 import { cursorKey, encodeCursor } from '../src/common/list/cursor.js';
-import { parseListQuery } from '../src/common/list/list-query.js';
+import { type ListQuery, parseListQuery } from '../src/common/list/list-query.js';
+import type { ListSpec } from '../src/common/list/list-query.js';
+import { OAUTH_CLIENTS_FIELDS } from '../src/oauth/oauth-clients.resource.js';
+import { OAuthClientsService } from '../src/oauth/oauth-clients.service.js';
+import { ORDERS_FIELDS } from '../src/orders/orders.resource.js';
+import { OrdersService } from '../src/orders/orders.service.js';
+import { TAGS_FIELDS } from '../src/tags/tags.resource.js';
+import { TagsService } from '../src/tags/tags.service.js';
+import { TODOS_FIELDS } from '../src/todos/todos.resource.js';
+import { TodosService } from '../src/todos/todos.service.js';
+import { USERS_FIELDS } from '../src/users/users.resource.js';
+import { UsersService } from '../src/users/users.service.js';
 import { createTestApp } from './setup/test-app.js';
 
 /**
@@ -35,6 +46,10 @@ const ME: AuthUser = { id: 8, role: 'user' };
 const ADMIN: AuthUser = { id: 1, role: 'admin' };
 /** A published article with 10 comments. */
 const COMMENTED_ARTICLE = 11;
+/** A published article with {@link SYNC_ROWS} comments (change sync within one article). */
+const BUSY_ARTICLE = 3;
+/** Rows of each table change sync is checked on (todos and orders: a quarter of them ME's). */
+const SYNC_ROWS = 8000;
 
 interface Captured {
   sql: string;
@@ -46,6 +61,9 @@ interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
   Plans?: PlanNode[];
 }
 
@@ -77,13 +95,14 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
     return captured;
   }
 
-  /** The page query (ids chosen by an inner query) and the count queries on `table`. */
-  function split(statements: Captured[], table: string): { rows: Captured; counts: Captured[] } {
+  /** The page query (ids chosen by an inner query) and the count queries on `table` (at least one unless `counted` is false). */
+  function split(statements: Captured[], table: string, counted = true): { rows: Captured; counts: Captured[] } {
     const own = statements.filter((s) => new RegExp(`FROM "${table}"`).test(s.sql));
     const rows = own.filter((s) => / IN \(SELECT /.test(s.sql) && !/COUNT\(\*\)/.test(s.sql));
     const counts = own.filter((s) => /COUNT\(\*\)/.test(s.sql));
     expect(rows).toHaveLength(1);
-    expect(counts.length).toBeGreaterThanOrEqual(1);
+    if (counted) expect(counts.length).toBeGreaterThanOrEqual(1);
+    else expect(counts).toEqual([]);
     return { rows: rows[0], counts };
   }
 
@@ -107,8 +126,8 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
    * `ordered`: the page's ids come out of the index in order (no sort); `countIndexOnly`: every
    * count reads the index alone.
    */
-  async function expectIndexed(statements: Captured[], table: string, alias: string, countIndexOnly: boolean, ordered = true): Promise<string[]> {
-    const { rows, counts } = split(statements, table);
+  async function expectIndexed(statements: Captured[], table: string, alias: string, countIndexOnly: boolean, ordered = true, counted = true): Promise<string[]> {
+    const { rows, counts } = split(statements, table, counted);
     const summary: string[] = [];
     if (onPostgres) {
       const plan = nodes(await pgPlan(rows));
@@ -164,13 +183,18 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
   }
 
   /** The expected ids and total of an articles list, from a plain query. */
-  async function expected(caller: AuthUser, where: string, orderBy: string, offset = 0): Promise<{ ids: number[]; total: number }> {
+  /** `orderBy` (`a.published_at DESC, a.id DESC`) as an ORDER BY with NULL the largest value, written out plainly. */
+  function plainOrder(orderBy: string): string {
     const nulls = (direction: string) => (direction === 'DESC' ? 'NULLS FIRST' : 'NULLS LAST');
-    const order = orderBy
+    return orderBy
       .split(',')
       .map((term) => term.trim().split(' '))
       .map(([column, direction = 'ASC']) => (onPostgres ? `${column} ${direction} ${nulls(direction)}` : `${column} IS NULL ${direction === 'DESC' ? 'DESC' : 'ASC'}, ${column} ${direction}`))
       .join(', ');
+  }
+
+  async function expected(caller: AuthUser, where: string, orderBy: string, offset = 0): Promise<{ ids: number[]; total: number }> {
+    const order = plainOrder(orderBy);
     const ids = await dataSource.query<Array<{ id: number }>>(`SELECT a.id FROM articles a WHERE ${visibleSql(caller)} AND ${where} ORDER BY ${order} LIMIT 20 OFFSET ${offset}`);
     const [{ count }] = await dataSource.query<Array<{ count: number | string }>>(`SELECT COUNT(*) AS count FROM articles a WHERE ${visibleSql(caller)} AND ${where}`);
     return { ids: ids.map((r) => Number(r.id)), total: Number(count) };
@@ -203,8 +227,21 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
          SELECT 'comment ' || n, 1 + 10 * (n % 2000), 1 + n % ${USERS}, timestamptz '2026-02-01' + (n / 3) * interval '1 second', now()
          FROM generate_series(1, ${COMMENTS}) n`,
       );
+      // change sync: rows whose updated_at rises with n (ties by pairs); a quarter of the todos and orders are ME's
+      const changed = `timestamptz '2026-03-01' + (n / 2) * interval '1 minute'`;
+      const series = `generate_series(1, ${SYNC_ROWS}) n`;
+      await dataSource.query(`INSERT INTO users (username, password_hash, name, role, created_at, updated_at) SELECT 'sync_user_' || n, 'x', 'Sync User ' || n, 'user', now(), ${changed} FROM ${series}`);
+      await dataSource.query(`INSERT INTO tags (name, created_at, updated_at) SELECT 'sync-tag-' || n, now(), ${changed} FROM ${series}`);
+      await dataSource.query(`INSERT INTO comments (body, article_id, author_id, created_at, updated_at) SELECT 'busy ' || n, ${BUSY_ARTICLE}, 1 + n % ${USERS}, now(), ${changed} FROM ${series}`);
+      await dataSource.query(`INSERT INTO todos (title, status, owner_id, created_at, updated_at) SELECT 'todo ' || n, 'pending', CASE WHEN n % 4 = 0 THEN ${ME.id} ELSE 1 + n % ${USERS} END, now(), ${changed} FROM ${series}`);
+      await dataSource.query(
+        `INSERT INTO orders (user_id, currency, status, total_cents, created_at, updated_at) SELECT CASE WHEN n % 4 = 0 THEN ${ME.id} ELSE 1 + n % ${USERS} END, 'EUR', 'pending', n, now(), ${changed} FROM ${series}`,
+      );
+      await dataSource.query(
+        `INSERT INTO oauth_clients (client_id, name, redirect_uris, scopes, confidential, created_at, updated_at) SELECT 'sync-client-' || n, 'Client ' || n, 'https://app.example/cb', 'todos:read', false, now(), ${changed} FROM ${series}`,
+      );
       // statistics for the planner and the visibility map for index-only scans (never in a transaction)
-      for (const table of ['users', 'articles', 'comments']) await dataSource.query(`VACUUM ANALYZE ${table}`);
+      for (const table of ['users', 'articles', 'comments', 'tags', 'todos', 'orders', 'oauth_clients']) await dataSource.query(`VACUUM ANALYZE ${table}`);
     } else {
       const series = (count: number) => `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ${count})`;
       const at = (minutes: string) => `strftime('%Y-%m-%d %H:%M:%f', '2026-01-01', '+' || (${minutes}) || ' minutes')`;
@@ -224,6 +261,18 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
       await dataSource.query(
         `${series(COMMENTS)} INSERT INTO comments (body, article_id, author_id, created_at, updated_at)
          SELECT 'comment ' || n, 1 + 10 * (n % 2000), 1 + n % ${USERS}, ${at('n / 3')}, ${at('0')} FROM g`,
+      );
+      const changed = `strftime('%Y-%m-%d %H:%M:%f', '2026-03-01', '+' || (n / 2) || ' minutes')`;
+      const sync = (sql: string) => dataSource.query(`${series(SYNC_ROWS)} ${sql}`);
+      await sync(`INSERT INTO users (username, password_hash, name, role, created_at, updated_at) SELECT 'sync_user_' || n, 'x', 'Sync User ' || n, 'user', ${at('0')}, ${changed} FROM g`);
+      await sync(`INSERT INTO tags (name, created_at, updated_at) SELECT 'sync-tag-' || n, ${at('0')}, ${changed} FROM g`);
+      await sync(`INSERT INTO comments (body, article_id, author_id, created_at, updated_at) SELECT 'busy ' || n, ${BUSY_ARTICLE}, 1 + n % ${USERS}, ${at('0')}, ${changed} FROM g`);
+      await sync(`INSERT INTO todos (title, status, owner_id, created_at, updated_at) SELECT 'todo ' || n, 'pending', CASE WHEN n % 4 = 0 THEN ${ME.id} ELSE 1 + n % ${USERS} END, ${at('0')}, ${changed} FROM g`);
+      await sync(
+        `INSERT INTO orders (user_id, currency, status, total_cents, created_at, updated_at) SELECT CASE WHEN n % 4 = 0 THEN ${ME.id} ELSE 1 + n % ${USERS} END, 'EUR', 'pending', n, ${at('0')}, ${changed} FROM g`,
+      );
+      await sync(
+        `INSERT INTO oauth_clients (client_id, name, redirect_uris, scopes, confidential, created_at, updated_at) SELECT 'sync-client-' || n, 'Client ' || n, 'https://app.example/cb', 'todos:read', 0, ${at('0')}, ${changed} FROM g`,
       );
       await dataSource.query('ANALYZE');
     }
@@ -301,6 +350,134 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
     const { rows } = split(statements, 'articles');
     expect(rows.sql).not.toMatch(/OFFSET/i);
     plans[`cursor ${name}`] = await expectIndexed(statements, 'articles', 'a', countIndexOnly);
+  });
+
+  /**
+   * Rows the database reads from the table and its indexes for one statement (EXPLAIN ANALYZE on
+   * PostgreSQL: the rows every scan node returned or filtered away, times its loops).
+   */
+  async function rowsRead(statement: Captured, table: string): Promise<number> {
+    const result = await dataSource.query<Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>>(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.sql}`, statement.params);
+    return nodes(result[0]['QUERY PLAN'][0].Plan)
+      .filter((n) => n['Relation Name'] === table)
+      .reduce((sum, n) => sum + ((n['Actual Rows'] ?? 0) + (n['Rows Removed by Filter'] ?? 0)) * (n['Actual Loops'] ?? 1), 0);
+  }
+
+  // SQLite has no incremental sort: for mixed directions its planner sorts the rows past the bound
+  // (on page 1 all of them); among the NULLs it skip-scans (status, published_at, id) and sorts the
+  // NULLs past the position. Only PostgreSQL's plan is checked for those (`seeksOnSqlite` false).
+  it.each<[string, AuthUser, Record<string, string>, string, number, boolean?]>([
+    ['sort=published_at (NULL last), a position among the values', ADMIN, { sort: 'published_at' }, 'a.published_at, a.id', 6000],
+    ['sort=published_at, a page across the last values and the first NULLs', ADMIN, { sort: 'published_at' }, 'a.published_at, a.id', 9990, false],
+    ['sort=published_at, a position among the NULLs', ADMIN, { sort: 'published_at' }, 'a.published_at, a.id', 15000, false],
+    ['sort=published_at as an ordinary user (published or own)', ME, { sort: 'published_at' }, 'a.published_at, a.id', 6000],
+    ['sort=-published_at (NULL first), a position among the values', ADMIN, { sort: '-published_at' }, 'a.published_at DESC, a.id DESC', 15000],
+    ['sort=-published_at, a position among the NULLs', ADMIN, { sort: '-published_at' }, 'a.published_at DESC, a.id DESC', 6000, false],
+    ['sort=-published_at,title (mixed directions), a position among the values', ADMIN, { sort: '-published_at,title' }, 'a.published_at DESC, a.title, a.id DESC', 15000, false],
+    ['sort=title,-created_at (mixed directions)', ADMIN, { sort: 'title,-created_at' }, 'a.title, a.created_at DESC, a.id', 9000, false],
+  ])('a cursor page deep in the list on a nullable key or mixed directions (%s) is read from the position, not from the start: same rows as a plain query', async (name, caller, raw, orderBy, depth, seeksOnSqlite = true) => {
+    const terms = orderBy.split(',').map((term) => term.trim().split(' ')[0]);
+    const text = (column: string) => (onPostgres && /_at$/.test(column) ? `CAST(${column} AS text)` : column);
+    const [position] = await dataSource.query<Array<Record<string, string | number | null>>>(
+      `SELECT ${terms.map((column, i) => `${text(column)} AS k${i}`).join(', ')} FROM articles a WHERE ${visibleSql(caller)} ORDER BY ${plainOrder(orderBy)} LIMIT 1 OFFSET ${depth - 1}`,
+    );
+    const values = terms.map((column, i) => {
+      const value = position[`k${i}`];
+      return value === null ? null : column === 'a.id' ? Number(value) : String(value);
+    });
+    const cursor = encodeCursor(cursorKey(undefined), parseListQuery(raw, ARTICLES_FIELDS).fingerprint, { direction: 'after', values });
+    let page: Awaited<ReturnType<ArticlesService['list']>> | undefined;
+    const statements = await capture(async () => {
+      page = await app.get(ArticlesService).list(parseListQuery({ ...raw, cursor }, ARTICLES_FIELDS), caller);
+    });
+    const want = await expected(caller, '1 = 1', orderBy, depth);
+    expect(page!.items.map((item) => item.id)).toEqual(want.ids);
+    expect(page!.items).toHaveLength(20);
+    // the page's ids: one inner query, or one query per part read (a nullable key's values, then its NULLs)
+    const reads = statements.filter((st) => /FROM "articles"/.test(st.sql) && !/COUNT\(\*\)/.test(st.sql));
+    expect(reads.length).toBeGreaterThanOrEqual(1);
+    for (const st of reads) expect(st.sql).not.toMatch(/OFFSET/i);
+    if (onPostgres) {
+      let read = 0;
+      const summary: string[] = [];
+      for (const st of reads) {
+        const plan = nodes(await pgPlan(st));
+        summary.push(plan.map((n) => `${n['Node Type']}${n['Index Name'] ? ` ${n['Index Name']}` : ''}`).join(' > '));
+        expect(plan.filter((n) => n['Relation Name'] === 'articles' && n['Node Type'] === 'Seq Scan')).toEqual([]);
+        read += await rowsRead(st, 'articles');
+      }
+      plans[`deep ${name}`] = summary;
+      // a page (and the row after it) from each part read, and its rows: not the thousands before the position
+      expect(read).toBeLessThan(300);
+    } else {
+      const summary: string[] = [];
+      for (const st of reads) {
+        const plan = await sqlitePlan(st);
+        summary.push(plan.map((r) => r.detail).join(' | '));
+        if (!seeksOnSqlite) continue;
+        // every read of the table seeks to the position in an index (SEARCH), none scans it from the
+        // start; a part's ids come in index order (the page's rows by id are sorted, 21 of them)
+        const scans = plan.filter((r) => /^(SCAN|SEARCH) a\b/.test(r.detail));
+        expect(scans.length).toBeGreaterThan(0);
+        for (const r of scans) expect(r.detail).toMatch(/^SEARCH a USING (COVERING )?INDEX \w+ \(|^SEARCH a USING INTEGER PRIMARY KEY/);
+        const inner = / IN \(SELECT /.test(st.sql) ? plan.filter((r) => r.parent !== 0) : / IN \(/.test(st.sql) ? [] : plan;
+        expect(inner.filter((r) => /TEMP B-TREE/.test(r.detail)).map((r) => r.detail)).toEqual([]);
+      }
+      plans[`deep ${name}`] = summary;
+    }
+  });
+
+  it('Prefer: count=estimated on 20,000 articles: the planner estimate without a count query on PostgreSQL, the exact count on SQLite', async () => {
+    let page: Awaited<ReturnType<ArticlesService['list']>> | undefined;
+    const statements = await capture(async () => {
+      page = await app.get(ArticlesService).list(parseListQuery({}, ARTICLES_FIELDS, { prefer: 'count=estimated' }), ADMIN);
+    });
+    const counts = statements.filter((st) => /COUNT\(\*\)/.test(st.sql));
+    if (onPostgres) {
+      expect(page!.info.counted).toBe('estimated');
+      expect(counts).toEqual([]);
+      expect(statements.some((st) => /^EXPLAIN \(FORMAT JSON\)/.test(st.sql))).toBe(true);
+      // the statistics of VACUUM ANALYZE: close to the 20,000 rows, not counted
+      expect(page!.total).toBeGreaterThan(ARTICLES * 0.9);
+      expect(page!.total).toBeLessThan(ARTICLES * 1.1);
+    } else {
+      expect(page!.info.counted).toBe('exact');
+      expect(page!.total).toBe(ARTICLES);
+      expect(counts).toHaveLength(1);
+    }
+  });
+
+  const SYNC_SINCE = '2026-03-01T00:10:00.000Z';
+  type SyncList = (query: ListQuery, caller: AuthUser) => Promise<{ items: Array<{ id: number }> }>;
+  it.each<[string, string, string, AuthUser, string, () => SyncList, ListSpec, string]>([
+    ['users (admins)', 'users', 'u', ADMIN, '1 = 1', () => (q, c) => app.get(UsersService).list(q, c), USERS_FIELDS, 'idx_users_updated_at_id'],
+    ['tags', 'tags', 'g', ME, '1 = 1', () => (q) => app.get(TagsService).list(q), TAGS_FIELDS, 'idx_tags_updated_at_id'],
+    ["an article's comments", 'comments', 'c', ME, `c.article_id = ${BUSY_ARTICLE}`, () => (q, c) => app.get(CommentsService).list(BUSY_ARTICLE, q, c), COMMENTS_FIELDS, 'idx_comments_article_id_updated_at_id'],
+    ['orders as their owner', 'orders', 'o', ME, `o.user_id = ${ME.id}`, () => (q, c) => app.get(OrdersService).list(q, c), ORDERS_FIELDS, 'idx_orders_user_id_updated_at_id'],
+    ['orders as an admin', 'orders', 'o', ADMIN, '1 = 1', () => (q, c) => app.get(OrdersService).list(q, c), ORDERS_FIELDS, 'idx_orders_updated_at_id'],
+    ['todos as their owner', 'todos', 't', ME, `t.owner_id = ${ME.id}`, () => (q, c) => app.get(TodosService).list(q, c), TODOS_FIELDS, 'idx_todos_owner_id_updated_at_id'],
+    ['todos as an admin', 'todos', 't', ADMIN, '1 = 1', () => (q, c) => app.get(TodosService).list(q, c), TODOS_FIELDS, 'idx_todos_updated_at_id'],
+    ['OAuth clients (admins)', 'oauth_clients', 'c', ADMIN, '1 = 1', () => (q) => app.get(OAuthClientsService).list(q), OAUTH_CLIENTS_FIELDS, 'idx_oauth_clients_updated_at_id'],
+  ])('change sync on %s: updated_at[gt]=T&sort=updated_at, a cursor 1,500 rows deep, is one range of the (…, updated_at, id) index', async (name, table, alias, caller, scope, list, spec, index) => {
+    const since = onPostgres ? `CAST('${SYNC_SINCE}' AS timestamptz)` : `'${SYNC_SINCE.replace('T', ' ').replace('Z', '')}'`;
+    const where = `${scope} AND ${alias}.updated_at > ${since}`;
+    const order = `${alias}.updated_at, ${alias}.id`;
+    const [position] = await dataSource.query<Array<{ k0: string; k1: number | string }>>(
+      `SELECT ${onPostgres ? `CAST(${alias}.updated_at AS text)` : `${alias}.updated_at`} AS k0, ${alias}.id AS k1 FROM ${table} ${alias} WHERE ${where} ORDER BY ${order} LIMIT 1 OFFSET 1499`,
+    );
+    const raw = { 'updated_at[gt]': SYNC_SINCE, sort: 'updated_at' };
+    const cursor = encodeCursor(cursorKey(undefined), parseListQuery(raw, spec).fingerprint, { direction: 'after', values: [String(position.k0), Number(position.k1)] });
+    let page: { items: Array<{ id: number }> } | undefined;
+    const statements = await capture(async () => {
+      page = await list()(parseListQuery({ ...raw, cursor }, spec), caller);
+    });
+    const want = await dataSource.query<Array<{ id: number }>>(`SELECT ${alias}.id FROM ${table} ${alias} WHERE ${where} ORDER BY ${order} LIMIT 20 OFFSET 1500`);
+    expect(page!.items.map((item) => item.id)).toEqual(want.map((r) => Number(r.id)));
+    expect(page!.items).toHaveLength(20);
+    const { rows } = split(statements, table, false);
+    expect(rows.sql).not.toMatch(/OFFSET/i);
+    plans[`sync ${name}`] = await expectIndexed(statements, table, alias, false, true, false);
+    expect(plans[`sync ${name}`][0]).toContain(index);
   });
 
   it.each([

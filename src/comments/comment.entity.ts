@@ -7,6 +7,7 @@ import { User } from '../users/user.entity.js';
 @Entity('comments')
 @Index('idx_comments_article_id_id', ['article_id', 'id'])
 @Index('idx_comments_article_id_created_at_id', ['article_id', 'created_at', 'id'])
+@Index('idx_comments_article_id_updated_at_id', ['article_id', 'updated_at', 'id'])
 @Index('idx_comments_author_id', ['author_id'])
 export class Comment {
   @PrimaryGeneratedColumn()

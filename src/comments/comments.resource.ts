@@ -3,7 +3,7 @@ import { defineResource } from '../common/resources/define-resource.js';
 import { Comment } from './comment.entity.js';
 import { COMMENTS_POLICY } from './comments.policy.js';
 
-/** The comments field table (SPEC §6), within one article: filter `author`; sort `id`, `created_at`. */
+/** The comments field table (SPEC §6), within one article: filter `author`; sort `id`, `created_at`, `updated_at`. */
 export const COMMENTS_FIELDS = defineFields<Comment>()({
   alias: 'c',
   fields: {
@@ -11,7 +11,7 @@ export const COMMENTS_FIELDS = defineFields<Comment>()({
     article: { column: 'article_id' },
     author: { column: 'author_id', filter: { type: 'int', description: 'Comments by this user id.', example: 2 } },
     created_at: { column: 'created_at', range: 'timestamp', sort: true },
-    updated_at: { column: 'updated_at', range: 'timestamp' },
+    updated_at: { column: 'updated_at', range: 'timestamp', sort: true },
   },
   links: ['article_id', 'author_id'],
 });

@@ -9,7 +9,8 @@ import { User } from '../users/user.entity.js';
  * contain a space). Deleting a client deletes its codes and grants.
  */
 @Entity('oauth_clients')
-@Index('idx_oauth_clients_created_at', ['created_at'])
+@Index('idx_oauth_clients_created_at_id', ['created_at', 'id'])
+@Index('idx_oauth_clients_updated_at_id', ['updated_at', 'id'])
 export class OAuthClient {
   @PrimaryGeneratedColumn()
   id: number;

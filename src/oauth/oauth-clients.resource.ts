@@ -2,7 +2,7 @@ import { defineFields } from '../common/list/field-table.js';
 import { defineResource } from '../common/resources/define-resource.js';
 import { OAuthClient } from './oauth-client.entity.js';
 
-/** The OAuth client field table: sort `id`, `name`, `created_at`; no filters. */
+/** The OAuth client field table: sort `id`, `name`, `created_at`, `updated_at`; no filters. */
 export const OAUTH_CLIENTS_FIELDS = defineFields<OAuthClient>()({
   alias: 'c',
   fields: {
@@ -12,7 +12,7 @@ export const OAUTH_CLIENTS_FIELDS = defineFields<OAuthClient>()({
     scopes: { column: 'scopes' },
     confidential: { column: 'confidential' },
     created_at: { column: 'created_at', range: 'timestamp', sort: true },
-    updated_at: { column: 'updated_at', range: 'timestamp' },
+    updated_at: { column: 'updated_at', range: 'timestamp', sort: true },
   },
   links: [],
 });

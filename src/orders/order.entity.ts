@@ -22,6 +22,8 @@ export type Currency = (typeof CURRENCIES)[number];
 @Index('idx_orders_status_id', ['status', 'id'])
 @Index('idx_orders_total_cents_id', ['total_cents', 'id'])
 @Index('idx_orders_created_at_id', ['created_at', 'id'])
+@Index('idx_orders_updated_at_id', ['updated_at', 'id'])
+@Index('idx_orders_user_id_updated_at_id', ['user_id', 'updated_at', 'id'])
 export class Order {
   @PrimaryGeneratedColumn()
   id: number;

@@ -5,7 +5,7 @@ import { ORDERS_POLICY } from './orders.policy.js';
 
 /**
  * The orders field table (SPEC §6): filters `status`, `user`, `currency`; sort `id`, `created_at`,
- * `total_cents`. `items` has no column: the service loads the page's items in one extra query.
+ * `updated_at`, `total_cents`. `items` has no column: the service loads the page's items in one extra query.
  */
 export const ORDERS_FIELDS = defineFields<Order>()({
   alias: 'o',
@@ -16,10 +16,10 @@ export const ORDERS_FIELDS = defineFields<Order>()({
     total_cents: { column: 'total_cents', range: 'int', sort: true },
     user: { column: 'user_id', filter: { type: 'int', description: 'Orders of this user id (admins; others only ever see their own).', example: 1 } },
     created_at: { column: 'created_at', range: 'timestamp', sort: true },
-    updated_at: { column: 'updated_at', range: 'timestamp' },
+    updated_at: { column: 'updated_at', range: 'timestamp', sort: true },
   },
   links: ['user_id'],
-  order: { sort: ['created_at', 'total_cents'], filters: ['status', 'user', 'currency'] },
+  order: { sort: ['created_at', 'updated_at', 'total_cents'], filters: ['status', 'user', 'currency'] },
 });
 
 /** Orders (SPEC §6 orders): `/v1/orders`, scopes `orders:read` and `orders:write`. */

@@ -2,13 +2,13 @@ import { defineFields } from '../common/list/field-table.js';
 import { defineResource } from '../common/resources/define-resource.js';
 import { Tag } from './tag.entity.js';
 
-/** The tags field table (SPEC §6): filter `name`; sort `id`, `name`, `created_at`. The `articles` link needs the name. */
+/** The tags field table (SPEC §6): filter `name`; sort `id`, `name`, `created_at`, `updated_at`. The `articles` link needs the name. */
 export const TAGS_FIELDS = defineFields<Tag>()({
   alias: 'g',
   fields: {
     name: { column: 'name', sort: true, filter: { type: 'string', description: 'The tag with this name (compared case-insensitively).', example: 'nestjs' } },
     created_at: { column: 'created_at', range: 'timestamp', sort: true },
-    updated_at: { column: 'updated_at', range: 'timestamp' },
+    updated_at: { column: 'updated_at', range: 'timestamp', sort: true },
   },
   links: ['name'],
 });

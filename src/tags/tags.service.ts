@@ -62,7 +62,7 @@ export class TagsService {
       const patch: Partial<Tag> = { updated_at: new Date() };
       if (dto.name !== undefined) patch.name = dto.name;
       const version = await updateVersioned(manager, Tag, { id }, current.version, patch, 'tag', id);
-      if (patch.name !== undefined && patch.name !== current.name) await this.bumpArticles(manager, id);
+      if (patch.name !== undefined && patch.name !== current.name) await this.bumpArticles(manager, id, patch.updated_at!);
       return toTagResponse({ ...current, ...patch, version });
     });
   }
@@ -75,14 +75,17 @@ export class TagsService {
     await this.tags.manager.transaction(async (manager) => {
       const current = await this.load(id, manager);
       versionCondition('tag', id, current.version);
-      await this.bumpArticles(manager, id);
+      await this.bumpArticles(manager, id, new Date());
       await deleteVersioned(manager, Tag, { id }, current.version, 'tag', id);
     });
   }
 
-  /** Bumps the version of every article carrying tag `id` (its names are part of their representation). */
-  private bumpArticles(manager: EntityManager, id: number): Promise<void> {
-    return bumpVersions(manager, Article, 'id IN (SELECT article_id FROM article_tags WHERE tag_id = :tagId)', { tagId: id });
+  /**
+   * Bumps the version of every article carrying tag `id` (its names are part of their
+   * representation) and sets their `updated_at` to `at`, so change sync returns them again.
+   */
+  private bumpArticles(manager: EntityManager, id: number, at: Date): Promise<void> {
+    return bumpVersions(manager, Article, 'id IN (SELECT article_id FROM article_tags WHERE tag_id = :tagId)', { tagId: id }, at);
   }
 
   /**

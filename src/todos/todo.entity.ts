@@ -10,6 +10,7 @@ export type TodoStatus = (typeof TODO_STATUSES)[number];
 @Entity('todos')
 @Index('idx_todos_owner_id_id', ['owner_id', 'id'])
 @Index('idx_todos_owner_id_status_id', ['owner_id', 'status', 'id'])
+@Index('idx_todos_owner_id_updated_at_id', ['owner_id', 'updated_at', 'id'])
 @Index('idx_todos_title_id', ['title', 'id'])
 @Index('idx_todos_status_id', ['status', 'id'])
 @Index('idx_todos_created_at_id', ['created_at', 'id'])

@@ -11,6 +11,7 @@ export type Role = (typeof ROLES)[number];
 @Index('idx_users_age_id', ['age', 'id'])
 @Index('idx_users_role_id', ['role', 'id'])
 @Index('idx_users_created_at_id', ['created_at', 'id'])
+@Index('idx_users_updated_at_id', ['updated_at', 'id'])
 export class User {
   @PrimaryGeneratedColumn()
   id: number;

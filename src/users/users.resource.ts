@@ -3,7 +3,7 @@ import { defineResource } from '../common/resources/define-resource.js';
 import { ROLES, User } from './user.entity.js';
 import { USERS_POLICY } from './users.policy.js';
 
-/** The users field table (SPEC §6): filters `role`, `name`, `age`; sort `id`, `name`, `age`, `created_at`. */
+/** The users field table (SPEC §6): filters `role`, `name`, `age`; sort `id`, `name`, `age`, `created_at`, `updated_at`. */
 export const USERS_FIELDS = defineFields<User>()({
   alias: 'u',
   fields: {
@@ -13,7 +13,7 @@ export const USERS_FIELDS = defineFields<User>()({
     email: { column: 'email' },
     role: { column: 'role', filter: { type: 'enum', values: ROLES, description: 'Users with this role.', example: 'admin' } },
     created_at: { column: 'created_at', range: 'timestamp', sort: true },
-    updated_at: { column: 'updated_at', range: 'timestamp' },
+    updated_at: { column: 'updated_at', range: 'timestamp', sort: true },
   },
   links: [],
   order: { filters: ['role', 'name', 'age'] },

@@ -219,8 +219,8 @@ export class UsersService implements OnApplicationBootstrap {
       await updateVersioned(manager, User, { id }, current.version, patch, 'user', id);
       // v2 articles and comments embed the author's name: their representations change with it
       if (patch.name !== undefined && patch.name !== current.name) {
-        await bumpVersions(manager, Article, 'author_id = :id', { id });
-        await bumpVersions(manager, Comment, 'author_id = :id', { id });
+        await bumpVersions(manager, Article, 'author_id = :id', { id }, patch.updated_at!);
+        await bumpVersions(manager, Comment, 'author_id = :id', { id }, patch.updated_at!);
       }
     });
     if (authorityChanges) {

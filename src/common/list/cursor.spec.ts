@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { cursorKey, decodeCursor, encodeCursor, fingerprint } from './cursor.js';
-import { keysetSql } from './find-page.js';
+import { keysetParts } from './find-page.js';
 import { preferredCount } from './list-query.js';
 import type { SortKey } from './list-query.js';
 
@@ -28,34 +28,41 @@ describe('list cursors (SPEC §4 keyset paging)', () => {
   });
 });
 
-describe('keysetSql', () => {
+describe('keysetParts', () => {
   const key = (column: string, direction: 'ASC' | 'DESC'): SortKey => ({ field: column.split('.')[1], column, direction });
   const notNull = () => false;
   const noTimestamp = () => false;
+  const nullable = (column: string) => column === 'u.age';
+  const sql = (result: { parts: Array<{ sql: string }> }) => result.parts.map((part) => part.sql);
 
   it('one row-value comparison when every key goes the same way and none is nullable', () => {
-    expect(keysetSql([key('t.created_at', 'DESC'), key('t.id', 'DESC')], ['x', 3], notNull, noTimestamp, false)).toEqual({ sql: '(t.created_at, t.id) < (:k_0, :k_1)', params: { k_0: 'x', k_1: 3 } });
-    expect(keysetSql([key('t.id', 'ASC')], [3], notNull, noTimestamp, false)).toEqual({ sql: 't.id > :k_0', params: { k_0: 3 } });
-    expect(keysetSql([key('t.created_at', 'ASC'), key('t.id', 'ASC')], ['x', 3], notNull, (c) => c === 't.created_at', true).sql).toBe(
+    expect(keysetParts([key('t.created_at', 'DESC'), key('t.id', 'DESC')], ['x', 3], notNull, noTimestamp, false)).toEqual({ parts: [{ sql: '(t.created_at, t.id) < (:k_0, :k_1)', nulls: [] }], params: { k_0: 'x', k_1: 3 } });
+    expect(keysetParts([key('t.id', 'ASC')], [3], notNull, noTimestamp, false)).toEqual({ parts: [{ sql: 't.id > :k_0', nulls: [] }], params: { k_0: 3 } });
+    expect(sql(keysetParts([key('t.created_at', 'ASC'), key('t.id', 'ASC')], ['x', 3], notNull, (c: string) => c === 't.created_at', true))).toEqual([
       '(t.created_at, t.id) > (CAST(:k_0 AS timestamptz), :k_1)',
-    );
+    ]);
   });
 
-  it('spells out NULL as the largest value on nullable keys, and mixed directions', () => {
-    const nullable = (column: string) => column === 'u.age';
-    // ascending, NULLS LAST: after a value come larger values and every NULL
-    expect(keysetSql([key('u.age', 'ASC'), key('u.id', 'ASC')], [30, 7], nullable, noTimestamp, false).sql).toBe(
-      '(((u.age > :k_0 OR u.age IS NULL)) OR (u.age = :k_0 AND u.id > :k_1))',
-    );
+  it('a nullable first key: the row-value comparison for the values, the NULLs as a part of their own (NULL is the largest value)', () => {
+    // ascending, NULLS LAST: after a value come the larger values, then every NULL
+    expect(sql(keysetParts([key('u.age', 'ASC'), key('u.id', 'ASC')], [30, 7], nullable, noTimestamp, true))).toEqual(['(u.age, u.id) > (:k_0, :k_1)', 'u.age IS NULL']);
+    // descending, NULLS FIRST: after a value come the smaller values only (the row-value comparison is never true for NULL)
+    expect(sql(keysetParts([key('u.age', 'DESC'), key('u.id', 'DESC')], [30, 7], nullable, noTimestamp, false))).toEqual(['(u.age, u.id) < (:k_0, :k_1)']);
+    expect(keysetParts([key('u.age', 'ASC'), key('u.id', 'ASC')], [30, 7], nullable, noTimestamp, false).parts[1].nulls).toEqual(['u.age']);
     // ascending from a NULL: only the NULLs with a larger id
-    expect(keysetSql([key('u.age', 'ASC'), key('u.id', 'ASC')], [null, 7], nullable, noTimestamp, false).sql).toBe('((u.age IS NULL AND u.id > :k_1))');
-    // descending, NULLS FIRST: after a NULL come every value and the NULLs with a smaller id
-    expect(keysetSql([key('u.age', 'DESC'), key('u.id', 'DESC')], [null, 7], nullable, noTimestamp, false).sql).toBe(
-      '((u.age IS NOT NULL) OR (u.age IS NULL AND u.id < :k_1))',
-    );
-    expect(keysetSql([key('u.name', 'ASC'), key('u.age', 'DESC'), key('u.id', 'ASC')], ['a', 3, 9], nullable, noTimestamp, false).sql).toBe(
-      '((u.name > :k_0) OR (u.name = :k_0 AND u.age < :k_1) OR (u.name = :k_0 AND u.age = :k_1 AND u.id > :k_2))',
-    );
+    expect(sql(keysetParts([key('u.age', 'ASC'), key('u.id', 'ASC')], [null, 7], nullable, noTimestamp, true))).toEqual(['u.age IS NULL AND u.id > :k_1']);
+    // descending from a NULL: the NULLs with a smaller id, then every value
+    expect(sql(keysetParts([key('u.age', 'DESC'), key('u.id', 'DESC')], [null, 7], nullable, noTimestamp, true))).toEqual(['u.age IS NULL AND u.id < :k_1', 'u.age IS NOT NULL']);
+  });
+
+  it('mixed directions: a bound on the first key the index seeks to, then the exact expansion of the ties', () => {
+    expect(sql(keysetParts([key('u.name', 'ASC'), key('u.age', 'DESC'), key('u.id', 'ASC')], ['a', 3, 9], nullable, noTimestamp, false))).toEqual([
+      'u.name >= :k_0 AND (u.name > :k_0 OR (u.name = :k_0 AND ((u.age <= :k_1 AND (u.age < :k_1 OR (u.age = :k_1 AND ((u.id > :k_2))))))))',
+    ]);
+    // descending nullable first key, ascending second: NULLs come first, so none is after a value
+    expect(sql(keysetParts([key('u.age', 'DESC'), key('u.name', 'ASC'), key('u.id', 'DESC')], [30, 'b', 4], nullable, noTimestamp, false))).toEqual([
+      'u.age <= :k_0 AND (u.age < :k_0 OR (u.age = :k_0 AND ((u.name >= :k_1 AND (u.name > :k_1 OR (u.name = :k_1 AND ((u.id < :k_2))))))))',
+    ]);
   });
 });
 

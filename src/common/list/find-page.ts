@@ -131,40 +131,65 @@ function reversed(keys: readonly SortKey[]): SortKey[] {
   return keys.map((key) => ({ ...key, direction: key.direction === 'ASC' ? 'DESC' : 'ASC' }));
 }
 
+/** One part of a keyset predicate ({@link keysetParts}): its SQL, and the columns it holds at NULL. */
+export interface KeysetPart {
+  sql: string;
+  nulls: string[];
+}
+
 /**
  * The keyset predicate "comes after the row with sort-key `values`" in the order of `keys` (NULL
- * the largest value; `id`, never null, last), with its parameters. When every key has the same
- * direction, no column is nullable and no value is null, one row-value comparison
- * `(c1, …, id) > (:k0, …)` that an index `(c1, …, id)` answers as a range; else the expansion
- * `c1 > v1 OR (c1 = v1 AND c2 > v2) OR …` with the NULL cases spelled out.
+ * the largest value; `id`, never null, last), as disjoint **parts** in the order of the list (every
+ * row of a part comes before every row of the next), with their parameters. Each part is one
+ * range of the `(…, first key, id)` index that serves the order, so a page deep in the list reads
+ * about as many index entries as page 1:
+ * - every key in one direction, none after the first nullable, no value null: the row-value
+ *   comparison `(c1, …, id) > (:k0, …)` (it is never true for a NULL `c1`);
+ * - otherwise a bound on the first key that the index seeks to (`c1 >= :k0` ascending,
+ *   `c1 <= :k0` descending), ANDed with the exact expansion `c1 > v1 OR (c1 = v1 AND <after the
+ *   other keys>)`, which then only filters the rows that tie with the position;
+ * - the NULLs of a nullable first key are a part of their own: after a value ascending, every NULL
+ *   (`c1 IS NULL`, ordered by the other keys); after a NULL, the NULLs past the position on the other
+ *   keys, and descending then every value (`c1 IS NOT NULL`).
+ * An OR of these parts in one WHERE would make the databases filter from the start of the index;
+ * {@link findPage} reads the parts one after the other, each with its own ORDER BY and LIMIT,
+ * until the page is full (a walk among the values never reads the NULLs). Each part names the
+ * columns it holds at NULL (`nulls`): they are left out of its ORDER BY.
  */
-export function keysetSql(keys: readonly SortKey[], values: readonly CursorValue[], isNullable: (column: string) => boolean, isTimestamp: (column: string) => boolean, postgres: boolean): { sql: string; params: Record<string, unknown> } {
+export function keysetParts(
+  keys: readonly SortKey[],
+  values: readonly CursorValue[],
+  isNullable: (column: string) => boolean,
+  isTimestamp: (column: string) => boolean,
+  postgres: boolean,
+): { parts: KeysetPart[]; params: Record<string, unknown> } {
   const params: Record<string, unknown> = {};
   const param = (i: number) => {
     params[`k_${i}`] = values[i];
     return isTimestamp(keys[i].column) ? timestampParam(postgres, `k_${i}`) : `:k_${i}`;
   };
-  const sameDirection = keys.every((key) => key.direction === keys[0].direction);
-  if (sameDirection && keys.every((key, i) => !isNullable(key.column) && values[i] !== null)) {
-    const op = keys[0].direction === 'ASC' ? '>' : '<';
-    if (keys.length === 1) return { sql: `${keys[0].column} ${op} ${param(0)}`, params };
-    return { sql: `(${keys.map((key) => key.column).join(', ')}) ${op} (${keys.map((_, i) => param(i)).join(', ')})`, params };
-  }
-  const branches: string[] = [];
-  const equal: string[] = [];
-  keys.forEach((key, i) => {
-    const value = values[i];
-    const nullable = isNullable(key.column);
-    let after: string | undefined;
-    if (key.direction === 'ASC') {
-      if (value !== null) after = nullable ? `(${key.column} > ${param(i)} OR ${key.column} IS NULL)` : `${key.column} > ${param(i)}`;
-    } else {
-      after = value === null ? `${key.column} IS NOT NULL` : `${key.column} < ${param(i)}`;
+  const isNull = (column: string) => `${column} IS NULL`;
+  const after = (i: number): KeysetPart[] => {
+    const key = keys[i];
+    const column = key.column;
+    const asc = key.direction === 'ASC';
+    const rest = keys.slice(i);
+    if (values[i] === null) {
+      const nulls = i + 1 < keys.length ? after(i + 1).map((part) => ({ sql: `${isNull(column)} AND ${part.sql}`, nulls: [column, ...part.nulls] })) : [];
+      return asc ? nulls : [...nulls, { sql: `${column} IS NOT NULL`, nulls: [] }];
     }
-    if (after) branches.push([...equal, after].join(' AND '));
-    equal.push(value === null ? `${key.column} IS NULL` : `${key.column} = ${param(i)}`);
-  });
-  return { sql: branches.length > 0 ? `(${branches.map((branch) => `(${branch})`).join(' OR ')})` : '1 = 0', params };
+    const nullPart = asc && isNullable(column) ? [{ sql: isNull(column), nulls: [column] }] : [];
+    const op = asc ? '>' : '<';
+    const rowValue = rest.every((other, j) => other.direction === key.direction && values[i + j] !== null && (j === 0 || !isNullable(other.column)));
+    if (rowValue) {
+      const sql = rest.length === 1 ? `${column} ${op} ${param(i)}` : `(${rest.map((other) => other.column).join(', ')}) ${op} (${rest.map((_, j) => param(i + j)).join(', ')})`;
+      return [{ sql, nulls: [] }, ...nullPart];
+    }
+    const tie = after(i + 1);
+    const bounded = `${column} ${op}= ${param(i)} AND (${column} ${op} ${param(i)} OR (${column} = ${param(i)} AND (${tie.map((part) => `(${part.sql})`).join(' OR ')})))`;
+    return [{ sql: bounded, nulls: [] }, ...nullPart];
+  };
+  return { parts: after(0), params };
 }
 
 /**
@@ -184,7 +209,8 @@ export function keysetSql(keys: readonly SortKey[], values: readonly CursorValue
  *   nullable columns, so a `(filter columns…, sort column, id)` index serves the order read
  *   forwards or backwards on both databases.
  * - Position: `OFFSET` for page/offset paging; for a cursor the keyset predicate
- *   ({@link keysetSql}) past the cursor's row, read forwards (`after`) or in the reversed order
+ *   ({@link keysetParts}) past the cursor's row — several parts (the NULLs of a nullable first
+ *   key) read one after the other, each with its own ORDER BY and LIMIT, until the page is full — read forwards (`after`) or in the reversed order
  *   (`before`, rows then turned back), so a deep page costs what the first does. One row more
  *   than the page is read to know whether another page follows.
  * - The page's ids are chosen by an inner query that reads only the index (filter, sort and id
@@ -262,29 +288,46 @@ export async function findPage<E extends ObjectLiteral, L extends ColumnOf<E>, T
   const keys = forward ? query.sort : reversed(query.sort);
   const isNullable = (column: string) => nullable(qb, alias, column);
   const isTimestamp = (column: string) => timestamp(qb, column);
-  const ids = qb.clone().select(`${alias}.id`, 'id').orderBy();
-  whereAnyScope(ids, scopes, 'v');
-  if (query.cursor) {
-    const keyset = keysetSql(keys, query.cursor.values, isNullable, isTimestamp, postgres);
-    ids.andWhere(keyset.sql, keyset.params);
-  }
-  const order = (builder: SelectQueryBuilder<E>) => {
+  const nulls = (key: SortKey) => (key.direction === 'ASC' ? 'NULLS LAST' : 'NULLS FIRST');
+  const order = (builder: SelectQueryBuilder<E>, constant: readonly string[] = []) => {
     builder.orderBy();
     for (const key of keys) {
-      if (isNullable(key.column)) builder.addOrderBy(key.column, key.direction, key.direction === 'ASC' ? 'NULLS LAST' : 'NULLS FIRST');
+      if (constant.includes(key.column)) continue;
+      if (isNullable(key.column)) builder.addOrderBy(key.column, key.direction, nulls(key));
       else builder.addOrderBy(key.column, key.direction);
     }
     return builder;
   };
-  order(ids).limit(query.limit + 1);
-  if (query.style !== 'cursor') ids.offset(query.offset);
+  const ids = qb.clone().select(`${alias}.id`, 'id').orderBy();
+  whereAnyScope(ids, scopes, 'v');
+  const keyset = query.cursor ? keysetParts(keys, query.cursor.values, isNullable, isTimestamp, postgres) : undefined;
+  let idsSql: string;
+  let idsParams: ObjectLiteral;
+  if (keyset && keyset.parts.length > 1) {
+    // the parts in order, each from its own index range, until one row more than the page is found
+    const found: Array<number | string> = [];
+    for (const part of keyset.parts) {
+      const one = ids.clone().andWhere(part.sql, keyset.params);
+      order(one, part.nulls).limit(query.limit + 1 - found.length);
+      found.push(...(await one.getRawMany<{ id: number | string }>()).map((row) => row.id));
+      if (found.length > query.limit) break;
+    }
+    idsSql = found.length > 0 ? ':...page_ids' : 'NULL';
+    idsParams = { page_ids: found };
+  } else {
+    if (keyset) ids.andWhere(keyset.parts[0].sql, keyset.params);
+    order(ids, keyset?.parts[0].nulls).limit(query.limit + 1);
+    if (query.style !== 'cursor') ids.offset(query.offset);
+    idsSql = ids.getQuery();
+    idsParams = ids.getParameters();
+  }
 
   const columns = new Set(['id', ...spec.always]);
   for (const field of query.fields ?? spec.selectable) for (const column of spec.columns[field] ?? []) columns.add(column);
   const rowsQb = qb.clone().select(`${alias}.id`, 'id');
   for (const column of columns) if (column !== 'id') rowsQb.addSelect(`${alias}.${column}`, column);
   query.sort.forEach((key, i) => rowsQb.addSelect(postgres && isTimestamp(key.column) ? `CAST(${key.column} AS text)` : key.column, `__k${i}`));
-  rowsQb.where(`${alias}.id IN (${ids.getQuery()})`).setParameters(ids.getParameters());
+  rowsQb.where(`${alias}.id IN (${idsSql})`).setParameters(idsParams);
   order(rowsQb);
 
   const [fetched, counted] = await Promise.all([rowsQb.getRawMany<Record<string, unknown>>(), count()]);

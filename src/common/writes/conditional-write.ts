@@ -99,15 +99,17 @@ export async function deleteVersioned<T extends ObjectLiteral>(
 
 /**
  * Increments the `version` of every row of `entity` matching the SQL condition `where` (with
- * `parameters`) in one UPDATE: the cascading bump of representations that embed a row another
- * write changed (an article's tag names, the author summary of v2 articles and comments), so
- * their entity tags change with them. Changes nothing else (not `updated_at`).
+ * `parameters`) and sets its `updated_at` to `at` (the time of the write that caused it), in one
+ * UPDATE: the cascading bump of representations that embed a row another write changed (an
+ * article's tag names, the author summary of v2 articles and comments). Their entity tags change
+ * with them, and change sync (`updated_at[gt]=T&sort=updated_at`, docs/lists.md) returns them
+ * again, since what a client holds of them is out of date. Changes nothing else.
  */
-export async function bumpVersions<T extends ObjectLiteral>(manager: EntityManager, entity: EntityTarget<T>, where: string, parameters: Record<string, unknown>): Promise<void> {
+export async function bumpVersions<T extends ObjectLiteral>(manager: EntityManager, entity: EntityTarget<T>, where: string, parameters: Record<string, unknown>, at: Date): Promise<void> {
   await manager
     .createQueryBuilder()
     .update(entity)
-    .set({ version: () => 'version + 1' } as unknown as QueryDeepPartialEntity<T>)
+    .set({ version: () => 'version + 1', updated_at: at } as unknown as QueryDeepPartialEntity<T>)
     .where(where, parameters)
     .execute();
 }
