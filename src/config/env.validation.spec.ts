@@ -559,3 +559,26 @@ describe('validateEnv', () => {
     });
   });
 });
+
+describe('webhook settings (SPEC §11)', () => {
+  it('defaults: https only, no private networks, about three days of retries, 10 s timeout, 1 s poll, one day of grace, 5 failures, 8 at a time', () => {
+    const env = validateEnv({});
+    expect([env.WEBHOOK_ALLOW_HTTP, env.WEBHOOK_ALLOW_PRIVATE_NETWORKS]).toEqual([false, false]);
+    expect(env.WEBHOOK_RETRY_SCHEDULE).toEqual([5, 300, 1800, 7200, 18_000, 36_000, 36_000, 86_400, 86_400]);
+    expect([env.WEBHOOK_TIMEOUT_MS, env.WEBHOOK_POLL_INTERVAL_MS, env.WEBHOOK_SECRET_GRACE_SECONDS, env.WEBHOOK_DISABLE_AFTER_FAILURES, env.WEBHOOK_CONCURRENCY]).toEqual([10_000, 1000, 86_400, 5, 8]);
+  });
+
+  it('parses WEBHOOK_RETRY_SCHEDULE as comma-separated seconds, white space allowed', () => {
+    expect(validateEnv({ WEBHOOK_RETRY_SCHEDULE: '1, 2,4' }).WEBHOOK_RETRY_SCHEDULE).toEqual([1, 2, 4]);
+    expect(validateEnv({ WEBHOOK_RETRY_SCHEDULE: '0' }).WEBHOOK_RETRY_SCHEDULE).toEqual([0]);
+  });
+
+  it('refuses a bad schedule, timeout or flag with one line naming the variable', () => {
+    for (const value of ['1,,2', '-1', '1.5', 'soon', '604801', Array(51).fill('1').join(',')]) {
+      expectOneLineNaming(configError({ WEBHOOK_RETRY_SCHEDULE: value }), 'WEBHOOK_RETRY_SCHEDULE');
+    }
+    expectOneLineNaming(configError({ WEBHOOK_TIMEOUT_MS: '10' }), 'WEBHOOK_TIMEOUT_MS');
+    expectOneLineNaming(configError({ WEBHOOK_ALLOW_HTTP: 'yes' }), 'WEBHOOK_ALLOW_HTTP');
+    expectOneLineNaming(configError({ WEBHOOK_CONCURRENCY: '0' }), 'WEBHOOK_CONCURRENCY');
+  });
+});
