@@ -452,6 +452,50 @@ describe('with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS (a receiver
       await waitFor('the committed event', () => receiver.to('/ok-tx').length === 1);
     });
 
+    it('the due query and the deliveries list are served by their indexes (EXPLAIN on 6,000 deliveries)', async () => {
+      const { EventOutbox } = await import('../src/events/event-outbox.js');
+      const { dueDeliveriesSql } = await import('../src/webhooks/webhook-worker.js');
+      const outbox = app.get(EventOutbox);
+      const hook = await subscribe(alice, '/ok-explain', ['todo.deleted']);
+      // disabled: the worker leaves the rows alone while they are explained
+      await api().patch(`/v1/webhooks/${hook.id}`).set('Authorization', bearer(alice.token)).send({ enabled: false });
+      const stored = await dataSource.transaction((manager) => outbox.append(manager, { type: 'todo.created', ownerId: null, resourceId: null, data: { v1: {}, v2: {} } }));
+      const postgres = dataSource.options.type === 'postgres';
+      const rows = Array.from({ length: 6000 }, (_, i) => ({
+        subscription_id: hook.id,
+        event_id: stored.id,
+        event_type: 'todo.created',
+        status: i % 100 === 0 ? 'pending' : 'delivered',
+        attempts: 1,
+        next_attempt_at: i % 100 === 0 ? new Date(Date.now() + 3600_000) : null,
+        created_at: new Date(),
+      }));
+      for (let i = 0; i < rows.length; i += 500) await dataSource.createQueryBuilder().insert().into('webhook_deliveries').values(rows.slice(i, i + 500)).execute();
+      const due = dueDeliveriesSql(postgres, 8);
+      const list = 'SELECT d.id FROM webhook_deliveries d WHERE d.subscription_id = 1 AND d.status = \'failed\' ORDER BY d.id LIMIT 21';
+      if (postgres) {
+        await dataSource.query('ANALYZE webhook_deliveries');
+        type Node = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; Plans?: Node[] };
+        const nodes = (node: Node): Node[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
+        const plan = async (sql: string, params: unknown[] = []) => {
+          const [row] = (await dataSource.query(`EXPLAIN (FORMAT JSON) ${sql}`, params)) as Array<{ 'QUERY PLAN': Array<{ Plan: Node }> }>;
+          return nodes(row['QUERY PLAN'][0].Plan);
+        };
+        for (const [sql, params, index] of [
+          [due, [new Date()], 'idx_webhook_deliveries_status_next_attempt_at'],
+          [list, [], 'idx_webhook_deliveries_subscription_id_status_id'],
+        ] as const) {
+          const scans = await plan(sql, [...params]);
+          expect(scans.filter((node) => node['Relation Name'] === 'webhook_deliveries').map((node) => node['Node Type'])).not.toContain('Seq Scan');
+          expect(scans.map((node) => node['Index Name'])).toContain(index);
+        }
+      } else {
+        const plan = async (sql: string, params: unknown[] = []) => JSON.stringify(await dataSource.query(`EXPLAIN QUERY PLAN ${sql}`, params));
+        expect(await plan(due, ['2026-01-01 00:00:00.000'])).toContain('idx_webhook_deliveries_status_next_attempt_at');
+        expect(await plan(list)).toContain('idx_webhook_deliveries_subscription_id_status_id');
+      }
+    });
+
     it('30 concurrent writes: each event delivered exactly once', async () => {
       await subscribe(alice, '/ok-burst', ['todo.created']);
       const results = await Promise.all(Array.from({ length: 30 }, (_, i) => api().post('/v1/todos').set('Authorization', bearer(alice.token)).send({ title: `burst ${i}` })));

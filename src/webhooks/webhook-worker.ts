@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { DataSource, In, type EntityManager } from 'typeorm';
+import { DataSource, In, type EntityManager, type QueryDeepPartialEntity } from 'typeorm';
 import { safeError } from '../common/logging.js';
 import type { Env } from '../config/env.validation.js';
 import { EventRecord } from '../events/event.entity.js';
@@ -23,6 +23,19 @@ interface Claimed {
   url: string;
   secrets: string[];
   apiVersion: WebhookApiVersion;
+}
+
+/**
+ * The due query of the claim: ids of at most `limit` deliveries of enabled webhooks that are
+ * `pending` with `next_attempt_at` ≤ the one parameter (now), or `delivering` with an expired lease
+ * (`next_attempt_at` holds the lease's end then), oldest first. On PostgreSQL the rows are locked
+ * and rows other claims hold are skipped (`FOR UPDATE OF d SKIP LOCKED`). Served by the index
+ * (`status`, `next_attempt_at`).
+ */
+export function dueDeliveriesSql(postgres: boolean, limit: number): string {
+  return `SELECT d.id FROM webhook_deliveries d INNER JOIN webhook_subscriptions w ON w.id = d.subscription_id
+    WHERE d.status IN ('pending', 'delivering') AND d.next_attempt_at <= ${postgres ? '$1' : '?'} AND w.enabled = TRUE
+    ORDER BY d.next_attempt_at, d.id LIMIT ${Math.trunc(limit)}${postgres ? ' FOR UPDATE OF d SKIP LOCKED' : ''}`;
 }
 
 /**
@@ -137,14 +150,8 @@ export class WebhookWorker implements BeforeApplicationShutdown {
     const now = new Date();
     const lease = new Date(now.getTime() + leaseMs(this.config.get('WEBHOOK_TIMEOUT_MS', { infer: true })));
     const token = randomUUID();
-    const p = (i: number) => (this.postgres ? `$${i}` : '?');
     const ids = await this.dataSource.transaction(async (manager) => {
-      const rows: { id: number | string }[] = await manager.query(
-        `SELECT d.id FROM webhook_deliveries d INNER JOIN webhook_subscriptions w ON w.id = d.subscription_id
-         WHERE d.status IN ('pending', 'delivering') AND d.next_attempt_at <= ${p(1)} AND w.enabled = TRUE
-         ORDER BY d.next_attempt_at, d.id LIMIT ${Math.trunc(limit)}${this.postgres ? ' FOR UPDATE OF d SKIP LOCKED' : ''}`,
-        [sqlTime(this.postgres, now)],
-      );
+      const rows: { id: number | string }[] = await manager.query(dueDeliveriesSql(this.postgres, limit), [sqlTime(this.postgres, now)]);
       const found = rows.map((row) => Number(row.id));
       if (found.length === 0) return found;
       await manager
@@ -271,7 +278,7 @@ export class WebhookWorker implements BeforeApplicationShutdown {
     await manager
       .createQueryBuilder()
       .update(WebhookSubscription)
-      .set({ ...set, updated_at: new Date() })
+      .set({ ...set, updated_at: new Date() } as QueryDeepPartialEntity<WebhookSubscription>)
       .where(`id = :id AND ${condition}`, { id })
       .execute();
   }
