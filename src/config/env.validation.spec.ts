@@ -68,6 +68,14 @@ describe('validateEnv', () => {
         V1_SUNSET_AT: new Date('2027-06-30T00:00:00.000Z'),
         API_BASE_HOST: undefined,
         TRACING: false,
+        WEBHOOK_ALLOW_HTTP: false,
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: false,
+        WEBHOOK_RETRY_SCHEDULE: [5, 300, 1800, 7200, 18_000, 36_000, 36_000, 86_400, 86_400],
+        WEBHOOK_TIMEOUT_MS: 10_000,
+        WEBHOOK_POLL_INTERVAL_MS: 1000,
+        WEBHOOK_SECRET_GRACE_SECONDS: 86_400,
+        WEBHOOK_DISABLE_AFTER_FAILURES: 5,
+        WEBHOOK_CONCURRENCY: 8,
       });
     });
 
@@ -161,6 +169,14 @@ describe('validateEnv', () => {
         API_BASE_HOST: 'api.example.com',
         REQUIRE_IF_MATCH: false,
         TRACING: true,
+        WEBHOOK_ALLOW_HTTP: false,
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: false,
+        WEBHOOK_RETRY_SCHEDULE: [5, 300, 1800, 7200, 18_000, 36_000, 36_000, 86_400, 86_400],
+        WEBHOOK_TIMEOUT_MS: 10_000,
+        WEBHOOK_POLL_INTERVAL_MS: 1000,
+        WEBHOOK_SECRET_GRACE_SECONDS: 86_400,
+        WEBHOOK_DISABLE_AFTER_FAILURES: 5,
+        WEBHOOK_CONCURRENCY: 8,
       });
     });
 

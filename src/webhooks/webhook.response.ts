@@ -168,7 +168,7 @@ export function toWebhookResponse(source: Row<WebhookSubscription, 'owner_id'>):
 }
 
 /** Maps a webhook_deliveries row (its links need `subscription_id`) to {@link WebhookDeliveryResponse}. */
-export function toDeliveryResponse(source: Row<WebhookDelivery, 'subscription_id'>): WebhookDeliveryResponse {
+export function toDeliveryResponse(source: Row<WebhookDelivery, 'subscription_id' | 'status'>): WebhookDeliveryResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
   const webhook = Number(row.subscription_id);
