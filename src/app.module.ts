@@ -6,6 +6,7 @@ import { CommentsModule } from './comments/comments.module.js';
 import { CommonModule } from './common/common.module.js';
 import { validateEnv } from './config/env.validation.js';
 import { DatabaseModule } from './database/database.module.js';
+import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
 import { TracingModule } from './observability/tracing/tracing.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
@@ -33,6 +34,7 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
     OrdersModule,
     OAuthModule,
     TracingModule,
+    EventsModule,
     WebhooksModule,
   ],
 })

@@ -9,7 +9,7 @@ import { ListOperation } from './common/decorators/operation.decorators.js';
 import { defineFields } from './common/list/field-table.js';
 import { parseListQuery } from './common/list/list-query.js';
 import { completeDocument } from './common/openapi/complete-document.js';
-import { defineResource, entitiesOf, scopeResourcesOf, tagsOf } from './common/resources/define-resource.js';
+import { defineResource, entitiesOf, readOnlyNamesOf, scopeResourcesOf, tagsOf } from './common/resources/define-resource.js';
 import { ENTITIES } from './database/data-source.js';
 import { RESOURCES } from './resources.js';
 
@@ -76,11 +76,17 @@ describe('a resource declaration reaches the scopes, the document and the list g
   it('scopes: a declaration with scopes adds <name>:read and <name>:write, after the declared ones', () => {
     expect(scopeResourcesOf(WITH_GADGETS)).toEqual([...SCOPE_RESOURCES, 'gadgets']);
     expect(scopeResourcesOf([GADGETS, { ...GADGETS, name: 'parts', scopes: false }])).toEqual(['gadgets']);
+    expect(readOnlyNamesOf([GADGETS, { ...GADGETS, name: 'logs', readOnly: true }])).toEqual(new Set(['logs']));
+    expect(() => defineResource({ ...GADGETS, name: 'parts', scopes: false, readOnly: true })).toThrow('resource parts: readOnly without scopes');
   });
 
   it('scopes: the service’s scopes are those of src/resources.ts, each described', () => {
     expect(SCOPE_RESOURCES).toEqual(RESOURCES.filter((resource) => resource.scopes).map((resource) => resource.name));
-    expect(ALL_SCOPES).toEqual(SCOPE_RESOURCES.flatMap((name) => [`${name}:read`, `${name}:write`]));
+    const readOnly = new Set<string>(RESOURCES.filter((resource) => 'readOnly' in resource && resource.readOnly).map((resource) => resource.name));
+    expect(ALL_SCOPES).toEqual(SCOPE_RESOURCES.flatMap((name) => (readOnly.has(name) ? [`${name}:read`] : [`${name}:read`, `${name}:write`])));
+    // a read-only collection (the event log) has no write scope
+    expect(ALL_SCOPES).toContain('events:read');
+    expect(ALL_SCOPES).not.toContain('events:write');
     expect(describeScope('todos:read')).toBe('read todos');
     expect(describeScope('users:write')).toBe('create, change and delete user accounts');
   });

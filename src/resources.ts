@@ -4,6 +4,7 @@ import { SESSIONS } from './auth/sessions.resource.js';
 import { ARTICLES } from './articles/articles.resource.js';
 import { COMMENTS } from './comments/comments.resource.js';
 import { entitiesOf } from './common/resources/define-resource.js';
+import { EVENTS } from './events/events.resource.js';
 import { HEALTH } from './health/health.resource.js';
 import { OAUTH_CLIENTS } from './oauth/oauth-clients.resource.js';
 import { OAUTH_GRANTS } from './oauth/oauth-grants.resource.js';
@@ -23,7 +24,7 @@ import { WEBHOOKS } from './webhooks/webhooks.resource.js';
  * Declarations import entities, field tables and policies only, never a module, controller or DTO:
  * `src/auth/scopes.ts` evaluates this list while the DTOs that name the scopes are being loaded.
  */
-export const RESOURCES = [AUTH, SESSIONS, API_KEYS, OAUTH, OAUTH_CLIENTS, OAUTH_GRANTS, USERS, ARTICLES, COMMENTS, TAGS, ORDERS, TODOS, WEBHOOKS, HEALTH] as const;
+export const RESOURCES = [AUTH, SESSIONS, API_KEYS, OAUTH, OAUTH_CLIENTS, OAUTH_GRANTS, USERS, ARTICLES, COMMENTS, TAGS, ORDERS, TODOS, EVENTS, WEBHOOKS, HEALTH] as const;
 
 /** Every entity of the service, for the DataSource. */
 export const RESOURCE_ENTITIES = entitiesOf(RESOURCES);

@@ -9,7 +9,11 @@ import type { ListQuery } from '../common/list/list-query.js';
 import { Page } from '../common/list/page.js';
 import { deleteVersioned, updateVersioned } from '../common/writes/conditional-write.js';
 import { versionCondition } from '../common/writes/preconditions.js';
+import { inBothVersions } from '../events/event-data.js';
+import { EventOutbox } from '../events/event-outbox.js';
+import type { EventType } from '../events/event-types.js';
 import { TagsService } from '../tags/tags.service.js';
+import { summaryIn } from '../users/user-summary.response.js';
 import { Article, ArticleTag, type ArticleStatus } from './article.entity.js';
 import { toArticleResponse, type ArticleResponse } from './article.response.js';
 import { ARTICLES_FIELDS } from './articles.resource.js';
@@ -28,7 +32,10 @@ interface ArticleChanges {
  * Articles (SPEC §6 articles): visibility by status, writes by author or admin, status
  * transitions, tags by name. The only holder of the articles and article_tags repositories;
  * comments check articles through {@link ArticlesService.requireReadable}. A write that touches
- * the article and its tag links runs in one transaction.
+ * the article and its tag links runs in one transaction, with its events (docs/events.md):
+ * `article.created`; `article.updated` for a change, plus `article.published` when the status
+ * moves to `published` (both, in that order, for an update that publishes; created as published:
+ * `article.created` then `article.published`); `article.deleted`.
  */
 @Injectable()
 export class ArticlesService {
@@ -39,6 +46,7 @@ export class ArticlesService {
     @InjectRepository(ArticleTag) private readonly articleTags: Repository<ArticleTag>,
     private readonly dataSource: DataSource,
     private readonly tags: TagsService,
+    private readonly outbox: EventOutbox,
   ) {}
 
   /**
@@ -62,6 +70,7 @@ export class ArticlesService {
       });
       const articleId = Number(result.identifiers[0].id);
       await this.linkTags(manager, articleId, tagIds);
+      await this.emit(manager, articleId, status === 'published' ? ['article.created', 'article.published'] : ['article.created']);
       return articleId;
     });
     return this.findOne(id, caller);
@@ -138,7 +147,11 @@ export class ArticlesService {
    */
   async remove(id: number, caller: AuthUser): Promise<void> {
     const current = authorize(ARTICLES_POLICY, 'write', caller, await this.articles.findOne({ where: { id } }), id);
-    await deleteVersioned(this.articles.manager, Article, { id }, current.version, 'article', id);
+    await this.dataSource.transaction(async (manager) => {
+      const gone = await this.eventData(manager, id);
+      await deleteVersioned(manager, Article, { id }, current.version, 'article', id);
+      if (gone) await this.outbox.append(manager, { type: 'article.deleted', ownerId: current.author_id, resourceId: id, data: gone });
+    });
   }
 
   /**
@@ -165,8 +178,33 @@ export class ArticlesService {
         await manager.delete(ArticleTag, { article_id: id });
         await this.linkTags(manager, id, tagIds);
       }
+      const publishes = changes.status === 'published' && current.status !== 'published';
+      await this.emit(manager, id, publishes ? ['article.updated', 'article.published'] : ['article.updated']);
     });
     return this.findOne(id, caller);
+  }
+
+  /** Appends `types`, in order, for article `id` as `manager` reads it now (owned by its author). */
+  private async emit(manager: EntityManager, id: number, types: EventType[]): Promise<void> {
+    const data = await this.eventData(manager, id);
+    if (!data) return;
+    const ownerId = Number((data.v1 as ArticleResponse).author);
+    for (const type of types) await this.outbox.append(manager, { type, ownerId, resourceId: id, data });
+  }
+
+  /**
+   * Article `id` as `GET /v1` and `GET /v2` show it, read through `manager` (in the write's
+   * transaction: what it wrote); undefined when it does not exist.
+   */
+  private async eventData(manager: EntityManager, id: number): Promise<{ v1: object; v2: object } | undefined> {
+    const rows = await manager.query<Array<Row<Article, 'author_id'> & { tag_name: string | null }>>(this.findOneSql(), [id]);
+    if (rows.length === 0) return undefined;
+    const tags = rows.flatMap((row) => (row.tag_name === null ? [] : [row.tag_name])).sort();
+    const author = await summaryIn(manager, Number(rows[0].author_id));
+    return inBothVersions<object>((version) => {
+      const article = toArticleResponse(rows[0], tags);
+      return version === '2' && author ? { ...article, author } : article;
+    });
   }
 
   private async linkTags(manager: EntityManager, articleId: number, tagIds: number[]): Promise<void> {

@@ -1,12 +1,14 @@
-import { type ResourceDeclaration, scopeResourcesOf, type ScopedName } from '../common/resources/define-resource.js';
+import { readOnlyNamesOf, type ResourceDeclaration, scopeResourcesOf, type ScopedName } from '../common/resources/define-resource.js';
 import { RESOURCES } from '../resources.js';
+
+const READ_ONLY = readOnlyNamesOf(RESOURCES);
 
 /** Collections a scope can name (SPEC §3): the declarations with `scopes: true` (src/resources.ts). */
 export const SCOPE_RESOURCES = scopeResourcesOf(RESOURCES);
 export type ScopeResource = ScopedName<typeof RESOURCES>;
 
-/** Every scope: `<collection>:read` and `<collection>:write`. */
-export const ALL_SCOPES = SCOPE_RESOURCES.flatMap((r) => [`${r}:read`, `${r}:write`]);
+/** Every scope: `<collection>:read` and `<collection>:write` (only `:read` for a read-only collection such as `events`). */
+export const ALL_SCOPES = SCOPE_RESOURCES.flatMap((r) => (READ_ONLY.has(r) ? [`${r}:read`] : [`${r}:read`, `${r}:write`]));
 export type Scope = `${ScopeResource}:${'read' | 'write'}`;
 
 /**

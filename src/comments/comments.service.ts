@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { type EntityManager, Repository } from 'typeorm';
 import type { Article } from '../articles/article.entity.js';
 import { ArticlesService } from '../articles/articles.service.js';
 import type { AuthUser } from '../auth/auth-user.js';
@@ -10,6 +10,10 @@ import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
 import { deleteVersioned, updateVersioned } from '../common/writes/conditional-write.js';
+import { inBothVersions } from '../events/event-data.js';
+import { EventOutbox } from '../events/event-outbox.js';
+import type { EventType } from '../events/event-types.js';
+import { summaryIn } from '../users/user-summary.response.js';
 import { Comment } from './comment.entity.js';
 import { toCommentResponse, type CommentResponse } from './comment.response.js';
 import { COMMENTS_FIELDS } from './comments.resource.js';
@@ -19,13 +23,15 @@ import type { CreateCommentDto, UpdateCommentDto } from './dto/create-comment.dt
 /**
  * Comments (SPEC §6 comments), always under their article: every operation first checks the
  * article through {@link ArticlesService.requireReadable} (404 missing, 403 unreadable). The only
- * holder of the comments repository.
+ * holder of the comments repository. Each write appends its event in its transaction
+ * (`comment.created`, `comment.updated`, `comment.deleted`; owned by the comment's author).
  */
 @Injectable()
 export class CommentsService {
   constructor(
     @InjectRepository(Comment) private readonly comments: Repository<Comment>,
     private readonly articles: ArticlesService,
+    private readonly outbox: EventOutbox,
   ) {}
 
   /**
@@ -36,8 +42,14 @@ export class CommentsService {
     const article = await this.articles.requireReadable(articleId, caller);
     if (article.status !== 'published') throw conflict(`article ${articleId} is ${article.status}; only published articles take comments`);
     const now = new Date();
-    const result = await this.comments.insert({ body: dto.body, article_id: articleId, author_id: caller.id, created_at: now, updated_at: now });
-    return this.findOne(articleId, Number(result.identifiers[0].id), caller);
+    const id = await this.comments.manager.transaction(async (manager) => {
+      const row = { body: dto.body, article_id: articleId, author_id: caller.id, created_at: now, updated_at: now };
+      const result = await manager.insert(Comment, row);
+      const created = { ...row, id: Number(result.identifiers[0].id), version: 1 } as Comment;
+      await this.emit(manager, 'comment.created', created);
+      return created.id;
+    });
+    return this.findOne(articleId, id, caller);
   }
 
   /** One page of the article's comments. @throws 403/404 for the article */
@@ -66,8 +78,12 @@ export class CommentsService {
     const current = await this.load(article, id, caller, 'write');
     const patch: Partial<Comment> = { updated_at: new Date() };
     if (dto.body !== undefined) patch.body = dto.body;
-    const version = await updateVersioned(this.comments.manager, Comment, { id, article_id: articleId }, current.version, patch, 'comment', id);
-    return toCommentResponse({ ...current, ...patch, version });
+    const next = { ...current, ...patch };
+    await this.comments.manager.transaction(async (manager) => {
+      next.version = await updateVersioned(manager, Comment, { id, article_id: articleId }, current.version, patch, 'comment', id);
+      await this.emit(manager, 'comment.updated', next);
+    });
+    return toCommentResponse(next);
   }
 
   /**
@@ -79,7 +95,20 @@ export class CommentsService {
   async remove(articleId: number, id: number, caller: AuthUser): Promise<void> {
     const article = await this.articles.requireReadable(articleId, caller);
     const current = await this.load(article, id, caller, 'delete');
-    await deleteVersioned(this.comments.manager, Comment, { id, article_id: articleId }, current.version, 'comment', id);
+    await this.comments.manager.transaction(async (manager) => {
+      await deleteVersioned(manager, Comment, { id, article_id: articleId }, current.version, 'comment', id);
+      await this.emit(manager, 'comment.deleted', current);
+    });
+  }
+
+  /** Appends `type` for `comment` (after the write; for a deletion as it was), owned by its author; v2's `data` embeds the author. */
+  private async emit(manager: EntityManager, type: EventType, comment: Comment): Promise<void> {
+    const author = await summaryIn(manager, comment.author_id);
+    const data = inBothVersions<object>((version) => {
+      const response = toCommentResponse(comment);
+      return version === '2' && author ? { ...response, author } : response;
+    });
+    await this.outbox.append(manager, { type, ownerId: comment.author_id, resourceId: comment.id, data });
   }
 
   /**

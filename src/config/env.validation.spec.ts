@@ -68,6 +68,7 @@ describe('validateEnv', () => {
         V1_SUNSET_AT: new Date('2027-06-30T00:00:00.000Z'),
         API_BASE_HOST: undefined,
         TRACING: false,
+        EVENT_RETENTION_DAYS: 30,
         WEBHOOK_ALLOW_HTTP: false,
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: false,
         WEBHOOK_RETRY_SCHEDULE: [5, 300, 1800, 7200, 18_000, 36_000, 36_000, 86_400, 86_400],
@@ -132,6 +133,7 @@ describe('validateEnv', () => {
         V1_SUNSET_AT: '2027-12-31T23:59:59Z',
         API_BASE_HOST: 'api.example.com',
         OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        EVENT_RETENTION_DAYS: '7',
       });
       expect(env).toEqual({
         NODE_ENV: 'production',
@@ -169,6 +171,7 @@ describe('validateEnv', () => {
         API_BASE_HOST: 'api.example.com',
         REQUIRE_IF_MATCH: false,
         TRACING: true,
+        EVENT_RETENTION_DAYS: 7,
         WEBHOOK_ALLOW_HTTP: false,
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: false,
         WEBHOOK_RETRY_SCHEDULE: [5, 300, 1800, 7200, 18_000, 36_000, 36_000, 86_400, 86_400],
@@ -182,6 +185,12 @@ describe('validateEnv', () => {
 
     it('ignores variables it does not know', () => {
       expect(validateEnv({ HOME: '/root', PATH: '/bin' })).not.toHaveProperty('HOME');
+    });
+  });
+
+  describe('EVENT_RETENTION_DAYS', () => {
+    it.each(['0', '3651', '-1', '1.5', 'month'])('rejects %j with one line naming EVENT_RETENTION_DAYS', (value) => {
+      expectOneLineNaming(configError({ EVENT_RETENTION_DAYS: value }), 'EVENT_RETENTION_DAYS');
     });
   });
 

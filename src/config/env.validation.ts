@@ -99,6 +99,11 @@ export interface Env {
    * {@link tracingEnabled}. Off → the OpenTelemetry SDK is not loaded.
    */
   TRACING: boolean;
+  /**
+   * Days an event stays in the event log (`GET /events`, docs/events.md) before the retention job
+   * deletes it (default 30; 1 to 3650).
+   */
+  EVENT_RETENTION_DAYS: number;
   /** `true`: webhook URLs may be `http:` (development and tests); default false, https only. */
   WEBHOOK_ALLOW_HTTP: boolean;
   /**
@@ -393,6 +398,7 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     OAUTH_ISSUER: issuer?.replace(/\/$/, ''),
     REQUIRE_IF_MATCH: bool(raw, 'REQUIRE_IF_MATCH', false),
     TRACING: tracingEnabled(raw),
+    EVENT_RETENTION_DAYS: int(raw, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     WEBHOOK_ALLOW_HTTP: bool(raw, 'WEBHOOK_ALLOW_HTTP', false),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool(raw, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     WEBHOOK_RETRY_SCHEDULE: retrySchedule(raw),

@@ -15,6 +15,9 @@ import { Order, OrderItem, type Currency, type OrderStatus } from './order.entit
 import { toOrderResponse, type OrderResponse } from './order.response.js';
 import { ORDERS_FIELDS } from './orders.resource.js';
 import { ORDER_TRANSITIONS, ORDERS_POLICY } from './orders.policy.js';
+import { inBothVersions } from '../events/event-data.js';
+import { EventOutbox } from '../events/event-outbox.js';
+import type { EventType } from '../events/event-types.js';
 
 /** Statuses in which an order may be deleted (SPEC §6 orders). */
 const DELETABLE: readonly OrderStatus[] = ['pending', 'cancelled'];
@@ -45,10 +48,15 @@ function sameItems(wanted: readonly OrderItemDto[], current: readonly OrderItem[
  * touches the order and its items runs in one transaction; status changes and deletes are
  * conditional statements (`WHERE id = ? AND status = <expected>`), so of N concurrent moves from the
  * same status exactly one wins, and each loser is re-read: gone → 404, else 409 naming both states.
+ * Each write appends its events in its transaction (docs/events.md): `order.created`,
+ * `order.updated` (items or currency), `order.<new status>` for a status move, `order.deleted`.
  */
 @Injectable()
 export class OrdersService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly outbox: EventOutbox,
+  ) {}
 
   /** Creates a `pending` order of the caller with its items (positions in the order sent) and computed total. */
   create(dto: CreateOrderDto, caller: AuthUser): Promise<OrderResponse> {
@@ -64,6 +72,7 @@ export class OrdersService {
       });
       const id = Number(result.identifiers[0].id);
       await this.insertItems(manager, id, dto.items);
+      await this.emit(manager, id, ['order.created']);
       return this.read(manager, id, caller);
     });
   }
@@ -115,6 +124,7 @@ export class OrdersService {
   async remove(id: number, caller: AuthUser): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       const order = await this.load(manager, id, caller);
+      const gone = await this.eventData(manager, order);
       const { version } = versionCondition('order', id, order.version);
       const result = await manager
         .createQueryBuilder()
@@ -128,6 +138,7 @@ export class OrdersService {
         if (version !== undefined && now?.version !== version) throw preconditionFailed('order', id);
         throw now === null ? notFound('order', id) : conflict(`order ${id} is ${now.status}; only pending or cancelled orders can be deleted`);
       }
+      await this.outbox.append(manager, { type: 'order.deleted', ownerId: order.user_id, resourceId: id, data: gone });
     });
   }
 
@@ -171,6 +182,10 @@ export class OrdersService {
         const latest = await manager.findOne(Order, { where: { id }, select: { id: true, version: true } });
         if (latest?.version !== version) throw preconditionFailed('order', id);
       }
+      const events: EventType[] = [];
+      if (items || currency) events.push('order.updated');
+      if (status) events.push(`order.${status as Exclude<OrderStatus, 'pending'>}`);
+      await this.emit(manager, id, events);
       return this.read(manager, id, caller);
     });
   }
@@ -220,6 +235,20 @@ export class OrdersService {
       byOrder.set(row.order_id, list);
     }
     return byOrder;
+  }
+
+  /** Appends `types`, in order, for order `id` as `manager` reads it now (owned by its user). */
+  private async emit(manager: EntityManager, id: number, types: readonly EventType[]): Promise<void> {
+    if (types.length === 0) return;
+    const order = await manager.findOneOrFail(Order, { where: { id } });
+    const data = await this.eventData(manager, order);
+    for (const type of types) await this.outbox.append(manager, { type, ownerId: order.user_id, resourceId: id, data });
+  }
+
+  /** The order with its items as `GET /v1` and `GET /v2` show it (the same shape, each version's links). */
+  private async eventData(manager: EntityManager, order: Order): Promise<{ v1: OrderResponse; v2: OrderResponse }> {
+    const items = (await this.itemsOf(manager, [order.id])).get(order.id) ?? [];
+    return inBothVersions(() => toOrderResponse(order, items));
   }
 
   private async read(manager: EntityManager, id: number, caller: AuthUser): Promise<OrderResponse> {

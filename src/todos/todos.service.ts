@@ -8,26 +8,45 @@ import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
 import { deleteVersioned, updateVersioned } from '../common/writes/conditional-write.js';
 import { insertRow } from '../database/insert-row.js';
+import { inBothVersions } from '../events/event-data.js';
+import { EventOutbox, type NewEvent } from '../events/event-outbox.js';
+import type { EventType } from '../events/event-types.js';
 import type { CreateTodoDto, UpdateTodoDto } from './dto/create-todo.dto.js';
 import { Todo } from './todo.entity.js';
 import { toTodoResponse, type TodoResponse } from './todo.response.js';
 import { TODOS_FIELDS } from './todos.resource.js';
 import { TODOS_POLICY } from './todos.policy.js';
 
-/** Todos (SPEC §6 todos): private to their owner; admins see and change all. */
+/** The event of a todo write: owned by the todo's owner, `data` the todo in both versions' shapes. */
+function todoEvent(type: EventType, todo: Todo): NewEvent {
+  return { type, ownerId: todo.owner_id, resourceId: todo.id, data: inBothVersions(() => toTodoResponse(todo)) };
+}
+
+/**
+ * Todos (SPEC §6 todos): private to their owner; admins see and change all. Every write appends
+ * its event (`todo.created`, `todo.updated`, `todo.deleted`) in the same transaction.
+ */
 @Injectable()
 export class TodosService {
-  constructor(@InjectRepository(Todo) private readonly todos: Repository<Todo>) {}
+  constructor(
+    @InjectRepository(Todo) private readonly todos: Repository<Todo>,
+    private readonly outbox: EventOutbox,
+  ) {}
 
   /**
-   * Creates a todo owned by the caller; `status` defaults to `pending`, `content` to null. The
-   * response is the inserted row — every column is written here, only `id` comes back from the
-   * INSERT — so it is not read back.
+   * Creates a todo owned by the caller; `status` defaults to `pending`, `content` to null. One
+   * transaction of two INSERTs: the row and its `todo.created` event. The response is the inserted
+   * row — every column is written here, only `id` comes back from the INSERT — so it is not read back.
    */
   async create(dto: CreateTodoDto, caller: AuthUser): Promise<TodoResponse> {
     const now = new Date();
     const row = { title: dto.title, content: dto.content ?? null, status: dto.status ?? 'pending', owner_id: caller.id, created_at: now, updated_at: now, version: 1 };
-    return toTodoResponse({ ...row, id: await insertRow(this.todos, row) });
+    const todo = await this.todos.manager.transaction(async (manager) => {
+      const created: Todo = { ...row, id: await insertRow(manager.getRepository(Todo), row) };
+      await this.outbox.append(manager, todoEvent('todo.created', created));
+      return created;
+    });
+    return toTodoResponse(todo);
   }
 
   /** One page of the caller's todos (all todos for an admin); filters apply within that. */
@@ -59,17 +78,25 @@ export class TodosService {
 
   /**
    * Deletes a todo: the access check on the loaded row, then one conditional DELETE, so of
-   * concurrent deletes exactly one succeeds. @throws 403; 404 when missing or deleted meanwhile
+   * concurrent deletes exactly one succeeds; `todo.deleted` (the todo as it was) in the same
+   * transaction. @throws 403; 404 when missing or deleted meanwhile
    */
   async remove(id: number, caller: AuthUser): Promise<void> {
     const current = await this.load(id, caller);
-    await deleteVersioned(this.todos.manager, Todo, { id }, current.version, 'todo', id);
+    await this.todos.manager.transaction(async (manager) => {
+      await deleteVersioned(manager, Todo, { id }, current.version, 'todo', id);
+      await this.outbox.append(manager, todoEvent('todo.deleted', current));
+    });
   }
 
+  /** PUT and PATCH: one conditional UPDATE and `todo.updated` (the todo after it) in one transaction. */
   private async apply(id: number, patch: Partial<Todo>, caller: AuthUser): Promise<TodoResponse> {
     const current = await this.load(id, caller);
     const next = { ...current, ...patch, updated_at: new Date() };
-    next.version = await updateVersioned(this.todos.manager, Todo, { id }, current.version, { ...patch, updated_at: next.updated_at }, 'todo', id);
+    await this.todos.manager.transaction(async (manager) => {
+      next.version = await updateVersioned(manager, Todo, { id }, current.version, { ...patch, updated_at: next.updated_at }, 'todo', id);
+      await this.outbox.append(manager, todoEvent('todo.updated', next));
+    });
     return toTodoResponse(next);
   }
 

@@ -1,4 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { EntityManager } from 'typeorm';
+import { User } from './user.entity.js';
 
 /**
  * The public face of a user, embedded where API v2 names an author (SPEC §9: v2's breaking
@@ -29,4 +31,13 @@ export function embedAuthors<T extends { author: number }>(items: T[], authors: 
     const author = authors.get(item.author);
     return author ? [{ ...item, author }] : [];
   });
+}
+
+/**
+ * The summary of user `id` read through `manager` (inside a write's transaction, for the v2 shape
+ * of an event's article or comment); undefined when there is no such user.
+ */
+export async function summaryIn(manager: EntityManager, id: number): Promise<UserSummary | undefined> {
+  const row = await manager.findOne(User, { where: { id }, select: { id: true, username: true, name: true } });
+  return row ? { id: row.id, username: row.username, name: row.name } : undefined;
 }

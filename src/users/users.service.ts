@@ -16,6 +16,8 @@ import { versionCondition } from '../common/writes/preconditions.js';
 import { Article } from '../articles/article.entity.js';
 import { Comment } from '../comments/comment.entity.js';
 import type { Env } from '../config/env.validation.js';
+import { inBothVersions } from '../events/event-data.js';
+import { EventOutbox } from '../events/event-outbox.js';
 import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { ReplaceUserDto, UpdateUserDto } from './dto/replace-user.dto.js';
 import { User } from './user.entity.js';
@@ -43,6 +45,7 @@ export class UsersService implements OnApplicationBootstrap {
     @InjectRepository(User) private readonly users: Repository<User>,
     private readonly config: ConfigService<Env, true>,
     private readonly denyList: TokenDenyList,
+    private readonly outbox: EventOutbox,
   ) {}
 
   /** Creates the first admin from ADMIN_USERNAME/ADMIN_PASSWORD when no admin exists (SPEC §3). */
@@ -171,20 +174,25 @@ export class UsersService implements OnApplicationBootstrap {
    * Deletes a user; their rows (todos, refresh tokens, API keys, …) go by foreign-key cascade, their
    * access tokens are denied at once (TokenDenyList.revokeUser, SPEC §3 "Authority is current") and
    * their sessions end at next use. One conditional DELETE: of concurrent deletes exactly one succeeds.
+   * `user.deleted` (the user as `GET /users/{id}` showed it, owned by the deleted id: in practice
+   * admins see it) is appended in the same transaction; what the cascade removes emits nothing more.
    * @throws 403 when the caller is neither the user nor an admin (whether or not the id exists,
    *   {@link USERS_POLICY}); 404 when there is no such user (or it was deleted meanwhile); 503 when
    *   the shared store is unavailable (nothing deleted).
    */
   async remove(id: number, caller: AuthUser): Promise<void> {
     authorize(USERS_POLICY, 'write', caller, { id }, id);
-    const current = await this.users.findOne({ where: { id }, select: { id: true, version: true } });
+    const current = await this.users.findOne({ where: { id } });
     if (!current) throw notFound('user', id);
     // If-Match before anything is revoked (evaluated again by the conditional DELETE)
     versionCondition('user', id, current.version);
     // first, so that a store outage (503) leaves the user in place rather than their tokens alive
     await this.denyList.revokeUser(id);
     try {
-      await deleteVersioned(this.users.manager, User, { id }, current.version, 'user', id);
+      await this.users.manager.transaction(async (manager) => {
+        await deleteVersioned(manager, User, { id }, current.version, 'user', id);
+        await this.outbox.append(manager, { type: 'user.deleted', ownerId: id, resourceId: id, data: inBothVersions(() => toUserResponse(current)) });
+      });
     } finally {
       this.known.delete(id);
     }

@@ -4,6 +4,7 @@ import { ArticlesService } from '../../src/articles/articles.service.js';
 import type { AuthUser } from '../../src/auth/auth-user.js';
 import { Comment } from '../../src/comments/comment.entity.js';
 import { CommentsService } from '../../src/comments/comments.service.js';
+import { EventOutbox } from '../../src/events/event-outbox.js';
 import { OrdersService } from '../../src/orders/orders.service.js';
 import { Tag } from '../../src/tags/tag.entity.js';
 import { TagsService } from '../../src/tags/tags.service.js';
@@ -13,6 +14,8 @@ import { User, type Role } from '../../src/users/user.entity.js';
 
 /** The services of the service tier, wired as their modules wire them, on one DataSource. */
 export interface Services {
+  /** The outbox the services append to (register test listeners here). */
+  outbox: EventOutbox;
   todos: TodosService;
   orders: OrdersService;
   tags: TagsService;
@@ -22,14 +25,16 @@ export interface Services {
 
 /** Builds the services on `dataSource` (no Nest, no HTTP): each gets the repositories its module injects. */
 export function servicesOn(dataSource: DataSource): Services {
+  const outbox = new EventOutbox(dataSource);
   const tags = new TagsService(dataSource.getRepository(Tag));
-  const articles = new ArticlesService(dataSource.getRepository(Article), dataSource.getRepository(ArticleTag), dataSource, tags);
+  const articles = new ArticlesService(dataSource.getRepository(Article), dataSource.getRepository(ArticleTag), dataSource, tags, outbox);
   return {
-    todos: new TodosService(dataSource.getRepository(Todo)),
-    orders: new OrdersService(dataSource),
+    outbox,
+    todos: new TodosService(dataSource.getRepository(Todo), outbox),
+    orders: new OrdersService(dataSource, outbox),
     tags,
     articles,
-    comments: new CommentsService(dataSource.getRepository(Comment), articles),
+    comments: new CommentsService(dataSource.getRepository(Comment), articles, outbox),
   };
 }
 

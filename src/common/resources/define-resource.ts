@@ -21,6 +21,10 @@ export interface ResourceDeclaration {
    * `<name>:write` for its operations (SPEC §3); its controllers then carry `@ScopedResource(name)`.
    */
   readonly scopes: boolean;
+  /**
+   * With `scopes`: the collection is read-only, so only `<name>:read` exists (no `<name>:write`).
+   */
+  readonly readOnly?: boolean;
   /** What the scope descriptions call the collection ("read user accounts"); default: the name. */
   readonly scopeNoun?: string;
   /** Its TypeORM entities, registered with the DataSource (its migration is listed in `src/database/`). */
@@ -41,12 +45,18 @@ export interface DocumentTag {
  * Declares a resource (see {@link ResourceDeclaration}); returns the declaration with its literal
  * types kept (its name, its field table's row type, its policy's type), frozen.
  * @throws Error at import time for a name that is not lower-case letters, digits and `-`, or a
- *   `scopeNoun` on a resource without scopes.
+ *   `scopeNoun` or `readOnly` on a resource without scopes.
  */
 export function defineResource<const D extends ResourceDeclaration>(declaration: D): D {
   if (!/^[a-z][a-z0-9-]*$/.test(declaration.name)) throw new Error(`resource name ${JSON.stringify(declaration.name)}: use lower-case letters, digits and -`);
   if (declaration.scopeNoun !== undefined && !declaration.scopes) throw new Error(`resource ${declaration.name}: scopeNoun without scopes`);
+  if (declaration.readOnly && !declaration.scopes) throw new Error(`resource ${declaration.name}: readOnly without scopes`);
   return Object.freeze(declaration);
+}
+
+/** The names of the read-only collections among `resources` (scope `<name>:read` only). */
+export function readOnlyNamesOf(resources: readonly ResourceDeclaration[]): ReadonlySet<string> {
+  return new Set(resources.filter((resource) => resource.scopes && resource.readOnly).map((resource) => resource.name));
 }
 
 /** The names of the declarations in `R` that have scopes, as a union of string literals. */

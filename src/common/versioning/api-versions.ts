@@ -91,3 +91,9 @@ export function serveAsVersion<T>(version: string, handle: () => T): T {
 export function linkPrefix(): string {
   return servedPrefix.getStore() ?? '/v1';
 }
+
+/** The API version the current request is served as (`'2'` under `/v2`), `'1'` outside a request (as {@link linkPrefix}). */
+export function servedVersion(): ApiVersion {
+  const version = linkPrefix().slice(2);
+  return isApiVersion(version) ? version : '1';
+}

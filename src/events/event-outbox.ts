@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner, TransactionCommitEvent, TransactionRollbackEvent, TransactionStartEvent } from 'typeorm';
+import { safeError } from '../common/logging.js';
+import { toIso } from '../common/list/timestamps.js';
+import { insertRow } from '../database/insert-row.js';
+import { EventRecord } from './event.entity.js';
+import type { EventPayload } from './event-payload.response.js';
+import type { EventType } from './event-types.js';
+
+export { EventPayload } from './event-payload.response.js';
+
+/** An event to append: what happened (`type`) to which resource, whose it is, and the resource in both API versions' shapes. */
+export interface NewEvent {
+  type: EventType;
+  /** The user the event belongs to (docs/events.md, visibility); null: admins only. */
+  ownerId: number | null;
+  resourceId: number | null;
+  /** The resource as `GET /v1/…` and `GET /v2/…` show it (links included, each for its version). */
+  data: { v1: object; v2: object };
+}
+
+/** An appended event: {@link NewEvent} with its position (`seq`), public id (`evt_…`) and time. */
+export interface StoredEvent {
+  /** The position in the log (the row's integer id): ascending in insertion order. */
+  seq: number;
+  /** `evt_` + 32 hex digits. */
+  id: string;
+  type: EventType;
+  ownerId: number | null;
+  resourceId: number | null;
+  createdAt: Date;
+  data: { v1: object; v2: object };
+}
+
+/** What another module hooks into the outbox (webhooks: its deliveries). */
+export interface OutboxListener {
+  /** Runs inside the writing transaction, after the event row is inserted (webhooks: insert deliveries). A throw rolls the write back. */
+  inTransaction?(manager: EntityManager, event: StoredEvent): Promise<void>;
+  /** Runs once after the transaction committed, with its events in order; never after a rollback. Must not throw (errors are logged). */
+  afterCommit?(events: readonly StoredEvent[]): void;
+}
+
+/** One appended event not yet committed, with the transaction level (1: the outermost, 2+: savepoints) it was appended at. */
+interface Pending {
+  depth: number;
+  event: StoredEvent;
+}
+
+/** What an outbox keeps on a query runner (`queryRunner.data`): its current transaction level and the pending events. */
+interface RunnerState {
+  depth: number;
+  pending: Pending[];
+}
+
+function stateOf(queryRunner: QueryRunner, key: symbol): RunnerState {
+  const data = queryRunner.data as Record<symbol, RunnerState | undefined>;
+  return (data[key] ??= { depth: 0, pending: [] });
+}
+
+/**
+ * The transactional outbox (docs/events.md): {@link append} writes an event row in the caller's
+ * transaction, so the event commits or rolls back with the change it describes. Listeners run
+ * inside that transaction (`inTransaction`) and once after it committed (`afterCommit`, never after
+ * a rollback), through a TypeORM subscriber on the transaction events of every query runner: the
+ * transaction's events wait on its query runner (`queryRunner.data`, with the transaction level
+ * the subscriber counts from the start, commit and rollback events) until the outermost COMMIT
+ * hands them over, or a ROLLBACK (to a savepoint: the events appended within it) drops them.
+ */
+@Injectable()
+export class EventOutbox {
+  private readonly logger = new Logger(EventOutbox.name);
+  private readonly listeners: OutboxListener[] = [];
+  /** Where this outbox keeps its {@link RunnerState} on a query runner. */
+  private readonly pendingKey = Symbol('EventOutbox.pending');
+
+  constructor(@InjectDataSource() dataSource: DataSource) {
+    const subscriber: EntitySubscriberInterface = {
+      afterTransactionStart: (event: TransactionStartEvent) => {
+        stateOf(event.queryRunner, this.pendingKey).depth += 1;
+      },
+      afterTransactionCommit: (event: TransactionCommitEvent) => this.committed(event.queryRunner),
+      afterTransactionRollback: (event: TransactionRollbackEvent) => this.rolledBack(event.queryRunner),
+    };
+    dataSource.subscribers.push(subscriber);
+  }
+
+  /**
+   * Inserts the event within `manager`'s active transaction (throws an Error if there is none) and
+   * runs the listeners' inTransaction; returns the stored event (its id `evt_` + 32 hex, its time
+   * now with millisecond precision).
+   * @throws Error (a programming error → 500) when `manager` has no active transaction; whatever the
+   *   insert or a listener throws (the caller's transaction then rolls back).
+   */
+  async append(manager: EntityManager, event: NewEvent): Promise<StoredEvent> {
+    const queryRunner = manager.queryRunner;
+    if (!queryRunner?.isTransactionActive) throw new Error(`EventOutbox.append(${event.type}): needs the entity manager of an active transaction`);
+    const createdAt = new Date();
+    const id = `evt_${randomUUID().replaceAll('-', '')}`;
+    const seq = await insertRow(manager.getRepository(EventRecord), {
+      event_id: id,
+      type: event.type,
+      owner_id: event.ownerId,
+      resource_id: event.resourceId,
+      created_at: createdAt,
+      data_v1: JSON.stringify(event.data.v1),
+      data_v2: JSON.stringify(event.data.v2),
+    });
+    const stored: StoredEvent = { seq, id, type: event.type, ownerId: event.ownerId, resourceId: event.resourceId, createdAt, data: event.data };
+    for (const listener of this.listeners) await listener.inTransaction?.(manager, stored);
+    const state = stateOf(queryRunner, this.pendingKey);
+    state.pending.push({ depth: Math.max(state.depth, 1), event: stored });
+    return stored;
+  }
+
+  /** Registers a listener (webhooks does this in its module's onModuleInit). */
+  addListener(listener: OutboxListener): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * After a COMMIT or a savepoint's RELEASE: a released savepoint's events now belong to the
+   * enclosing level; the outermost COMMIT hands every pending event, in order, to each listener's
+   * afterCommit. Never throws (a throw here would fail the already committed write).
+   */
+  private committed(queryRunner: QueryRunner): void {
+    const state = stateOf(queryRunner, this.pendingKey);
+    state.depth = Math.max(state.depth - 1, 0);
+    const { pending, depth } = state;
+    if (depth > 0) {
+      for (const entry of pending) entry.depth = Math.min(entry.depth, depth);
+      return;
+    }
+    if (pending.length === 0) return;
+    const events = pending.splice(0).map((entry) => entry.event);
+    for (const listener of this.listeners) {
+      if (!listener.afterCommit) continue;
+      try {
+        const result: unknown = listener.afterCommit(events);
+        if (result instanceof Promise) result.catch((error: unknown) => this.logger.error(`outbox afterCommit listener failed: ${safeError(error).message}`));
+      } catch (error) {
+        this.logger.error(`outbox afterCommit listener failed: ${safeError(error).message}`);
+      }
+    }
+  }
+
+  /** After a ROLLBACK (everything pending is dropped) or a ROLLBACK TO SAVEPOINT (what was appended within it). */
+  private rolledBack(queryRunner: QueryRunner): void {
+    const state = stateOf(queryRunner, this.pendingKey);
+    state.depth = Math.max(state.depth - 1, 0);
+    state.pending = state.pending.filter((entry) => entry.depth <= state.depth);
+  }
+}
+
+/**
+ * The wire payload `{id, type, timestamp, data}` (timestamp: ISO 8601 UTC with ms) for API version
+ * '1' or '2' — the same object GET /events shows and webhooks deliver. `data` is the resource as
+ * that version showed it when the event was written.
+ */
+export function toEventPayload(event: StoredEvent | EventRecord, version: '1' | '2'): EventPayload {
+  if ('event_id' in event) {
+    return { id: event.event_id, type: event.type, timestamp: toIso(event.created_at) as string, data: JSON.parse(version === '1' ? event.data_v1 : event.data_v2) as object };
+  }
+  return { id: event.id, type: event.type, timestamp: event.createdAt.toISOString(), data: version === '1' ? event.data.v1 : event.data.v2 };
+}
