@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../auth/auth-user.js';
 import { CurrentUser, ScopedResource } from '../auth/decorators/auth.decorators.js';
 import { CreateOperation, ListOperation, ListParams, ReadOperation } from '../common/decorators/operation.decorators.js';
@@ -8,17 +8,16 @@ import type { Page } from '../common/list/page.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { ApiPageResponse } from '../common/openapi/api-page-response.decorator.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
-import { CreateRedeliveryDto, CreateWebhookDto, UpdateWebhookDto } from './dto/create-webhook.dto.js';
-import { CreatedWebhookResponse, WebhookDeliveryResponse, WebhookResponse } from './webhook.response.js';
-import { DELIVERIES_FIELDS, WEBHOOKS_FIELDS } from './webhooks.resource.js';
+import { CreateWebhookDto, UpdateWebhookDto } from './dto/create-webhook.dto.js';
+import { CreatedWebhookResponse, WebhookResponse } from './webhook.response.js';
+import { WEBHOOKS_FIELDS } from './webhooks.resource.js';
 import { WebhooksService } from './webhooks.service.js';
 
-const WEBHOOK_ID = ApiParam({ name: 'id', description: 'The webhook’s id.', schema: { type: 'integer', minimum: 1 }, example: 1 });
-const DELIVERY_ID = ApiParam({ name: 'delivery_id', description: 'The delivery’s id.', schema: { type: 'integer', minimum: 1 }, example: 7 });
+export const WEBHOOK_ID = ApiParam({ name: 'id', description: 'The webhook’s id.', schema: { type: 'integer', minimum: 1 }, example: 1 });
 
 /**
  * `/v1/webhooks` and `/v2/webhooks` (SPEC §11): signed webhook subscriptions to the events the
- * caller may see (its own; admins all), their deliveries, secret rotations and redeliveries.
+ * caller may see (its own; admins all) and secret rotations (deliveries: WebhookDeliveriesController).
  * The same shapes in both versions; a subscription's `api_version` chooses its payloads' shape.
  */
 @ApiTags('webhooks')
@@ -82,36 +81,5 @@ export class WebhooksController {
   @ApiErrors(400, 401, 403, 404, 409, 412, 428)
   rotateSecret(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<CreatedWebhookResponse> {
     return this.webhooks.rotateSecret(id, caller);
-  }
-
-  @Get(':id/deliveries')
-  @WEBHOOK_ID
-  @ListOperation(DELIVERIES_FIELDS)
-  @ApiOperation({ summary: 'List a webhook’s deliveries (status, attempts, last response, next attempt)' })
-  @ApiPageResponse(WebhookDeliveryResponse, 'WebhookDeliveryList')
-  @ApiErrors(400, 401, 403, 404)
-  listDeliveries(@Param('id', ParseIdPipe) id: number, @ListParams() query: ListQuery, @CurrentUser() caller: AuthUser): Promise<Page<WebhookDeliveryResponse>> {
-    return this.webhooks.listDeliveries(id, query, caller);
-  }
-
-  @Get(':id/deliveries/:delivery_id')
-  @WEBHOOK_ID
-  @DELIVERY_ID
-  @ReadOperation(DELIVERIES_FIELDS)
-  @ApiOperation({ summary: 'Read one delivery of a webhook' })
-  @ApiOkResponse({ type: WebhookDeliveryResponse })
-  @ApiErrors(400, 401, 403, 404)
-  findDelivery(@Param('id', ParseIdPipe) id: number, @Param('delivery_id', ParseIdPipe) deliveryId: number, @CurrentUser() caller: AuthUser): Promise<WebhookDeliveryResponse> {
-    return this.webhooks.findDelivery(id, deliveryId, caller);
-  }
-
-  @Post(':id/redeliveries')
-  @WEBHOOK_ID
-  @HttpCode(202)
-  @ApiOperation({ summary: 'Ask for a redelivery of one delivery’s event (same webhook-id, a fresh attempt schedule)' })
-  @ApiAcceptedResponse({ type: WebhookDeliveryResponse, description: 'The new delivery, pending: its first attempt starts at once.' })
-  @ApiErrors(400, 401, 403, 404, 409, 413, 415, 422)
-  redeliver(@Param('id', ParseIdPipe) id: number, @Body() body: CreateRedeliveryDto, @CurrentUser() caller: AuthUser): Promise<WebhookDeliveryResponse> {
-    return this.webhooks.redeliver(id, body, caller);
   }
 }

@@ -1,10 +1,11 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventOutbox } from '../events/event-outbox.js';
+import { WebhookDeliveriesController } from './webhook-deliveries.controller.js';
 import { WebhookFanout } from './webhook-fanout.js';
 import { WebhookWorker } from './webhook-worker.js';
 import { WebhooksController } from './webhooks.controller.js';
-import { WEBHOOKS } from './webhooks.resource.js';
+import { WEBHOOK_DELIVERIES, WEBHOOKS } from './webhooks.resource.js';
 import { WebhooksService } from './webhooks.service.js';
 
 /**
@@ -12,8 +13,8 @@ import { WebhooksService } from './webhooks.service.js';
  * event into deliveries, and the delivery worker (started by main.ts once the server listens).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([...WEBHOOKS.entities])],
-  controllers: [WebhooksController],
+  imports: [TypeOrmModule.forFeature([...WEBHOOKS.entities, ...WEBHOOK_DELIVERIES.entities])],
+  controllers: [WebhooksController, WebhookDeliveriesController],
   providers: [WebhooksService, WebhookWorker, WebhookFanout],
   exports: [WebhookWorker],
 })

@@ -42,13 +42,25 @@ export const DELIVERIES_FIELDS = defineFields<WebhookDelivery>()({
   links: ['subscription_id', 'status'],
 });
 
-/** Webhook subscriptions and their deliveries (SPEC §11): `/v1/webhooks`, scopes `webhooks:read` and `webhooks:write`. */
+/** Webhook subscriptions (SPEC §11): `/v1/webhooks`, scopes `webhooks:read` and `webhooks:write` (which cover their deliveries too). */
 export const WEBHOOKS = defineResource({
   name: 'webhooks',
-  description: 'Signed webhook subscriptions to the events of what the caller owns (admins: all events), and their deliveries.',
+  description: 'Signed webhook subscriptions to the events of what the caller owns (admins: all events); secret rotation.',
   scopes: true,
-  scopeNoun: 'webhook subscriptions',
-  entities: [WebhookSubscription, WebhookDelivery],
+  scopeNoun: 'webhook subscriptions and their deliveries',
+  entities: [WebhookSubscription],
   fields: WEBHOOKS_FIELDS,
   policy: WEBHOOKS_POLICY,
+});
+
+/**
+ * A webhook's deliveries (SPEC §11): `/v1/webhooks/{id}/deliveries` and redeliveries, readable and
+ * changeable by whoever may read and change the webhook; API keys need the `webhooks` scopes.
+ */
+export const WEBHOOK_DELIVERIES = defineResource({
+  name: 'webhook-deliveries',
+  description: 'The deliveries of a webhook (status, attempts, last response, next attempt) and redelivery of an event; scopes webhooks:read and webhooks:write.',
+  scopes: false,
+  entities: [WebhookDelivery],
+  fields: DELIVERIES_FIELDS,
 });
