@@ -5,6 +5,8 @@ import { ArticlesService } from '../src/articles/articles.service.js';
 import { ARTICLES_FIELDS } from '../src/articles/articles.resource.js';
 import type { AuthUser } from '../src/auth/auth-user.js';
 import { COMMENTS_FIELDS } from '../src/comments/comments.resource.js';
+import { EVENTS_FIELDS } from '../src/events/events.resource.js';
+import { EventsService } from '../src/events/events.service.js';
 import { CommentsService } from '../src/comments/comments.service.js';
 import { cursorKey, encodeCursor } from '../src/common/list/cursor.js';
 import { type ListQuery, parseListQuery } from '../src/common/list/list-query.js';
@@ -240,8 +242,14 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
       await dataSource.query(
         `INSERT INTO oauth_clients (client_id, name, redirect_uris, scopes, confidential, created_at, updated_at) SELECT 'sync-client-' || n, 'Client ' || n, 'https://app.example/cb', 'todos:read', false, now(), ${changed} FROM ${series}`,
       );
+      // the event log: created_at rising with n (ties by pairs), a quarter ME's, types in rotation
+      await dataSource.query(
+        `INSERT INTO events (event_id, type, owner_id, resource_id, created_at, data_v1, data_v2)
+         SELECT 'evt_' || lpad(to_hex(n), 32, '0'), (ARRAY['todo.created', 'todo.updated', 'order.paid', 'comment.created'])[1 + n % 4],
+           CASE WHEN n % 4 = 0 THEN ${ME.id} ELSE 1 + n % ${USERS} END, n, ${changed}, '{}', '{}' FROM ${series}`,
+      );
       // statistics for the planner and the visibility map for index-only scans (never in a transaction)
-      for (const table of ['users', 'articles', 'comments', 'tags', 'todos', 'orders', 'oauth_clients']) await dataSource.query(`VACUUM ANALYZE ${table}`);
+      for (const table of ['users', 'articles', 'comments', 'tags', 'todos', 'orders', 'oauth_clients', 'events']) await dataSource.query(`VACUUM ANALYZE ${table}`);
     } else {
       const series = (count: number) => `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ${count})`;
       const at = (minutes: string) => `strftime('%Y-%m-%d %H:%M:%f', '2026-01-01', '+' || (${minutes}) || ' minutes')`;
@@ -273,6 +281,11 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
       );
       await sync(
         `INSERT INTO oauth_clients (client_id, name, redirect_uris, scopes, confidential, created_at, updated_at) SELECT 'sync-client-' || n, 'Client ' || n, 'https://app.example/cb', 'todos:read', 0, ${at('0')}, ${changed} FROM g`,
+      );
+      await sync(
+        `INSERT INTO events (event_id, type, owner_id, resource_id, created_at, data_v1, data_v2)
+         SELECT 'evt_' || printf('%032x', n), CASE n % 4 WHEN 0 THEN 'todo.created' WHEN 1 THEN 'todo.updated' WHEN 2 THEN 'order.paid' ELSE 'comment.created' END,
+           CASE WHEN n % 4 = 0 THEN ${ME.id} ELSE 1 + n % ${USERS} END, n, ${changed}, '{}', '{}' FROM g`,
       );
       await dataSource.query('ANALYZE');
     }
@@ -478,6 +491,27 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
     expect(rows.sql).not.toMatch(/OFFSET/i);
     plans[`sync ${name}`] = await expectIndexed(statements, table, alias, false, true, false);
     expect(plans[`sync ${name}`][0]).toContain(index);
+  });
+
+  it.each<[string, AuthUser, Record<string, string>, string, string, string]>([
+    ['their own events, the default order (id)', ME, {}, `e.owner_id = ${ME.id}`, 'e.id', 'idx_events_owner_id_id'],
+    ['their own events by created_at (catch-up)', ME, { sort: 'created_at', 'created_at[gte]': '2026-03-01T10:00:00Z' }, `e.owner_id = ${ME.id}`, 'e.created_at, e.id', 'idx_events_owner_id_created_at_id'],
+    ['every event by created_at (admins)', ADMIN, { sort: 'created_at', 'created_at[gte]': '2026-03-01T10:00:00Z' }, '1 = 1', 'e.created_at, e.id', 'idx_events_created_at_id'],
+    ['one type by created_at (admins)', ADMIN, { sort: 'created_at', type: 'order.paid' }, "e.type = 'order.paid'", 'e.created_at, e.id', 'idx_events_type_created_at_id'],
+  ])('the event log: %s is read in order from an index, on a cursor page', async (name, caller, raw, where, orderBy, index) => {
+    const first = await app.get(EventsService).list(parseListQuery(raw, EVENTS_FIELDS), caller, '1');
+    expect(first.info.hasNext).toBe(true);
+    const cursor = encodeCursor(cursorKey(undefined), parseListQuery(raw, EVENTS_FIELDS).fingerprint, { direction: 'after', values: first.info.last! });
+    let page: Awaited<ReturnType<EventsService['list']>> | undefined;
+    const statements = await capture(async () => {
+      page = await app.get(EventsService).list(parseListQuery({ ...raw, cursor }, EVENTS_FIELDS), caller, '1');
+    });
+    const since = raw['created_at[gte]'] ? ` AND e.created_at >= ${onPostgres ? `CAST('${raw['created_at[gte]']}' AS timestamptz)` : `'${raw['created_at[gte]'].replace('T', ' ').replace('Z', '.000')}'`}` : '';
+    const want = await dataSource.query<Array<{ event_id: string }>>(`SELECT e.event_id FROM events e WHERE ${where}${since} ORDER BY ${orderBy} LIMIT 20 OFFSET 20`);
+    expect(page!.items.map((item) => item.id)).toEqual(want.map((r) => r.event_id));
+    expect(page!.items).toHaveLength(20);
+    plans[`events ${name}`] = await expectIndexed(statements, 'events', 'e', false, true, false);
+    expect(plans[`events ${name}`][0]).toContain(index);
   });
 
   it.each([

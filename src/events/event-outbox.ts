@@ -89,7 +89,7 @@ export class EventOutbox {
   /**
    * Inserts the event within `manager`'s active transaction (throws an Error if there is none) and
    * runs the listeners' inTransaction; returns the stored event (its id `evt_` + 32 hex, its time
-   * now with millisecond precision).
+   * now with millisecond precision, `data` as the JSON stored).
    * @throws Error (a programming error → 500) when `manager` has no active transaction; whatever the
    *   insert or a listener throws (the caller's transaction then rolls back).
    */
@@ -98,16 +98,12 @@ export class EventOutbox {
     if (!queryRunner?.isTransactionActive) throw new Error(`EventOutbox.append(${event.type}): needs the entity manager of an active transaction`);
     const createdAt = new Date();
     const id = `evt_${randomUUID().replaceAll('-', '')}`;
-    const seq = await insertRow(manager.getRepository(EventRecord), {
-      event_id: id,
-      type: event.type,
-      owner_id: event.ownerId,
-      resource_id: event.resourceId,
-      created_at: createdAt,
-      data_v1: JSON.stringify(event.data.v1),
-      data_v2: JSON.stringify(event.data.v2),
-    });
-    const stored: StoredEvent = { seq, id, type: event.type, ownerId: event.ownerId, resourceId: event.resourceId, createdAt, data: event.data };
+    const v1 = JSON.stringify(event.data.v1);
+    const v2 = JSON.stringify(event.data.v2);
+    const seq = await insertRow(manager.getRepository(EventRecord), { event_id: id, type: event.type, owner_id: event.ownerId, resource_id: event.resourceId, created_at: createdAt, data_v1: v1, data_v2: v2 });
+    // `data` as stored (plain JSON: what GET /events shows and webhooks deliver, nothing more)
+    const data = { v1: JSON.parse(v1) as object, v2: JSON.parse(v2) as object };
+    const stored: StoredEvent = { seq, id, type: event.type, ownerId: event.ownerId, resourceId: event.resourceId, createdAt, data };
     for (const listener of this.listeners) await listener.inTransaction?.(manager, stored);
     const state = stateOf(queryRunner, this.pendingKey);
     state.pending.push({ depth: Math.max(state.depth, 1), event: stored });

@@ -11,6 +11,7 @@ import type { EventType } from './event-types.js';
 @Entity('events')
 @Index('idx_events_created_at_id', ['created_at', 'id'])
 @Index('idx_events_owner_id_created_at_id', ['owner_id', 'created_at', 'id'])
+@Index('idx_events_owner_id_id', ['owner_id', 'id'])
 @Index('idx_events_type_created_at_id', ['type', 'created_at', 'id'])
 export class EventRecord {
   /** The position: the order events were inserted in. */

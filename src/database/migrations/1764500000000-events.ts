@@ -9,7 +9,8 @@ import { Table, type MigrationInterface, type QueryRunner } from 'typeorm';
  * are the resource as `GET /v1|v2/…` showed it, as JSON text. No foreign keys: an event outlives
  * the resource and the user it names (a deletion is an event too). Indexes serve `GET /events`
  * in `(created_at, id)` order for admins (every row), for a user (`owner_id = ?`) and by type,
- * and the retention job's `created_at < ?` deletes.
+ * in `id` order (the default sort) for a user (admins: the primary key), and the retention job's
+ * `created_at < ?` deletes.
  */
 export class Events1764500000000 implements MigrationInterface {
   name = 'Events1764500000000';
@@ -32,6 +33,7 @@ export class Events1764500000000 implements MigrationInterface {
         indices: [
           { name: 'idx_events_created_at_id', columnNames: ['created_at', 'id'] },
           { name: 'idx_events_owner_id_created_at_id', columnNames: ['owner_id', 'created_at', 'id'] },
+          { name: 'idx_events_owner_id_id', columnNames: ['owner_id', 'id'] },
           { name: 'idx_events_type_created_at_id', columnNames: ['type', 'created_at', 'id'] },
         ],
       }),
