@@ -15,6 +15,8 @@ import { ensureBuilt, startServer, type ServerProcess } from './setup/server-pro
  * - a process killed (SIGKILL) in the middle of a retry schedule; a new process on the same
  *   database finishes it: delivered once, under the same webhook-id; the secret never appears in
  *   either process's log (LOG_LEVEL=info);
+ * - SIGTERM in the middle of an attempt: the worker releases the delivery before the database
+ *   closes (exit 0), and the next process attempts it again at once;
  * - on PostgreSQL, two processes on one database: every event delivered exactly once (claiming
  *   with FOR UPDATE SKIP LOCKED). Skipped on SQLite: one process per database file there (the
  *   documented deployment; SQLite has no row locks to claim with).
@@ -55,8 +57,8 @@ describe('webhook delivery across processes', () => {
     WEBHOOK_TIMEOUT_MS: '2000',
     WEBHOOK_POLL_INTERVAL_MS: '200',
   });
-  const start = async () => {
-    const server = await startServer(dir, env());
+  const start = async (extra: Record<string, string> = {}) => {
+    const server = await startServer(dir, { ...env(), ...extra });
     servers.push(server);
     return server;
   };
@@ -76,6 +78,7 @@ describe('webhook delivery across processes', () => {
           res.writeHead(status).end();
         };
         if (at === '/slow-ok') setTimeout(answer, 100);
+        else if (at === '/hang') received.push({ path: at, id: String(req.headers['webhook-id']), headers: req.headers, body: '', answered: 0 });
         else answer();
       });
     });
@@ -132,6 +135,24 @@ describe('webhook delivery across processes', () => {
       expect(server.output()).not.toContain(secret);
       expect(server.output()).not.toContain(secret.slice(6));
     }
+    await second.kill();
+  }, 120_000);
+
+  it('SIGTERM during an attempt: the process exits 0 after SHUTDOWN_TIMEOUT_MS and puts the delivery back to pending; the next process retries it', async () => {
+    const first = await start({ WEBHOOK_TIMEOUT_MS: '30000', SHUTDOWN_TIMEOUT_MS: '500' });
+    const auth = await user(first, 'sigterm');
+    const hook = await request(first.url).post('/v1/webhooks').set('Authorization', auth).send({ url: `http://127.0.0.1:${port}/hang`, events: ['todo.created'] });
+    expect(hook.status).toBe(201);
+    expect((await request(first.url).post('/v1/todos').set('Authorization', auth).send({ title: 'in flight' })).status).toBe(201);
+    await waitFor('the attempt in flight', () => received.some((entry) => entry.path === '/hang'));
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toEqual({ code: 0, signal: null });
+    const second = await start({ WEBHOOK_TIMEOUT_MS: '30000' });
+    await waitFor('the retry of the released delivery', () => received.filter((entry) => entry.path === '/hang').length === 2);
+    const ids = received.filter((entry) => entry.path === '/hang').map((entry) => entry.id);
+    expect(ids[1]).toBe(ids[0]);
+    const list = await request(second.url).get(`/v1/webhooks/${hook.body.id}/deliveries`).set('Authorization', auth);
+    expect(list.body.data).toEqual([expect.objectContaining({ status: 'delivering', attempts: 2 })]);
     await second.kill();
   }, 120_000);
 
