@@ -79,7 +79,7 @@ export class UpdateWebhookDto extends PartialType(CreateWebhookDto, { skipNullPr
 /** Body of `POST /v1/webhooks/{id}/redeliveries`: the delivery whose event is sent again. */
 @ApiSchema({ name: 'CreateRedeliveryBody' })
 export class CreateRedeliveryDto {
-  /** Id of a delivery of this webhook (from `GET /v1/webhooks/{id}/deliveries`). */
+  /** Id of a delivery of this webhook (from `GET /v{version}/webhooks/{id}/deliveries`). */
   @ApiProperty({ type: 'integer', minimum: 1, maximum: 2_147_483_647, example: 7 })
   @IsInt()
   @Min(1)
