@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
 import { AuthService } from '../src/auth/auth.service.js';
 import { buildOpenApiDocuments } from '../src/common/openapi/docs.js';
+import { EventRecord } from '../src/events/event.entity.js';
 import { OAuthGrant } from '../src/oauth/oauth-grant.entity.js';
 import { createArticle } from './factories/article.factory.js';
 import { createComment } from './factories/comment.factory.js';
@@ -169,10 +170,13 @@ async function api(method: string, url: string, token: string, body?: unknown, e
   return res.json as Json;
 }
 
-type Kind = 'todos' | 'orders' | 'articles' | 'comments' | 'tags' | 'users' | 'api-keys' | 'oauth-clients' | 'oauth-grants';
+type Kind = 'todos' | 'orders' | 'articles' | 'comments' | 'tags' | 'users' | 'api-keys' | 'oauth-clients' | 'oauth-grants' | 'events';
+
+/** A well-formed event id no event has (event ids are `evt_` + 32 hex digits, not integers). */
+const MISSING_EVENT_ID = `evt_${'f'.repeat(32)}`;
 
 /** Creates a row of `kind` owned by `owner`; returns the path ids that address it. */
-async function createRow(kind: Kind, owner: CreatedUser): Promise<Record<string, number>> {
+async function createRow(kind: Kind, owner: CreatedUser): Promise<Record<string, number | string>> {
   switch (kind) {
     case 'todos':
       return { id: (await api('POST', '/v1/todos', owner.token, { title: 'fuzz fixture', content: 'fixture' })).id as number };
@@ -192,6 +196,12 @@ async function createRow(kind: Kind, owner: CreatedUser): Promise<Record<string,
       return { id: (await api('POST', '/v1/api-keys', owner.token, { name: 'fuzz fixture', scopes: ['todos:read'] })).id as number };
     case 'oauth-clients':
       return { id: (await registerClient(app, admin)).id };
+    case 'events': {
+      // a write of the owner's emits an event of theirs; its id is the path id
+      await api('POST', '/v1/todos', owner.token, { title: 'fuzz fixture' });
+      const event = await app.get(DataSource).getRepository(EventRecord).findOneOrFail({ where: { owner_id: owner.user.id }, order: { id: 'DESC' } });
+      return { id: event.event_id };
+    }
     case 'oauth-grants': {
       const now = new Date();
       const repo = app.get(DataSource).getRepository(OAuthGrant);
@@ -201,10 +211,10 @@ async function createRow(kind: Kind, owner: CreatedUser): Promise<Record<string,
   }
 }
 
-const rowCache = new Map<string, Record<string, number>>();
+const rowCache = new Map<string, Record<string, number | string>>();
 
 /** A cached row of `kind` owned by `owner` (created the first time). */
-async function cachedRow(kind: Kind, owner: CreatedUser): Promise<Record<string, number>> {
+async function cachedRow(kind: Kind, owner: CreatedUser): Promise<Record<string, number | string>> {
   const key = `${kind} ${owner.user.id}`;
   let row = rowCache.get(key);
   if (!row) {
@@ -259,7 +269,7 @@ function contextOf(document: OpenAPIObject): SchemaContext {
 /** The resource kind a path id addresses (`/v1/articles/{id}/comments/{comment_id}` → comments). */
 function kindOf(template: string): Kind | undefined {
   if (template.includes('{comment_id}')) return 'comments';
-  return /\/(todos|orders|articles|tags|users|api-keys|oauth-clients|oauth-grants)\/\{id\}/.exec(template)?.[1] as Kind | undefined;
+  return /\/(todos|orders|articles|tags|users|api-keys|oauth-clients|oauth-grants|events)\/\{id\}/.exec(template)?.[1] as Kind | undefined;
 }
 
 /** Operations that would end the caller's own credential (a password or role change, a deletion, a logout): sent by a fresh caller. */
@@ -419,12 +429,12 @@ async function resolvePath(o: FuzzOperation, ids: IdChoice, caller: CreatedUser)
   if (names.length === 0) return o.template;
   let values: Record<string, string>;
   if (ids.kind === 'literal') values = Object.fromEntries(names.map((name, i) => [name, i === names.length - 1 ? ids.raw : '1']));
-  else if (ids.kind === 'missing' || !kind) values = Object.fromEntries(names.map((name) => [name, '2147483000']));
+  else if (ids.kind === 'missing' || !kind) values = Object.fromEntries(names.map((name) => [name, kind === 'events' ? MISSING_EVENT_ID : '2147483000']));
   else {
     const owner = ids.kind === 'other' ? other : caller;
     // rows a DELETE or a user change would destroy are fresh each time
     const fresh = ids.kind === 'fresh' || o.method === 'delete' || kind === 'users';
-    let row: Record<string, number>;
+    let row: Record<string, number | string>;
     if (kind === 'users') row = ids.kind === 'own' ? { id: caller.user.id } : await createRow('users', owner);
     else row = fresh ? await createRow(kind, owner) : await cachedRow(kind, owner);
     values = Object.fromEntries(names.map((name) => [name, String(row[name])]));

@@ -27,8 +27,12 @@ function fakeRepository(rows: number) {
 const config = (days: number) => ({ get: () => days }) as unknown as ConfigService<Env, true>;
 
 describe('EventRetention (the event log retention job)', () => {
-  beforeEach(() => jest.useFakeTimers({ now: Date.parse('2026-11-23T12:00:00Z') }));
-  afterEach(() => jest.useRealTimers());
+  beforeEach(() => {
+    jest.useFakeTimers({ now: Date.parse('2026-11-23T12:00:00Z') });
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+  });
 
   it('deletes everything older than EVENT_RETENTION_DAYS in batches of PRUNE_BATCH, oldest first', async () => {
     const table = fakeRepository(2 * PRUNE_BATCH + 5);
