@@ -15,6 +15,7 @@ import { SharedStateModule } from './store/shared-state.module.js';
 import { TagsModule } from './tags/tags.module.js';
 import { TodosModule } from './todos/todos.module.js';
 import { UsersModule } from './users/users.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 /** The application: configuration, database, the shared state store, the shared pipeline, health, auth, the resources, and the export of the last spans on shutdown. */
 @Module({
@@ -34,6 +35,7 @@ import { UsersModule } from './users/users.module.js';
     OAuthModule,
     TracingModule,
     EventsModule,
+    WebhooksModule,
   ],
 })
 export class AppModule {}

@@ -42,6 +42,8 @@ async function main(): Promise<void> {
     await app.listen(env.PORT);
     const { port } = app.getHttpServer().address() as AddressInfo;
     const scheme = env.TLS_CERT ? 'https' : 'http';
+    // webhook deliveries start once the server listens (and resume the pending ones of earlier runs)
+    app.get((await import('./webhooks/webhook-worker.js')).WebhookWorker).start();
     app.get((await import('nestjs-pino')).Logger).log(`resource-api listening on ${scheme}://localhost:${port} (docs at /docs)`);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -130,7 +130,7 @@ describe('a resource declaration reaches the scopes, the document and the list g
     expect(ENTITIES).toEqual(entitiesOf(RESOURCES));
     const names = ENTITIES.map((entity) => entity.name).sort();
     expect(names).toEqual(
-      ['ApiKey', 'Article', 'ArticleTag', 'Comment', 'EventRecord', 'OAuthAuthorizationCode', 'OAuthClient', 'OAuthGrant', 'OAuthRefreshToken', 'Order', 'OrderItem', 'RefreshToken', 'Tag', 'Todo', 'User'].sort(),
+      ['ApiKey', 'Article', 'ArticleTag', 'Comment', 'OAuthAuthorizationCode', 'OAuthClient', 'OAuthGrant', 'OAuthRefreshToken', 'Order', 'OrderItem', 'RefreshToken', 'Tag', 'Todo', 'User', 'EventRecord', 'WebhookDelivery', 'WebhookSubscription'].sort(),
     );
   });
 

@@ -13,6 +13,7 @@ import { ORDERS } from './orders/orders.resource.js';
 import { TAGS } from './tags/tags.resource.js';
 import { TODOS } from './todos/todos.resource.js';
 import { USERS } from './users/users.resource.js';
+import { WEBHOOK_DELIVERIES, WEBHOOKS } from './webhooks/webhooks.resource.js';
 
 /**
  * Every module's declaration (`src/<name>/<name>.resource.ts`), in the order the docs page shows
@@ -23,7 +24,7 @@ import { USERS } from './users/users.resource.js';
  * Declarations import entities, field tables and policies only, never a module, controller or DTO:
  * `src/auth/scopes.ts` evaluates this list while the DTOs that name the scopes are being loaded.
  */
-export const RESOURCES = [AUTH, SESSIONS, API_KEYS, OAUTH, OAUTH_CLIENTS, OAUTH_GRANTS, USERS, ARTICLES, COMMENTS, TAGS, ORDERS, TODOS, EVENTS, HEALTH] as const;
+export const RESOURCES = [AUTH, SESSIONS, API_KEYS, OAUTH, OAUTH_CLIENTS, OAUTH_GRANTS, USERS, ARTICLES, COMMENTS, TAGS, ORDERS, TODOS, EVENTS, WEBHOOKS, WEBHOOK_DELIVERIES, HEALTH] as const;
 
 /** Every entity of the service, for the DataSource. */
 export const RESOURCE_ENTITIES = entitiesOf(RESOURCES);

@@ -28,6 +28,8 @@ export const REDACTED_FIELDS: ReadonlySet<string> = new Set([
   'token',
   'key',
   'client_secret',
+  'secret',
+  'previous_secret',
   'code_verifier',
   'csrf_token',
   'parameters',

@@ -69,6 +69,14 @@ describe('validateEnv', () => {
         API_BASE_HOST: undefined,
         TRACING: false,
         EVENT_RETENTION_DAYS: 30,
+        WEBHOOK_ALLOW_HTTP: false,
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: false,
+        WEBHOOK_RETRY_SCHEDULE: [5, 300, 1800, 7200, 18_000, 36_000, 36_000, 86_400, 86_400],
+        WEBHOOK_TIMEOUT_MS: 10_000,
+        WEBHOOK_POLL_INTERVAL_MS: 1000,
+        WEBHOOK_SECRET_GRACE_SECONDS: 86_400,
+        WEBHOOK_DISABLE_AFTER_FAILURES: 5,
+        WEBHOOK_CONCURRENCY: 8,
       });
     });
 
@@ -164,6 +172,14 @@ describe('validateEnv', () => {
         REQUIRE_IF_MATCH: false,
         TRACING: true,
         EVENT_RETENTION_DAYS: 7,
+        WEBHOOK_ALLOW_HTTP: false,
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: false,
+        WEBHOOK_RETRY_SCHEDULE: [5, 300, 1800, 7200, 18_000, 36_000, 36_000, 86_400, 86_400],
+        WEBHOOK_TIMEOUT_MS: 10_000,
+        WEBHOOK_POLL_INTERVAL_MS: 1000,
+        WEBHOOK_SECRET_GRACE_SECONDS: 86_400,
+        WEBHOOK_DISABLE_AFTER_FAILURES: 5,
+        WEBHOOK_CONCURRENCY: 8,
       });
     });
 
@@ -566,5 +582,28 @@ describe('validateEnv', () => {
         'Invalid configuration: TLS_CERT and TLS_KEY do not belong together (or the certificate is not valid PEM)',
       );
     });
+  });
+});
+
+describe('webhook settings (SPEC §11)', () => {
+  it('defaults: https only, no private networks, about three days of retries, 10 s timeout, 1 s poll, one day of grace, 5 failures, 8 at a time', () => {
+    const env = validateEnv({});
+    expect([env.WEBHOOK_ALLOW_HTTP, env.WEBHOOK_ALLOW_PRIVATE_NETWORKS]).toEqual([false, false]);
+    expect(env.WEBHOOK_RETRY_SCHEDULE).toEqual([5, 300, 1800, 7200, 18_000, 36_000, 36_000, 86_400, 86_400]);
+    expect([env.WEBHOOK_TIMEOUT_MS, env.WEBHOOK_POLL_INTERVAL_MS, env.WEBHOOK_SECRET_GRACE_SECONDS, env.WEBHOOK_DISABLE_AFTER_FAILURES, env.WEBHOOK_CONCURRENCY]).toEqual([10_000, 1000, 86_400, 5, 8]);
+  });
+
+  it('parses WEBHOOK_RETRY_SCHEDULE as comma-separated seconds, white space allowed', () => {
+    expect(validateEnv({ WEBHOOK_RETRY_SCHEDULE: '1, 2,4' }).WEBHOOK_RETRY_SCHEDULE).toEqual([1, 2, 4]);
+    expect(validateEnv({ WEBHOOK_RETRY_SCHEDULE: '0' }).WEBHOOK_RETRY_SCHEDULE).toEqual([0]);
+  });
+
+  it('refuses a bad schedule, timeout or flag with one line naming the variable', () => {
+    for (const value of ['1,,2', '-1', '1.5', 'soon', '604801', Array(51).fill('1').join(',')]) {
+      expectOneLineNaming(configError({ WEBHOOK_RETRY_SCHEDULE: value }), 'WEBHOOK_RETRY_SCHEDULE');
+    }
+    expectOneLineNaming(configError({ WEBHOOK_TIMEOUT_MS: '10' }), 'WEBHOOK_TIMEOUT_MS');
+    expectOneLineNaming(configError({ WEBHOOK_ALLOW_HTTP: 'yes' }), 'WEBHOOK_ALLOW_HTTP');
+    expectOneLineNaming(configError({ WEBHOOK_CONCURRENCY: '0' }), 'WEBHOOK_CONCURRENCY');
   });
 });

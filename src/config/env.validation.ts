@@ -104,6 +104,29 @@ export interface Env {
    * deletes it (default 30; 1 to 3650).
    */
   EVENT_RETENTION_DAYS: number;
+  /** `true`: webhook URLs may be `http:` (development and tests); default false, https only. */
+  WEBHOOK_ALLOW_HTTP: boolean;
+  /**
+   * `true`: webhook URLs may resolve to loopback, private, link-local, CGNAT, multicast or
+   * unspecified addresses (tests, private deployments); default false (SSRF protection).
+   */
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean;
+  /**
+   * Seconds to wait before each retry of a failed webhook delivery, in order (one attempt, then one
+   * retry per entry); ±10 % jitter is applied. Default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h,
+   * 24 h, 24 h: ten attempts over about 3.1 days.
+   */
+  WEBHOOK_RETRY_SCHEDULE: number[];
+  /** Milliseconds one webhook delivery attempt may take in all (connect, send, response headers); default 10000. */
+  WEBHOOK_TIMEOUT_MS: number;
+  /** Milliseconds between two looks for due webhook deliveries (default 1000); committed events also wake the worker at once. */
+  WEBHOOK_POLL_INTERVAL_MS: number;
+  /** Seconds the previous secret of a webhook stays valid (signatures carry both) after a rotation; default 86400. */
+  WEBHOOK_SECRET_GRACE_SECONDS: number;
+  /** Consecutive failed deliveries (every attempt used) after which a webhook is disabled; default 5. */
+  WEBHOOK_DISABLE_AFTER_FAILURES: number;
+  /** Webhook delivery attempts one process runs at the same time; default 8. */
+  WEBHOOK_CONCURRENCY: number;
 }
 
 export { ConfigError } from './config-error.js';
@@ -196,6 +219,23 @@ function isIssuerOrigin(value: string): boolean {
   }
   const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
   return (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) && url.origin === value.replace(/\/$/, '') && !url.username && !url.password;
+}
+
+/** The default WEBHOOK_RETRY_SCHEDULE: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h (about 3.1 days in all). */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18_000, 36_000, 36_000, 86_400, 86_400];
+
+/**
+ * Parses WEBHOOK_RETRY_SCHEDULE: 1-50 comma-separated whole seconds (0 to 604800, one week) to
+ * wait before each retry; unset or empty → {@link DEFAULT_WEBHOOK_RETRY_SCHEDULE}.
+ */
+function retrySchedule(raw: Record<string, unknown>): number[] {
+  const text = optional(raw, 'WEBHOOK_RETRY_SCHEDULE')?.trim();
+  if (text === undefined || text === '') return [...DEFAULT_WEBHOOK_RETRY_SCHEDULE];
+  const parts = text.split(',').map((part) => part.trim());
+  if (parts.length > 50 || parts.some((part) => !/^\d{1,6}$/.test(part) || Number(part) > 604_800)) {
+    throw new ConfigError(`Invalid configuration: WEBHOOK_RETRY_SCHEDULE must be 1-50 comma-separated whole seconds from 0 to 604800, e.g. 5,300,1800 (got ${JSON.stringify(text)})`);
+  }
+  return parts.map(Number);
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -359,5 +399,13 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     REQUIRE_IF_MATCH: bool(raw, 'REQUIRE_IF_MATCH', false),
     TRACING: tracingEnabled(raw),
     EVENT_RETENTION_DAYS: int(raw, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    WEBHOOK_ALLOW_HTTP: bool(raw, 'WEBHOOK_ALLOW_HTTP', false),
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool(raw, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    WEBHOOK_RETRY_SCHEDULE: retrySchedule(raw),
+    WEBHOOK_TIMEOUT_MS: int(raw, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    WEBHOOK_POLL_INTERVAL_MS: int(raw, 'WEBHOOK_POLL_INTERVAL_MS', 1000, 50, 3_600_000),
+    WEBHOOK_SECRET_GRACE_SECONDS: int(raw, 'WEBHOOK_SECRET_GRACE_SECONDS', 86_400, 0, 30 * 86_400),
+    WEBHOOK_DISABLE_AFTER_FAILURES: int(raw, 'WEBHOOK_DISABLE_AFTER_FAILURES', 5, 1, 1000),
+    WEBHOOK_CONCURRENCY: int(raw, 'WEBHOOK_CONCURRENCY', 8, 1, 256),
   };
 }

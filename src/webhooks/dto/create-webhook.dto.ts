@@ -1,0 +1,88 @@
+import { ApiHideProperty, ApiProperty, ApiSchema, PartialType } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsOmittable, ReadOnlyProperty } from '../../common/decorators/validation.decorators.js';
+import { EVENT_TYPES } from '../../events/event-types.js';
+import { WEBHOOK_API_VERSIONS, type WebhookApiVersion } from '../webhook-subscription.entity.js';
+
+/** What `events` may list: the event types, or `*` for all of them (now and later ones). */
+export const WEBHOOK_EVENT_CHOICES = ['*', ...EVENT_TYPES] as const;
+
+/** Longest accepted `url`. */
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+
+/**
+ * Body of `POST /v1/webhooks` (SPEC §11). `url` must be https (http only with
+ * WEBHOOK_ALLOW_HTTP=true) and resolve to public addresses only (unless
+ * WEBHOOK_ALLOW_PRIVATE_NETWORKS=true): a refused url → 422 naming `url`. The read-only fields of
+ * a GET (`owner`, `disabled_reason`, …) are accepted and ignored; `secret` is not accepted (400).
+ */
+@ApiSchema({ name: 'CreateWebhookBody' })
+export class CreateWebhookDto {
+  @ReadOnlyProperty()
+  @ApiHideProperty()
+  declare owner?: never;
+
+  @ReadOnlyProperty()
+  @ApiHideProperty()
+  declare disabled_reason?: never;
+
+  @ReadOnlyProperty()
+  @ApiHideProperty()
+  declare consecutive_failures?: never;
+
+  @ReadOnlyProperty()
+  @ApiHideProperty()
+  declare previous_secret_expires_at?: never;
+
+  /** Where deliveries are POSTed: an absolute https URL without credentials or fragment, at most 2048 characters. */
+  @ApiProperty({ example: 'https://hooks.example.com/resource-api', maxLength: MAX_WEBHOOK_URL_LENGTH, format: 'uri' })
+  @IsNotEmpty()
+  @IsString()
+  @MaxLength(MAX_WEBHOOK_URL_LENGTH)
+  url: string;
+
+  /** Event types to receive, at least one, each once; `*` = every type. */
+  @ApiProperty({ type: [String], enum: WEBHOOK_EVENT_CHOICES, minItems: 1, maxItems: WEBHOOK_EVENT_CHOICES.length, uniqueItems: true, example: ['todo.created', 'todo.updated'] })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(WEBHOOK_EVENT_CHOICES.length)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @IsIn(WEBHOOK_EVENT_CHOICES, { each: true, message: `each event must be one of ${WEBHOOK_EVENT_CHOICES.join(', ')}` })
+  events: string[];
+
+  /** Free text for the owner, up to 500 characters; null when absent. */
+  @ApiProperty({ type: 'string', required: false, nullable: true, maxLength: 500, example: 'todo sync for the mobile app' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  description?: string | null;
+
+  /** The shape of `data` in deliveries: the resource as API v1 (default) or v2 shows it. */
+  @ApiProperty({ required: false, enum: WEBHOOK_API_VERSIONS, default: '1', example: '1' })
+  @IsOmittable()
+  @IsString()
+  @IsIn(WEBHOOK_API_VERSIONS)
+  api_version?: WebhookApiVersion;
+
+  /** Whether events are delivered (default true). Enabling clears `disabled_reason` and the failure count. */
+  @ApiProperty({ required: false, default: true, example: true })
+  @IsOmittable()
+  @IsBoolean()
+  enabled?: boolean;
+}
+
+/** Body of `PATCH /v1/webhooks/{id}`: any subset (`url`, `events`, `description`, `api_version`, `enabled`); `null` clears `description`. */
+@ApiSchema({ name: 'UpdateWebhookBody' })
+export class UpdateWebhookDto extends PartialType(CreateWebhookDto, { skipNullProperties: false }) {}
+
+/** Body of `POST /v1/webhooks/{id}/redeliveries`: the delivery whose event is sent again. */
+@ApiSchema({ name: 'CreateRedeliveryBody' })
+export class CreateRedeliveryDto {
+  /** Id of a delivery of this webhook (from `GET /v{version}/webhooks/{id}/deliveries`). */
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 2_147_483_647, example: 7 })
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  delivery_id: number;
+}
