@@ -8,6 +8,7 @@ import { validateEnv } from './config/env.validation.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { TracingModule } from './observability/tracing/tracing.module.js';
+import { MetricsModule } from './observability/metrics/metrics.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
 import { OrdersModule } from './orders/orders.module.js';
 import { SharedStateModule } from './store/shared-state.module.js';
@@ -15,7 +16,7 @@ import { TagsModule } from './tags/tags.module.js';
 import { TodosModule } from './todos/todos.module.js';
 import { UsersModule } from './users/users.module.js';
 
-/** The application: configuration, database, the shared state store, the shared pipeline, health, auth, the resources, and the export of the last spans on shutdown. */
+/** The application: configuration, database, the shared state store, the shared pipeline, health, auth, the resources, the export of the last spans on shutdown, and the Prometheus metrics. */
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: validateEnv }),
@@ -32,6 +33,7 @@ import { UsersModule } from './users/users.module.js';
     OrdersModule,
     OAuthModule,
     TracingModule,
+    MetricsModule,
   ],
 })
 export class AppModule {}
