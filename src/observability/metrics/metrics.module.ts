@@ -27,6 +27,11 @@ export class MetricsLifecycle implements OnApplicationBootstrap, OnApplicationSh
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
+  /** The port of the METRICS_PORT listener while it runs (the chosen one for `0`), else undefined. */
+  get metricsPort(): number | undefined {
+    return this.server?.port;
+  }
+
   /** @throws the listen error of METRICS_PORT (port in use): start-up fails with it. */
   async onApplicationBootstrap(): Promise<void> {
     const metrics = this.config.get('METRICS', { infer: true });
