@@ -7,6 +7,7 @@ import { bearer, createUser } from './factories/user.factory.js';
 import { errorBody } from './setup/error-body.js';
 import { bootFreshApp, loadFreshApp } from './setup/fresh-app.js';
 import { parseSamples, type Sample, select, total } from './setup/prometheus-text.js';
+import { TcpProxy } from './setup/tcp-proxy.js';
 import { createTestApp } from './setup/test-app.js';
 
 /**
@@ -346,5 +347,40 @@ describe('METRICS_PORT: metrics on a separate port, not on the service port', ()
       await app?.close();
       fresh.restoreEnv();
     }
+  });
+});
+
+(process.env.REDIS_URL ? describe : describe.skip)('Redis failures (REDIS_URL through a TCP proxy that is cut)', () => {
+  let app: NestExpressApplication;
+  let proxy: TcpProxy;
+  let fresh: Awaited<ReturnType<typeof loadFreshApp>>;
+  let token: string;
+  const api = () => request(app.getHttpServer());
+
+  beforeAll(async () => {
+    const redisUrl = new URL(process.env.REDIS_URL!);
+    proxy = new TcpProxy({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
+    await proxy.start();
+    redisUrl.hostname = '127.0.0.1';
+    redisUrl.port = String(proxy.port);
+    fresh = await loadFreshApp({ REDIS_URL: redisUrl.toString(), REDIS_TIMEOUT_MS: '500' });
+    app = await fresh.createTestApp();
+    ({ token } = await fresh.createUser(app));
+  });
+  afterAll(async () => {
+    await app?.close();
+    await proxy?.stop();
+    fresh?.restoreEnv();
+  });
+
+  it('counts each failed command in redis_command_failures_total and the connection errors', async () => {
+    const before = await scrape(app);
+    proxy.cut();
+    for (let i = 0; i < 3; i++) expect((await api().get('/v1/todos').set('Authorization', bearer(token))).status).toBe(503);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // a reconnection attempt fails meanwhile
+    const after = await scrape(app);
+    expect(total(after, 'redis_command_failures_total')).toBeGreaterThanOrEqual(total(before, 'redis_command_failures_total') + 3);
+    expect(total(after, 'redis_connection_errors_total')).toBeGreaterThan(total(before, 'redis_connection_errors_total'));
+    expect(total(after, 'http_server_request_duration_seconds_count', { method: 'GET', route: '/v1/todos', status_code: '503' })).toBe(3);
   });
 });
