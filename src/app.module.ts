@@ -9,6 +9,7 @@ import { DatabaseModule } from './database/database.module.js';
 import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
 import { TracingModule } from './observability/tracing/tracing.module.js';
+import { MetricsModule } from './observability/metrics/metrics.module.js';
 import { OAuthModule } from './oauth/oauth.module.js';
 import { OrdersModule } from './orders/orders.module.js';
 import { SharedStateModule } from './store/shared-state.module.js';
@@ -17,7 +18,7 @@ import { TodosModule } from './todos/todos.module.js';
 import { UsersModule } from './users/users.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
-/** The application: configuration, database, the shared state store, the shared pipeline, health, auth, the resources, and the export of the last spans on shutdown. */
+/** The application: configuration, database, the shared state store, the shared pipeline, health, auth, the resources, the export of the last spans on shutdown, and the Prometheus metrics. */
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: validateEnv }),
@@ -36,6 +37,7 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
     TracingModule,
     EventsModule,
     WebhooksModule,
+    MetricsModule,
   ],
 })
 export class AppModule {}

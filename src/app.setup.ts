@@ -12,13 +12,14 @@ import { requestTargetRules } from './common/middleware/wire.middleware.js';
 import { cors, refusePlainHttp, securityHeaders } from './common/middleware/transport-security.js';
 import { setupDocs } from './common/openapi/docs.js';
 import { enableApiVersioning } from './common/versioning/api-versions.js';
+import { httpMetrics } from './observability/metrics/http-metrics.js';
 import { versionNegotiation } from './common/versioning/version-negotiation.js';
 import type { Env } from './config/env.validation.js';
 
 /**
  * Applies what must be set on the application object rather than in a module, in this order: the
  * `clientError` handler of the HTTP(S) server (requests Node's parser refuses get an `ErrorResp`:
- * 431, 400, 408); the pino logger; `X-Request-Id`; helmet's security headers (+ HSTS in
+ * 431, 400, 408); the pino logger; the request metrics and Server-Timing (METRICS, SERVER_TIMING); `X-Request-Id`; helmet's security headers (+ HSTS in
  * production); CORS for CORS_ORIGINS; in production behind TRUST_PROXY, the refusal of requests
  * the proxy got over plain HTTP (400); the request-target rules (credential-named query
  * parameters, U+0000 in the query or path → 400, on every path); API versioning (every controller under /v1 and /v2; the version chosen by an
@@ -35,6 +36,9 @@ export async function configureApp(app: NestExpressApplication): Promise<void> {
   const config = app.get<ConfigService<Env, true>>(ConfigService);
   const production = config.get('NODE_ENV', { infer: true }) === 'production';
   const trustProxy = config.get('TRUST_PROXY', { infer: true });
+  // first: request metrics and Server-Timing time every response, refusals before routing included
+  const metrics = httpMetrics({ metrics: config.get('METRICS', { infer: true }), serverTiming: config.get('SERVER_TIMING', { infer: true }) });
+  if (metrics) app.use(metrics);
   // first of all, so that every response — docs pages included — carries X-Request-Id (SPEC §1)
   app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
     ensureRequestId(req, res);

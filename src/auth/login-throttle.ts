@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiException } from '../common/errors/api-exception.js';
+import { countRefusal } from '../observability/metrics/registry.js';
 import { SharedStore } from '../store/shared-store.js';
 import type { Slot } from '../store/slots.js';
 
@@ -37,6 +38,7 @@ export class LoginThrottle {
   async reserve(username: string, address: string): Promise<void> {
     const outcome = await this.store.acquire(slots(username, address));
     if (!outcome.acquired) {
+      countRefusal('login');
       const retryAfter = Math.max(1, Math.ceil(outcome.retryAfterMs / 1000));
       throw new ApiException(429, `too many failed logins; try again in ${retryAfter} s`, undefined, { 'Retry-After': String(retryAfter) });
     }

@@ -77,6 +77,10 @@ describe('validateEnv', () => {
         WEBHOOK_SECRET_GRACE_SECONDS: 86_400,
         WEBHOOK_DISABLE_AFTER_FAILURES: 5,
         WEBHOOK_CONCURRENCY: 8,
+        METRICS: true,
+        METRICS_TOKEN: undefined,
+        METRICS_PORT: undefined,
+        SERVER_TIMING: false,
       });
     });
 
@@ -134,6 +138,10 @@ describe('validateEnv', () => {
         API_BASE_HOST: 'api.example.com',
         OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
         EVENT_RETENTION_DAYS: '7',
+        METRICS: 'TRUE',
+        METRICS_TOKEN: 'scrape-token-of-32-characters-ok',
+        METRICS_PORT: '9464',
+        SERVER_TIMING: 'true',
       });
       expect(env).toEqual({
         NODE_ENV: 'production',
@@ -180,6 +188,10 @@ describe('validateEnv', () => {
         WEBHOOK_SECRET_GRACE_SECONDS: 86_400,
         WEBHOOK_DISABLE_AFTER_FAILURES: 5,
         WEBHOOK_CONCURRENCY: 8,
+        METRICS: true,
+        METRICS_TOKEN: 'scrape-token-of-32-characters-ok',
+        METRICS_PORT: 9464,
+        SERVER_TIMING: true,
       });
     });
 
@@ -206,6 +218,27 @@ describe('validateEnv', () => {
 
     it.each(['1', 'yes', 'on', 'truthy'])('rejects %j with one line naming REQUIRE_IF_MATCH', (value) => {
       expectOneLineNaming(configError({ REQUIRE_IF_MATCH: value }), 'REQUIRE_IF_MATCH');
+    });
+  });
+
+  describe('METRICS, METRICS_TOKEN, METRICS_PORT, SERVER_TIMING', () => {
+    it('turns metrics off with false and Server-Timing on with true; refuses other words', () => {
+      expect(validateEnv({ METRICS: 'false' }).METRICS).toBe(false);
+      expect(validateEnv({ SERVER_TIMING: 'true' }).SERVER_TIMING).toBe(true);
+      expect(() => validateEnv({ METRICS: 'off' })).toThrow('METRICS must be true or false (got "off")');
+      expect(() => validateEnv({ SERVER_TIMING: '1' })).toThrow('SERVER_TIMING must be true or false');
+    });
+
+    it.each(['short-token', 'has a space in it somewhere', `${'x'.repeat(513)}`, 'non-ascii-token-é-0123456789'])('refuses METRICS_TOKEN %p', (token) => {
+      expect(() => validateEnv({ METRICS_TOKEN: token })).toThrow('METRICS_TOKEN must be 16-512 printable ASCII characters without spaces');
+    });
+
+    it('takes METRICS_PORT 0-65535 (0: a free port), never the same as PORT', () => {
+      expect(validateEnv({ METRICS_PORT: '0' }).METRICS_PORT).toBe(0);
+      expect(validateEnv({ METRICS_PORT: '9464', PORT: '3000' }).METRICS_PORT).toBe(9464);
+      expect(validateEnv({ METRICS_PORT: '0', PORT: '0' }).METRICS_PORT).toBe(0);
+      expect(() => validateEnv({ METRICS_PORT: '3000' })).toThrow('METRICS_PORT must differ from PORT (both 3000)');
+      expect(() => validateEnv({ METRICS_PORT: '70000' })).toThrow('METRICS_PORT must be an integer from 0 to 65535');
     });
   });
 

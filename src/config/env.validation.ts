@@ -127,6 +127,14 @@ export interface Env {
   WEBHOOK_DISABLE_AFTER_FAILURES: number;
   /** Webhook delivery attempts one process runs at the same time; default 8. */
   WEBHOOK_CONCURRENCY: number;
+  /** `false` removes GET /metrics and all metric collection (default true). */
+  METRICS: boolean;
+  /** Bearer token for GET /metrics in production (and on METRICS_PORT when set); unset in production → /metrics answers 404. */
+  METRICS_TOKEN?: string;
+  /** When set, /metrics is served on this separate port (plain HTTP; `0` a free port, logged) and not on PORT. */
+  METRICS_PORT?: number;
+  /** `true`: every response carries `Server-Timing: db;dur=<ms>, total;dur=<ms>` (default false). */
+  SERVER_TIMING: boolean;
 }
 
 export { ConfigError } from './config-error.js';
@@ -362,9 +370,18 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     // taken from the request's Host otherwise: a forged Host would then name another issuer (RFC 9207 mix-up)
     throw new ConfigError('Invalid configuration: OAUTH_ISSUER is required in production (the origin clients reach the service at, e.g. https://api.example.com)');
   }
+  const metricsToken = optional(raw, 'METRICS_TOKEN');
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{16,512}$/.test(metricsToken)) {
+    throw new ConfigError('Invalid configuration: METRICS_TOKEN must be 16-512 printable ASCII characters without spaces');
+  }
+  const port = int(raw, 'PORT', 3000, 0, 65535);
+  const metricsPort = optional(raw, 'METRICS_PORT') === undefined ? undefined : int(raw, 'METRICS_PORT', 0, 0, 65535);
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
+    throw new ConfigError(`Invalid configuration: METRICS_PORT must differ from PORT (both ${port})`);
+  }
   return {
     NODE_ENV: nodeEnv as NodeEnv,
-    PORT: int(raw, 'PORT', 3000, 0, 65535),
+    PORT: port,
     DATABASE_URL: url,
     JWT_SECRET: secret,
     LIST_CURSOR_SECRET: listCursorSecret,
@@ -407,5 +424,9 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     WEBHOOK_SECRET_GRACE_SECONDS: int(raw, 'WEBHOOK_SECRET_GRACE_SECONDS', 86_400, 0, 30 * 86_400),
     WEBHOOK_DISABLE_AFTER_FAILURES: int(raw, 'WEBHOOK_DISABLE_AFTER_FAILURES', 5, 1, 1000),
     WEBHOOK_CONCURRENCY: int(raw, 'WEBHOOK_CONCURRENCY', 8, 1, 256),
+    METRICS: bool(raw, 'METRICS', true),
+    METRICS_TOKEN: metricsToken,
+    METRICS_PORT: metricsPort,
+    SERVER_TIMING: bool(raw, 'SERVER_TIMING', false),
   };
 }

@@ -1,6 +1,7 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { ApiException } from '../common/errors/api-exception.js';
+import { countRedisConnectionError, countRedisFailure } from '../observability/metrics/registry.js';
 import { HIT_SCRIPT, type HitOutcome } from './rate-window.js';
 import { SharedStore } from './shared-store.js';
 import { ACQUIRE_SCRIPT, type AcquireOutcome, RAISE_SCRIPT, RELEASE_SCRIPT, type Slot } from './slots.js';
@@ -55,7 +56,7 @@ export class RedisStore extends SharedStore implements OnApplicationShutdown {
     redis.defineCommand('releaseSlots', { lua: RELEASE_SCRIPT });
     redis.defineCommand('raiseValue', { numberOfKeys: 1, lua: RAISE_SCRIPT });
     // without a listener, ioredis reports every failed reconnection as an unhandled 'error' event
-    redis.on('error', () => undefined);
+    redis.on('error', countRedisConnectionError);
     try {
       await redis.connect();
     } catch (error) {
@@ -157,6 +158,7 @@ export class RedisStore extends SharedStore implements OnApplicationShutdown {
     try {
       return await command();
     } catch (error) {
+      countRedisFailure();
       // one warning per 5 s is enough to see an outage without flooding the log
       if (Date.now() - this.lastWarningAt >= 5000) {
         this.lastWarningAt = Date.now();

@@ -58,8 +58,8 @@ export function violationStore(): ViolationStore {
   return (holder[STORE_KEY] ??= { violations: [], validated: 0 });
 }
 
-/** Paths the document does not describe on purpose, which may answer successfully: the docs themselves. */
-const UNDOCUMENTED_PATHS = [/^\/docs(\/|$|-)/];
+/** Paths the document does not describe on purpose, which may answer successfully: the docs themselves, and the Prometheus metrics (README "Metrics"). */
+const UNDOCUMENTED_PATHS = [/^\/docs(\/|$|-)/, /^\/metrics$/];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const REF_BASE = 'openapi.json';

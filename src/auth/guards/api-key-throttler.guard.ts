@@ -1,6 +1,7 @@
 import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
 import { ApiException } from '../../common/errors/api-exception.js';
+import { countRefusal } from '../../observability/metrics/registry.js';
 import type { AuthUser } from '../auth-user.js';
 
 /**
@@ -28,6 +29,7 @@ export class ApiKeyThrottlerGuard extends ThrottlerGuard {
   }
 
   protected override async throwThrottlingException(context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+    countRefusal('api_key');
     const res = context.switchToHttp().getResponse<{ setHeader(name: string, value: string): void }>();
     res.setHeader('RateLimit-Limit', String(detail.limit));
     res.setHeader('RateLimit-Remaining', '0');

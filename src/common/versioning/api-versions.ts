@@ -31,8 +31,8 @@ export function isApiVersion(version: string): version is ApiVersion {
   return (API_VERSIONS as readonly string[]).includes(version);
 }
 
-/** Operational paths are unversioned (SPEC §1): `/health*`, `/docs*`, `/.well-known*`. */
-const OPERATIONAL_PATH = /^\/?(health|docs|\.well-known)(\/|$|-)/;
+/** Operational paths are unversioned (SPEC §1): `/health*`, `/docs*`, `/.well-known*`, `/metrics`. */
+const OPERATIONAL_PATH = /^\/?(health|docs|\.well-known|metrics)(\/|$|-)/;
 
 /** True when `path` (a request path or a controller path) is an operational, unversioned one. */
 export function isOperationalPath(path: string): boolean {
