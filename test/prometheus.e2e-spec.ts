@@ -15,14 +15,14 @@ import { ensureBuilt, type ServerProcess, startServer } from './setup/server-pro
  * mode with METRICS_TOKEN, on the run's database (SQLite, or PostgreSQL + Redis when
  * DATABASE_URL/REDIS_URL say so); Prometheus (Debian's `prometheus` package, PROMETHEUS_PATH,
  * default /usr/bin/prometheus) scrapes it every second with the token. Skipped with one printed
- * line when Prometheus is missing, unless REQUIRE_PROMETHEUS=1 (CI, scripts/ci-prometheus.sh),
+ * line when Prometheus is missing, unless REQUIRE_PROMETHEUS=1 (CI, scripts/ci-install.sh prometheus),
  * which fails instead.
  */
 
 const PROMETHEUS = process.env.PROMETHEUS_PATH || '/usr/bin/prometheus';
 const available = existsSync(PROMETHEUS);
 if (!available) {
-  const message = `Prometheus e2e test: no Prometheus at ${PROMETHEUS}. Install it (Debian/Ubuntu: sudo apt-get install -y prometheus, or bash scripts/ci-prometheus.sh) or set PROMETHEUS_PATH.`;
+  const message = `Prometheus e2e test: no Prometheus at ${PROMETHEUS}. Install it (Debian/Ubuntu: sudo apt-get install -y prometheus, or bash scripts/ci-install.sh prometheus) or set PROMETHEUS_PATH.`;
   if (process.env.REQUIRE_PROMETHEUS === '1') throw new Error(`REQUIRE_PROMETHEUS=1: ${message}`);
   process.stdout.write(`\n${message} Skipped.\n`);
 }

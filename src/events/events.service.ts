@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
-import { notFound } from '../common/errors/api-exception.js';
+import { authorize } from '../common/access/access-policy.js';
 import type { Row } from '../common/list/field-table.js';
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
@@ -39,8 +39,6 @@ export class EventsService {
    * @throws 404 when missing, pruned, or another user's (the caller is no admin)
    */
   async findOne(eventId: string, caller: AuthUser, version: ApiVersion): Promise<EventResponse> {
-    const event = await this.events.findOne({ where: { event_id: eventId } });
-    if (!event || (caller.role !== 'admin' && event.owner_id !== caller.id)) throw notFound('event', eventId);
-    return toEventResponse(event, version);
+    return toEventResponse(authorize(EVENTS_POLICY, 'read', caller, await this.events.findOne({ where: { event_id: eventId } }), eventId), version);
   }
 }

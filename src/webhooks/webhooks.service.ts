@@ -203,11 +203,10 @@ export class WebhooksService {
   }
 
   /**
-   * The webhook `id` if the caller may `action` it: another user's is loaded as missing, so a
-   * non-admin learns nothing of it. @throws 404
+   * The webhook `id` if the caller may `action` it ({@link WEBHOOKS_POLICY}, hidden: another user's
+   * is answered as missing, so a non-admin learns nothing of it). @throws 404
    */
   private async load(id: number, caller: AuthUser, action: 'read' | 'write' = 'write'): Promise<WebhookSubscription> {
-    const where = caller.role === 'admin' ? { id } : { id, owner_id: caller.id };
-    return authorize(WEBHOOKS_POLICY, action, caller, await this.subscriptions.findOne({ where }), id);
+    return authorize(WEBHOOKS_POLICY, action, caller, await this.subscriptions.findOne({ where: { id } }), id);
   }
 }

@@ -31,6 +31,12 @@ describe('authorize', () => {
     expect(refusal(() => authorize(WIDGETS, 'read', bob, { owner: 1, status: 'new' }, 7))).toEqual({ status: 403, code: 'forbidden', message: 'widget 7 belongs to another user' });
   });
 
+  it('a hidden policy answers a refused caller with the 404 of a missing row, not a 403', () => {
+    const hidden = ownedPolicy<Widget>({ resource: 'widget', ownerOf: (widget) => widget.owner, column: 'w.owner', hidden: true });
+    expect(refusal(() => authorize(hidden, 'read', bob, { owner: 1, status: 'new' }, 'w_7'))).toEqual({ status: 404, code: 'not_found', message: 'widget w_7 not found' });
+    expect(authorize(hidden, 'write', alice, { owner: 1, status: 'new' }, 7)).toEqual({ owner: 1, status: 'new' });
+  });
+
   it('can() answers without throwing', () => {
     expect(can(WIDGETS, 'read', alice, { owner: 1, status: 'new' })).toBe(true);
     expect(can(WIDGETS, 'write', bob, { owner: 1, status: 'new' })).toBe(false);

@@ -10,7 +10,7 @@ export interface AccessRule<Row> {
   /** True when `caller` may do this to `row`. A pure function of its arguments. */
   allows(caller: Caller, row: Row): boolean;
   /** The `message` of the 403 `forbidden` body when {@link allows} is false; `id` is the id asked for. */
-  refusal(row: Row, id: number): string;
+  refusal(row: Row, id: number | string): string;
 }
 
 /**
@@ -33,6 +33,11 @@ export interface AccessPolicy<Row, Action extends string = 'read' | 'write', Sta
   readonly rules: Readonly<Record<Action | 'read' | 'write', AccessRule<Row>>>;
   visible(caller: Caller): Scope[] | undefined;
   readonly transitions?: TransitionTable<Status>;
+  /**
+   * True for a resource whose existence is its owner's business (webhooks, events): a refused
+   * caller gets the 404 of a missing row instead of a 403, so nobody learns another's ids.
+   */
+  readonly hidden?: boolean;
 }
 
 /** True when the caller is an admin or the owner `ownerId` (SPEC §3 "role and ownership"). */
@@ -49,18 +54,19 @@ export function can<Row, Action extends string>(policy: AccessPolicy<Row, Action
  * The one access check of every resource: takes a loaded row (or null/undefined when there is
  * none), returns it when `caller` may do `action` to it.
  * @throws 404 `not_found` (`<resource> <id> not found`) when there is no row; 403 `forbidden` with
- *   the rule's message when the policy refuses (SPEC §3: missing → 404 before not allowed → 403).
+ *   the rule's message when the policy refuses (SPEC §3: missing → 404 before not allowed → 403),
+ *   or the same 404 as a missing row when the policy is {@link AccessPolicy.hidden}.
  */
 export function authorize<Row, Loaded extends Row, Action extends string>(
   policy: AccessPolicy<Row, Action, string>,
   action: Action | 'read' | 'write',
   caller: Caller,
   row: Loaded | null | undefined,
-  id: number,
+  id: number | string,
 ): Loaded {
   if (row === null || row === undefined) throw notFound(policy.resource, id);
   const rule = policy.rules[action];
-  if (!rule.allows(caller, row)) throw forbidden(rule.refusal(row, id));
+  if (!rule.allows(caller, row)) throw policy.hidden ? notFound(policy.resource, id) : forbidden(rule.refusal(row, id));
   return row;
 }
 
@@ -79,7 +85,7 @@ export function authorizeTransition<Status extends string>(policy: AccessPolicy<
 
 /**
  * The policy of a resource private to its owner (SPEC §6 todos, orders): the owner and admins read
- * and write, anyone else gets 403 `<resource> <id> belongs to another user`; a non-admin lists only
+ * and write, anyone else gets 403 `<resource> <id> belongs to another user` (404 when `hidden`); a non-admin lists only
  * its own rows (`column` = the owner column as the service's list query names it, e.g. `t.owner_id`).
  */
 export function ownedPolicy<Row, Status extends string = never>(options: {
@@ -87,6 +93,8 @@ export function ownedPolicy<Row, Status extends string = never>(options: {
   ownerOf: (row: Row) => number;
   column: string;
   transitions?: TransitionTable<Status>;
+  /** Another user's row is answered 404, like a missing one ({@link AccessPolicy.hidden}). */
+  hidden?: boolean;
 }): AccessPolicy<Row, 'read' | 'write', Status> {
   const owned: AccessRule<Row> = {
     allows: (caller, row) => isOwnerOrAdmin(caller, options.ownerOf(row)),
@@ -97,5 +105,6 @@ export function ownedPolicy<Row, Status extends string = never>(options: {
     rules: { read: owned, write: owned },
     visible: (caller) => (caller.role === 'admin' ? undefined : [{ [options.column]: caller.id }]),
     ...(options.transitions ? { transitions: options.transitions } : {}),
+    ...(options.hidden ? { hidden: true } : {}),
   };
 }
