@@ -1,8 +1,13 @@
 /**
- * `node bench/profile.mjs [--db postgres|sqlite] [--size 10k] [--endpoint get|post|list] [--seconds 10]`:
+ * `node bench/profile.mjs [--db postgres|sqlite] [--size 10k] [--endpoint get|post|list] [--seconds 10] [--env NAME=value,…]`:
  * starts the service as bench/run.mjs does (production, logs to a file, pinned to core 0) with
  * `--cpu-prof`, loads one endpoint with autocannon (50 connections) and prints where the
  * main-thread CPU went per request: self time by package and the top functions.
+ * `--env` adds settings to the service's environment (e.g. `--env METRICS=false`). `--share <regex>`
+ * also prints the CPU of the code whose script URL matches <regex> (e.g.
+ * `'prom-client|observability/metrics'`): every sample whose stack, read from the leaf up, reaches
+ * a matching frame before a frame of the service, a framework or a database driver (what that code
+ * wraps and calls back — the statement a timer times — is not counted), per request and as a share.
  * The .cpuprofile is kept in bench/.cache/profiles for Chrome DevTools.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
@@ -47,7 +52,7 @@ if (db === 'postgres') {
 const dir = path.join(CACHE_DIR, 'profiles', `${db}-${which}-${Date.now()}`);
 mkdirSync(dir, { recursive: true });
 const port = await freePort();
-const env = { HEAP_OUT: path.join(dir, 'heap.heapprofile'), NODE_ENV: 'production', JWT_SECRET: secret, OAUTH_ISSUER: 'http://127.0.0.1', LOG_LEVEL: 'info', PORT: String(port), DATABASE_URL: db === 'postgres' ? target : `sqlite:${target}` };
+const env = { HEAP_OUT: path.join(dir, 'heap.heapprofile'), NODE_ENV: 'production', JWT_SECRET: secret, OAUTH_ISSUER: 'http://127.0.0.1', LOG_LEVEL: 'info', PORT: String(port), DATABASE_URL: db === 'postgres' ? target : `sqlite:${target}`, ...Object.fromEntries((args.env ? args.env.split(',') : []).map((pair) => pair.split(/=(.*)/s).slice(0, 2))) };
 const prof = args.noprof ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
 const spawnedAt = performance.now();
 const child = spawnNode([...prof, ...extra, 'dist/src/main.js'], env, 0, path.join(dir, 'service.log'));
@@ -153,4 +158,20 @@ console.log(`profile: ${file} (${(total / 1e6).toFixed(1)} s sampled in the meas
 console.log(show(groups, 30));
 console.log('--- top functions');
 console.log(show(fns, Number(args.top ?? 40)));
+if (args.share) {
+  const share = new RegExp(args.share);
+  const wrapped = /node_modules\/(typeorm|better-sqlite3|pg|pg-pool|express|router|@nestjs|rxjs)\/|\/dist\/src\//;
+  let inShare = 0;
+  for (const [id, us] of self) {
+    for (let x = id; x !== undefined; x = parent.get(x)) {
+      const { url } = byId.get(x).callFrame;
+      if (share.test(url)) {
+        inShare += us;
+        break;
+      }
+      if (wrapped.test(url)) break;
+    }
+  }
+  console.log(`--- share /${args.share}/: ${(inShare / r['2xx']).toFixed(0)} µs/req, ${((100 * inShare) / total).toFixed(1)} % of the sampled CPU`);
+}
 if (args.incl) { console.log('--- inclusive'); console.log(show(new Map([...incl].filter(([k]) => !k.startsWith('(root)') && !k.startsWith('(anon) :'))), Number(args.incl))); }

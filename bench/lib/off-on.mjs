@@ -97,7 +97,11 @@ export async function measureOffOn({ name, options, modes, duringRound = () => (
       for (const service of services) if (options.warmup > 0) await round(service, endpoint, options.warmup);
       const rounds = { off: [], on: [] };
       for (let r = 0; r < options.rounds; r++) {
-        for (const service of r % 2 === 0 ? services : [...services].reverse()) rounds[service.mode].push(await round(service, endpoint, options.duration));
+        for (const service of r % 2 === 0 ? services : [...services].reverse()) {
+          const result = await round(service, endpoint, options.duration);
+          rounds[service.mode].push(result);
+          console.log(`  ${endpoint.name} round ${r + 1} ${service.mode}: ${result.rps.toFixed(0)} req/s, CPU ${result.cpuPerReq.toFixed(0)} µs/req`);
+        }
       }
       const summary = (runs) => ({ rps: median(runs.map((x) => x.rps)), p99: median(runs.map((x) => x.p99)), cpu: median(runs.map((x) => x.cpuPerReq)) });
       const off = summary(rounds.off);
