@@ -120,18 +120,51 @@ function otelEnv(receiver: Receiver, delayMs = 100): Record<string, string> {
 const hex = (bytes: number) => Array.from({ length: bytes }, () => Math.floor(Math.random() * 256).toString(16).padStart(2, '0')).join('');
 const PASSWORD = 'correct-horse-battery-staple';
 
+/** A webhook receiver on loopback: answers 204 and keeps what it got. */
+interface WebhookReceiver {
+  url: string;
+  received: { url: string; headers: http.IncomingHttpHeaders; body: string }[];
+  close(): Promise<void>;
+}
+
+async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const received: WebhookReceiver['received'] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      received.push({ url: req.url ?? '', headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 describe('OpenTelemetry traces of the real server (OTLP/HTTP receiver)', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'resource-api-tracing-'));
   let receiver: Receiver;
+  let webhooks: WebhookReceiver;
   let server: ServerProcess;
   let token: string;
   let todoId: number;
+  let webhookSecret = '';
   const username = `tracer_${process.pid}_${Date.now() % 100_000}`;
 
   beforeAll(async () => {
     ensureBuilt();
     receiver = await startReceiver();
-    server = await startServer(dir, { ...DATABASE_ENV, ...otelEnv(receiver) });
+    webhooks = await startWebhookReceiver();
+    const deliverToLoopback = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_INTERVAL_MS: '100' };
+    server = await startServer(dir, { ...DATABASE_ENV, ...otelEnv(receiver), ...deliverToLoopback });
     const created = await request(server.url).post('/v1/users').send({ username, password: PASSWORD, name: 'Tracer' });
     expect(created.status).toBe(201);
     const login = await request(server.url).post('/v1/login').send({ username, password: PASSWORD });
@@ -144,6 +177,7 @@ describe('OpenTelemetry traces of the real server (OTLP/HTTP receiver)', () => {
   afterAll(async () => {
     await server?.kill();
     await receiver?.close();
+    await webhooks?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -244,6 +278,49 @@ describe('OpenTelemetry traces of the real server (OTLP/HTTP receiver)', () => {
     expect(receiver.spans.slice(before).some((s) => String(attr(s, 'url.path')).startsWith('/health'))).toBe(false);
   });
 
+  it('continues the trace of a write in its webhook delivery: the receiver gets a traceparent of that trace, the CLIENT span "webhook delivery" under the request’s span, no URL path or query in it', async () => {
+    const hook = await request(server.url)
+      .post('/v1/webhooks')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ url: `${webhooks.url}/hooks/traced?token=receiver-secret-4711`, events: ['todo.created'] });
+    expect(hook.status).toBe(201);
+    webhookSecret = hook.body.secret;
+    const traceId = hex(16);
+    const created = await request(server.url).post('/v1/todos').set('Authorization', `Bearer ${token}`).set('traceparent', `00-${traceId}-${hex(8)}-01`).send({ title: 'delivered traced todo' });
+    expect(created.status).toBe(201);
+
+    const deadline = Date.now() + 15_000;
+    let delivery: WebhookReceiver['received'][number] | undefined;
+    while (!delivery && Date.now() < deadline) {
+      delivery = webhooks.received.find((entry) => entry.url.startsWith('/hooks/traced') && (JSON.parse(entry.body) as { data?: { id?: number } }).data?.id === created.body.id);
+      if (!delivery) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(delivery).toBeDefined();
+    const [, deliveredTrace, deliverySpanId] = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(String(delivery!.headers.traceparent)) ?? [];
+    expect(deliveredTrace).toBe(traceId);
+
+    const spans = await receiver.waitFor(traceId, (of) => of.some((s) => s.spanId === deliverySpanId) && of.some((s) => s.kind === SPAN_KIND_SERVER));
+    const [root] = spans.filter((s) => s.kind === SPAN_KIND_SERVER);
+    expect(root.name).toBe('POST /v1/todos');
+    const span = spans.find((s) => s.spanId === deliverySpanId)!;
+    expect(span.name).toBe('webhook delivery');
+    expect(span.kind).toBe(SPAN_KIND_CLIENT);
+    // written by the request: a child of its server span
+    expect(span.parentSpanId).toBe(root.spanId);
+    expect(attr(span, 'http.request.method')).toBe('POST');
+    expect(attr(span, 'http.response.status_code')).toBe(204);
+    expect(attr(span, 'server.address')).toBe('127.0.0.1');
+    expect(attr(span, 'server.port')).toBe(Number(new URL(webhooks.url).port));
+    expect(attr(span, 'messaging.message.id')).toBe(delivery!.headers['webhook-id']);
+    expect(attr(span, 'resource_api.event.type')).toBe('todo.created');
+    expect(attr(span, 'resource_api.webhook.id')).toBe(hook.body.id);
+    expect(attr(span, 'resource_api.webhook.delivery.attempt')).toBe(1);
+    expect(span.status?.code ?? 0).not.toBe(2); // not ERROR
+    // the receiver's URL (its path and query can carry its secrets) is in no span
+    expect(receiver.bodies.join('\n')).not.toContain('receiver-secret-4711');
+    expect(receiver.bodies.join('\n')).not.toContain('/hooks/traced');
+  });
+
   it('exports no secret: no token, password or password hash in any span or resource', async () => {
     const everything = receiver.bodies.join('\n');
     expect(everything.length).toBeGreaterThan(0);
@@ -251,6 +328,8 @@ describe('OpenTelemetry traces of the real server (OTLP/HTTP receiver)', () => {
     expect(everything).not.toContain(PASSWORD);
     expect(everything).not.toContain('hunter2-secret-value');
     expect(everything).not.toMatch(/\$argon2/);
+    expect(webhookSecret).toMatch(/^whsec_/);
+    expect(everything).not.toContain(webhookSecret.slice(6));
     expect(everything).not.toMatch(/eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\./);
     // the log carries no token either
     expect(server.output()).not.toContain(token);

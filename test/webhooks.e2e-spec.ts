@@ -8,6 +8,7 @@ import type { DataSource as DataSourceType } from 'typeorm';
 import type { CreatedUser } from './factories/user.factory.js';
 import { bearer } from './factories/user.factory.js';
 import { errorBody } from './setup/error-body.js';
+import { parseSamples, type Sample, total } from './setup/prometheus-text.js';
 import { type FreshApp, loadFreshApp } from './setup/fresh-app.js';
 
 /**
@@ -356,6 +357,58 @@ describe('with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS (a receiver
       expect((await deliveries(alice, hook.id))[0]).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 200, last_error: null });
     });
 
+    it('/metrics counts attempts by outcome (retry, delivered, gone) and reports the outbox backlog and the age of its oldest due delivery', async () => {
+      const scrape = async () => {
+        const res = await api().get('/metrics');
+        expect(res.status).toBe(200);
+        return parseSamples(res.text);
+      };
+      const attempts = (samples: Sample[], outcome: string) => total(samples, 'webhook_delivery_attempts_total', { outcome });
+      const before = await scrape();
+      expect(before.some((sample) => sample.name === 'webhook_delivery_attempts_total')).toBe(true);
+      const flaky = await subscribe(bob, '/flaky-metrics', ['todo.created']);
+      const gone = await subscribe(bob, '/gone-metrics', ['todo.created']);
+      await createTodo(bob, 'Counted');
+      await waitFor('delivered on the third attempt', async () => (await deliveries(bob, flaky.id))[0]?.status === 'delivered', 20_000);
+      await waitFor('the 410 recorded', async () => (await deliveries(bob, gone.id))[0]?.status === 'failed');
+      const after = await scrape();
+      // other tests' retries may run meanwhile: at least this test's attempts
+      expect(attempts(after, 'retry')).toBeGreaterThanOrEqual(attempts(before, 'retry') + 2);
+      expect(attempts(after, 'delivered')).toBeGreaterThanOrEqual(attempts(before, 'delivered') + 1);
+      expect(attempts(after, 'gone')).toBe(attempts(before, 'gone') + 1);
+
+      // a delivery scheduled 10 min ahead (pending) and one claimed by a live lease (delivering): the worker leaves both alone
+      const { readOutboxBacklog } = await import('../src/webhooks/webhook-metrics.js');
+      const [{ event_id: eventId }] = (await dataSource.query(`SELECT event_id FROM webhook_deliveries WHERE subscription_id = ${flaky.id}`)) as { event_id: string }[];
+      const scheduled = new Date(Date.now() + 600_000);
+      const rows = [
+        { subscription_id: flaky.id, event_id: eventId, event_type: 'todo.created', status: 'pending', attempts: 1, next_attempt_at: scheduled, created_at: new Date() },
+        { subscription_id: flaky.id, event_id: eventId, event_type: 'todo.created', status: 'delivering', attempts: 2, next_attempt_at: scheduled, lease_expires_at: scheduled, claim_token: 'metrics-test-claim', created_at: new Date() },
+      ];
+      const inserted = await dataSource.createQueryBuilder().insert().into('webhook_deliveries').values(rows).execute();
+      try {
+        const samples = await scrape();
+        expect(total(samples, 'webhook_outbox_backlog', { state: 'pending' })).toBeGreaterThanOrEqual(1);
+        expect(total(samples, 'webhook_outbox_backlog', { state: 'delivering' })).toBeGreaterThanOrEqual(1);
+        const age = total(samples, 'webhook_outbox_oldest_due_age_seconds');
+        expect(age).toBeGreaterThanOrEqual(0);
+        expect(age).toBeLessThan(60); // the worker keeps up: nothing long overdue
+        // seen 30 s after it is due, the scheduled delivery is (at least) 30 s overdue
+        const later = await readOutboxBacklog(dataSource, new Date(scheduled.getTime() + 30_000));
+        expect(later.pending).toBeGreaterThanOrEqual(1);
+        expect(later.delivering).toBeGreaterThanOrEqual(1);
+        expect(later.oldestDueAgeSeconds).toBeGreaterThanOrEqual(30);
+        // a disabled webhook's deliveries are not work: they leave the backlog
+        const counted = await readOutboxBacklog(dataSource);
+        await api().patch(`/v1/webhooks/${flaky.id}`).set('Authorization', bearer(bob.token)).send({ enabled: false }).expect(200);
+        const disabled = await readOutboxBacklog(dataSource);
+        expect(disabled.delivering).toBe(counted.delivering - 1);
+      } finally {
+        const ids = inserted.identifiers.map((row) => Number(row.id));
+        await dataSource.query(`DELETE FROM webhook_deliveries WHERE id IN (${ids.join(', ')})`);
+      }
+    });
+
     it('410 Gone disables the subscription at once; later events are not delivered', async () => {
       const hook = await subscribe(alice, '/gone', ['todo.created']);
       await createTodo(alice);
@@ -471,6 +524,7 @@ describe('with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS (a receiver
         created_at: new Date(),
       }));
       for (let i = 0; i < rows.length; i += 500) await dataSource.createQueryBuilder().insert().into('webhook_deliveries').values(rows.slice(i, i + 500)).execute();
+      const { OUTBOX_BACKLOG_SQL } = await import('../src/webhooks/webhook-metrics.js');
       const due = dueDeliveriesSql(postgres, 8);
       const list = 'SELECT d.id FROM webhook_deliveries d WHERE d.subscription_id = 1 AND d.status = \'failed\' ORDER BY d.id LIMIT 21';
       if (postgres) {
@@ -484,6 +538,7 @@ describe('with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS (a receiver
         for (const [sql, params, index] of [
           [due, [new Date()], 'idx_webhook_deliveries_status_next_attempt_at'],
           [list, [], 'idx_webhook_deliveries_subscription_id_status_id'],
+          [OUTBOX_BACKLOG_SQL, [], 'idx_webhook_deliveries_status_next_attempt_at'],
         ] as const) {
           const scans = await plan(sql, [...params]);
           expect(scans.filter((node) => node['Relation Name'] === 'webhook_deliveries').map((node) => node['Node Type'])).not.toContain('Seq Scan');
@@ -493,6 +548,7 @@ describe('with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS (a receiver
         const plan = async (sql: string, params: unknown[] = []) => JSON.stringify(await dataSource.query(`EXPLAIN QUERY PLAN ${sql}`, params));
         expect(await plan(due, ['2026-01-01 00:00:00.000'])).toContain('idx_webhook_deliveries_status_next_attempt_at');
         expect(await plan(list)).toContain('idx_webhook_deliveries_subscription_id_status_id');
+        expect(await plan(OUTBOX_BACKLOG_SQL)).toContain('idx_webhook_deliveries_status_next_attempt_at');
       }
     });
 

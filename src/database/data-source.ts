@@ -12,6 +12,7 @@ import { ResourceVersions1764300000000 } from './migrations/1764300000000-resour
 import { SyncIndexes1764420000000 } from './migrations/1764420000000-sync-indexes.js';
 import { Events1764500000000 } from './migrations/1764500000000-events.js';
 import { Webhooks1764510000000 } from './migrations/1764510000000-webhooks.js';
+import { EventTraceContext1764520000000 } from './migrations/1764520000000-event-trace-context.js';
 import { preparingClient } from './pg-client.js';
 import { loadSqliteDriver } from './sqlite-driver.js';
 
@@ -19,7 +20,7 @@ import { loadSqliteDriver } from './sqlite-driver.js';
 export const ENTITIES = RESOURCE_ENTITIES;
 
 /** Every migration, in order; a new resource adds its migration here. */
-export const MIGRATIONS = [InitialSchema1763700000000, ArticlesCommentsTagsOrders1763800000000, ApiKeysSessions1763900000000, OAuth1764000000000, SessionsToSharedStore1764100000000, ListIndexes1764200000000, ResourceVersions1764300000000, SyncIndexes1764420000000, Events1764500000000, Webhooks1764510000000];
+export const MIGRATIONS = [InitialSchema1763700000000, ArticlesCommentsTagsOrders1763800000000, ApiKeysSessions1763900000000, OAuth1764000000000, SessionsToSharedStore1764100000000, ListIndexes1764200000000, ResourceVersions1764300000000, SyncIndexes1764420000000, Events1764500000000, Webhooks1764510000000, EventTraceContext1764520000000];
 
 /**
  * TypeORM options for a `DATABASE_URL` (SPEC §10): `postgres://…` → PostgreSQL with a pool of

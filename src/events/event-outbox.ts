@@ -5,6 +5,7 @@ import type { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner,
 import { safeError } from '../common/logging.js';
 import { toIso } from '../common/list/timestamps.js';
 import { insertRow } from '../database/insert-row.js';
+import { currentTraceparent } from '../observability/tracing/trace-context.js';
 import { EventRecord } from './event.entity.js';
 import type { EventPayload } from './event-payload.response.js';
 import type { EventType } from './event-types.js';
@@ -89,7 +90,8 @@ export class EventOutbox {
   /**
    * Inserts the event within `manager`'s active transaction (throws an Error if there is none) and
    * runs the listeners' inTransaction; returns the stored event (its id `evt_` + 32 hex, its time
-   * now with millisecond precision, `data` as the JSON stored).
+   * now with millisecond precision, `data` as the JSON stored). The row keeps the active span's
+   * `traceparent` (null while tracing is off), so that the event's deliveries continue the trace.
    * @throws Error (a programming error → 500) when `manager` has no active transaction; whatever the
    *   insert or a listener throws (the caller's transaction then rolls back).
    */
@@ -100,7 +102,16 @@ export class EventOutbox {
     const id = `evt_${randomUUID().replaceAll('-', '')}`;
     const v1 = JSON.stringify(event.data.v1);
     const v2 = JSON.stringify(event.data.v2);
-    const seq = await insertRow(manager.getRepository(EventRecord), { event_id: id, type: event.type, owner_id: event.ownerId, resource_id: event.resourceId, created_at: createdAt, data_v1: v1, data_v2: v2 });
+    const seq = await insertRow(manager.getRepository(EventRecord), {
+      event_id: id,
+      type: event.type,
+      owner_id: event.ownerId,
+      resource_id: event.resourceId,
+      created_at: createdAt,
+      data_v1: v1,
+      data_v2: v2,
+      traceparent: currentTraceparent(),
+    });
     // `data` as stored (plain JSON: what GET /events shows and webhooks deliver, nothing more)
     const data = { v1: JSON.parse(v1) as object, v2: JSON.parse(v2) as object };
     const stored: StoredEvent = { seq, id, type: event.type, ownerId: event.ownerId, resourceId: event.resourceId, createdAt, data };

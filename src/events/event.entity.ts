@@ -43,4 +43,8 @@ export class EventRecord {
   /** The resource as `GET /v2/…` showed it, JSON. */
   @Column({ type: 'text' })
   data_v2: string;
+
+  /** W3C `traceparent` of the span that wrote the event (null: tracing off); its deliveries continue that trace. Never shown by the API. */
+  @Column({ type: 'varchar', length: 55, nullable: true })
+  traceparent: string | null;
 }

@@ -9,11 +9,15 @@ import { WebhookWorker } from './webhook-worker.js';
  * transaction, right after the event row, one statement inserts one `pending` delivery (due now)
  * per enabled subscription that lists the event's type (or `*`) and may see the event — its owner
  * is the event's owner, or it is an admin (an event without owner reaches admins only). So a
- * committed change has its deliveries and a rolled-back one has none. After the commit the worker
- * is woken, so the first attempt starts at once rather than at the next poll.
+ * committed change has its deliveries and a rolled-back one has none. After the commit of a
+ * write that made deliveries the worker is woken, so the first attempt starts at once rather than
+ * at the next poll (a write no webhook listens to costs no claim transaction).
  */
 @Injectable()
 export class WebhookFanout implements OutboxListener {
+  /** The events whose fan-out inserted at least one delivery (held until their transaction ends). */
+  private readonly delivered = new WeakSet<StoredEvent>();
+
   constructor(private readonly worker: WebhookWorker) {}
 
   /** Inserts the event's deliveries in the writing transaction (`manager`); a failure rolls the write back. */
@@ -21,18 +25,22 @@ export class WebhookFanout implements OutboxListener {
     const postgres = manager.connection.options.type === 'postgres';
     const p = (i: number) => (postgres ? `$${i}` : '?');
     const now = sqlTime(postgres, new Date());
+    const runner = manager.queryRunner;
+    if (!runner) throw new Error('WebhookFanout.inTransaction: needs the entity manager of a transaction');
     // event types are lower-case letters and dots (EVENT_TYPES): no LIKE wildcard to escape
-    await manager.query(
+    const inserted = await runner.query(
       `INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, status, attempts, next_attempt_at, created_at)
        SELECT w.id, ${p(1)}, ${p(2)}, 'pending', 0, ${p(3)}, ${p(4)}
        FROM webhook_subscriptions w INNER JOIN users u ON u.id = w.owner_id
        WHERE w.enabled = TRUE AND (w.owner_id = ${p(5)} OR u.role = 'admin') AND (w.events = '["*"]' OR w.events LIKE ${p(6)})`,
       [event.id, event.type, now, now, event.ownerId ?? -1, `%"${event.type}"%`],
+      true,
     );
+    if ((inserted as { affected?: number }).affected) this.delivered.add(event);
   }
 
-  /** Wakes the worker once the transaction committed (never after a rollback). */
-  afterCommit(): void {
-    this.worker.wake();
+  /** Wakes the worker once a transaction that made deliveries committed (never after a rollback). */
+  afterCommit(events: readonly StoredEvent[]): void {
+    if (events.some((event) => this.delivered.has(event))) this.worker.wake();
   }
 }

@@ -3,17 +3,19 @@ import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/comm
 import { ConfigService } from '@nestjs/config';
 import { DataSource, In, type EntityManager, type QueryDeepPartialEntity } from 'typeorm';
 import { safeError } from '../common/logging.js';
+import { inSpan, type SpanAttributes } from '../observability/tracing/trace-context.js';
 import type { Env } from '../config/env.validation.js';
 import { EventRecord } from '../events/event.entity.js';
 import { toEventPayload } from '../events/event-outbox.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
+import { type AttemptMetricOutcome, countDeliveryAttempt } from './webhook-metrics.js';
 import { type AttemptOutcome, sendAttempt } from './webhook-sender.js';
 import { WebhookSubscription, type WebhookApiVersion } from './webhook-subscription.entity.js';
 import { leaseMs, retryDelayMs, sqlTime } from './webhook-times.js';
 import type { UrlRules } from './webhook-url.js';
 
 /** A delivery this process claimed: what its attempt needs. */
-interface Claimed {
+export interface Claimed {
   id: number;
   token: string;
   subscriptionId: number;
@@ -39,6 +41,30 @@ export function dueDeliveriesSql(postgres: boolean, limit: number): string {
 }
 
 /**
+ * The first attributes of a delivery attempt's span: the HTTP client conventions' method, server
+ * address and port (never the URL's path or query: they can carry the receiver's secrets), and
+ * which webhook, delivery, attempt and event it is.
+ */
+export function deliverySpanAttributes(claimed: Pick<Claimed, 'id' | 'subscriptionId' | 'attempts' | 'eventId' | 'url'>, eventType: string): SpanAttributes {
+  const attributes: SpanAttributes = {
+    'http.request.method': 'POST',
+    'messaging.message.id': claimed.eventId,
+    'resource_api.event.type': eventType,
+    'resource_api.webhook.id': claimed.subscriptionId,
+    'resource_api.webhook.delivery.id': claimed.id,
+    'resource_api.webhook.delivery.attempt': claimed.attempts,
+  };
+  try {
+    const url = new URL(claimed.url);
+    attributes['server.address'] = url.hostname;
+    attributes['server.port'] = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  } catch {
+    // a stored URL that no longer parses: the attempt fails and says so
+  }
+  return attributes;
+}
+
+/**
  * The delivery worker (SPEC §11): finds due deliveries every WEBHOOK_POLL_INTERVAL_MS (and at once
  * when {@link wake} is called after a commit), claims at most WEBHOOK_CONCURRENCY at a time and
  * makes their attempts ({@link sendAttempt}); then records the outcome and schedules a retry per
@@ -56,6 +82,11 @@ export function dueDeliveriesSql(postgres: boolean, limit: number): string {
  * Started by {@link start} once the server listens (main.ts); deliveries survive restarts (they
  * are rows). On shutdown it stops claiming, waits for the attempts in flight (at most
  * SHUTDOWN_TIMEOUT_MS), aborts the rest and puts them back to `pending`, before the database closes.
+ *
+ * Observability (SPEC §10): with tracing on, each attempt is a CLIENT span `webhook delivery`
+ * ({@link deliverySpanAttributes}) in the trace of the request that wrote the event, and the
+ * receiver gets its `traceparent`; each recorded outcome counts in
+ * `webhook_delivery_attempts_total{outcome}` (webhook-metrics.ts).
  */
 @Injectable()
 export class WebhookWorker implements BeforeApplicationShutdown {
@@ -195,10 +226,16 @@ export class WebhookWorker implements BeforeApplicationShutdown {
       const event = await this.dataSource.getRepository(EventRecord).findOne({ where: { event_id: claimed.eventId } });
       if (!event) return this.complete(claimed, { result: 'failed', statusCode: null, error: 'event no longer exists' }, true);
       const body = JSON.stringify(toEventPayload(event, claimed.apiVersion));
-      const outcome = await sendAttempt(
-        { url: claimed.url, id: claimed.eventId, body, secrets: claimed.secrets, timeoutMs: this.config.get('WEBHOOK_TIMEOUT_MS', { infer: true }), rules: this.rules },
-        controller.signal,
-      );
+      const outcome = await inSpan('webhook delivery', { kind: 'client', parent: event.traceparent, attributes: deliverySpanAttributes(claimed, event.type) }, async (span) => {
+        const result = await sendAttempt(
+          { url: claimed.url, id: claimed.eventId, body, secrets: claimed.secrets, timeoutMs: this.config.get('WEBHOOK_TIMEOUT_MS', { infer: true }), rules: this.rules },
+          controller.signal,
+        );
+        if (result.statusCode !== null) span.setAttributes({ 'http.response.status_code': result.statusCode });
+        if (result.result === 'gone') span.fail('HTTP 410');
+        else if (result.result === 'failed') span.fail(result.error);
+        return result;
+      });
       if (controller.signal.aborted && outcome.result === 'failed') return this.release(claimed);
       await this.complete(claimed, outcome, false);
     })()
@@ -225,21 +262,27 @@ export class WebhookWorker implements BeforeApplicationShutdown {
    * webhook's failure count reset); gone (410: the delivery failed, the webhook disabled at once);
    * failed with a retry left (pending again at now + the schedule's delay with jitter); failed for
    * good (`final`, or no retry left: the webhook's failure count +1, disabled when it reaches
-   * WEBHOOK_DISABLE_AFTER_FAILURES).
+   * WEBHOOK_DISABLE_AFTER_FAILURES). Once committed, the attempt counts in
+   * `webhook_delivery_attempts_total{outcome}` (not when the claim was lost: the other claim counts it).
    */
   private async complete(claimed: Claimed, outcome: AttemptOutcome, final: boolean): Promise<void> {
     const now = new Date();
     const claim = 'id = :id AND claim_token = :token';
     const params = { id: claimed.id, token: claimed.token };
     const done = { lease_expires_at: null, claim_token: null, last_status_code: outcome.statusCode };
+    let recorded: AttemptMetricOutcome | undefined;
     await this.dataSource.transaction(async (manager) => {
+      recorded = undefined;
       const update = () => manager.createQueryBuilder().update(WebhookDelivery);
       if (outcome.result === 'delivered') {
         const result = await update()
           .set({ ...done, status: 'delivered', delivered_at: now, next_attempt_at: null, last_error: null })
           .where(claim, params)
           .execute();
-        if (result.affected) await this.updateSubscription(manager, claimed.subscriptionId, 'consecutive_failures > 0', { consecutive_failures: 0 });
+        if (result.affected) {
+          recorded = 'delivered';
+          await this.updateSubscription(manager, claimed.subscriptionId, 'consecutive_failures > 0', { consecutive_failures: 0 });
+        }
         return;
       }
       if (outcome.result === 'gone') {
@@ -247,16 +290,20 @@ export class WebhookWorker implements BeforeApplicationShutdown {
           .set({ ...done, status: 'failed', next_attempt_at: null, last_error: 'HTTP 410 (webhook disabled)' })
           .where(claim, params)
           .execute();
-        if (result.affected) await this.updateSubscription(manager, claimed.subscriptionId, 'enabled = TRUE', { enabled: false, disabled_reason: 'the endpoint answered 410 Gone' });
+        if (result.affected) {
+          recorded = 'gone';
+          await this.updateSubscription(manager, claimed.subscriptionId, 'enabled = TRUE', { enabled: false, disabled_reason: 'the endpoint answered 410 Gone' });
+        }
         return;
       }
       const delay = final ? null : retryDelayMs(this.config.get('WEBHOOK_RETRY_SCHEDULE', { infer: true }), claimed.attempts);
       const error = outcome.error.slice(0, 200);
       if (delay !== null) {
-        await update()
+        const result = await update()
           .set({ ...done, status: 'pending', next_attempt_at: new Date(now.getTime() + delay), last_error: error })
           .where(claim, params)
           .execute();
+        if (result.affected) recorded = 'retry';
         return;
       }
       const result = await update()
@@ -264,6 +311,7 @@ export class WebhookWorker implements BeforeApplicationShutdown {
         .where(claim, params)
         .execute();
       if (!result.affected) return;
+      recorded = 'failed';
       await this.updateSubscription(manager, claimed.subscriptionId, 'TRUE', { consecutive_failures: () => 'consecutive_failures + 1' });
       const limit = Math.trunc(this.config.get('WEBHOOK_DISABLE_AFTER_FAILURES', { infer: true }));
       await this.updateSubscription(manager, claimed.subscriptionId, `enabled = TRUE AND consecutive_failures >= ${limit}`, {
@@ -271,6 +319,7 @@ export class WebhookWorker implements BeforeApplicationShutdown {
         disabled_reason: `${limit} deliveries in a row failed after their last attempt`,
       });
     });
+    if (recorded !== undefined) countDeliveryAttempt(recorded);
   }
 
   /** One conditional UPDATE of a webhook (its version and `updated_at` move with it: its representation changed). */

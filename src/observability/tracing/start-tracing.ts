@@ -1,6 +1,6 @@
 import { IncomingMessage } from 'node:http';
 import module from 'node:module';
-import { installTraceContext } from './trace-context.js';
+import { formatTraceparent, installTraceContext, parseTraceparent } from './trace-context.js';
 
 /**
  * The modules the instrumentations patch that the application may `import` as ES modules (the
@@ -50,7 +50,9 @@ async function registerEsmHooks(): Promise<() => Promise<void>> {
  * traced); PostgreSQL (pg: a span per statement, named like `SELECT todos`, its text without
  * values, and the pool's connects); SQLite (a span per statement, {@link BetterSqlite3Instrumentation});
  * Redis (ioredis: a span per command, its name only — keys can hold session ids). Database and
- * Redis spans are made inside traced requests only. Express's instrumentation is not used: under
+ * Redis spans are made inside traced requests only. Outgoing HTTP is not
+ * instrumented: it is webhook deliveries, whose span the worker makes (`inSpan` of trace-context.ts), continuing
+ * the trace of the request that wrote the event. Express's instrumentation is not used: under
  * Nest on Express 5 it adds a dozen spans per request for Nest's middleware routes (named
  * `middleware - <anonymous>` or `request handler`) and takes the catch-all middleware route for the
  * route of a request no controller took; the server span's route comes from the controller route
@@ -85,6 +87,9 @@ export async function startTracing(raw: Record<string, unknown>): Promise<void> 
     instrumentations: [
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (req) => UNTRACED_PATH.test(req.url ?? ''),
+        // the service's outgoing requests are webhook deliveries: the worker makes their span itself
+        // (inSpan), without the URL's path and query, which can carry the receiver's secrets
+        ignoreOutgoingRequestHook: () => true,
         applyCustomAttributesOnSpan: (span, request) => {
           if (!(request instanceof IncomingMessage) || !redactUrl) return; // an outgoing request's span
           const { name, attributes } = serverSpanDetails(request, redactUrl);
@@ -110,8 +115,31 @@ export async function startTracing(raw: Record<string, unknown>): Promise<void> 
   await loaderReady();
   ({ redactUrl } = await import('../../common/logging.js'));
 
+  const tracer = api.trace.getTracer('resource-api');
+  const kinds = { client: api.SpanKind.CLIENT, producer: api.SpanKind.PRODUCER, internal: api.SpanKind.INTERNAL };
   installTraceContext({
     inject: (headers) => api.propagation.inject(api.context.active(), headers),
+    traceparent: () => {
+      const spanContext = api.trace.getSpan(api.context.active())?.spanContext();
+      return spanContext && api.isSpanContextValid(spanContext) ? formatTraceparent(spanContext) : undefined;
+    },
+    inSpan: (name, options, work) => {
+      const parent = options.parent ? parseTraceparent(options.parent) : undefined;
+      const parentContext = parent ? api.trace.setSpanContext(api.ROOT_CONTEXT, { ...parent, isRemote: true }) : api.ROOT_CONTEXT;
+      return tracer.startActiveSpan(name, { kind: kinds[options.kind], attributes: options.attributes }, parentContext, async (span) => {
+        try {
+          return await work({
+            setAttributes: (attributes) => span.setAttributes(attributes),
+            fail: (message) => span.setStatus({ code: api.SpanStatusCode.ERROR, message }),
+          });
+        } catch (error) {
+          span.setStatus({ code: api.SpanStatusCode.ERROR });
+          throw error;
+        } finally {
+          span.end();
+        }
+      });
+    },
     logFields: () => {
       const spanContext = api.trace.getSpan(api.context.active())?.spanContext();
       return spanContext && api.isSpanContextValid(spanContext) ? { trace_id: spanContext.traceId, span_id: spanContext.spanId } : undefined;
