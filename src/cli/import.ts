@@ -3,9 +3,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { validateEnv } from '../config/env.validation.js';
-import { buildDataSourceOptions } from '../database/data-source.js';
+import { buildDataSourceOptions, openDataSource } from '../database/data-source.js';
 import { importJsonPlaceholder, type ImportReport } from '../import/import.service.js';
 import { parseSourceData } from '../import/jsonplaceholder.js';
 
@@ -57,8 +57,7 @@ export async function runImport(argv: string[], env: NodeJS.ProcessEnv, io: Io):
     }
     const data = parseSourceData(raw);
     const config = validateEnv(env);
-    dataSource = new DataSource(buildDataSourceOptions(config.DATABASE_URL, 2));
-    await dataSource.initialize();
+    dataSource = await openDataSource(buildDataSourceOptions(config.DATABASE_URL, 2));
     const report = await importJsonPlaceholder(dataSource, data, password);
     for (const line of formatReport(report)) io.out(line);
     return 0;

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { DataSourceOptions } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import { RESOURCE_ENTITIES } from '../resources.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema.js';
 import { ArticlesCommentsTagsOrders1763800000000 } from './migrations/1763800000000-articles-comments-tags-orders.js';
@@ -15,6 +15,7 @@ import { Webhooks1764510000000 } from './migrations/1764510000000-webhooks.js';
 import { EventTraceContext1764520000000 } from './migrations/1764520000000-event-trace-context.js';
 import { preparingClient } from './pg-client.js';
 import { loadSqliteDriver } from './sqlite-driver.js';
+import { installSqliteConnectionGate } from './sqlite-transactions.js';
 
 /** Every entity of the service: those of the declarations in src/resources.ts (a resource declares its own). */
 export const ENTITIES = RESOURCE_ENTITIES;
@@ -66,9 +67,25 @@ export function buildDataSourceOptions(databaseUrl: string, poolSize = 10, timeo
     driver: loadSqliteDriver(),
     database: file,
     enableWAL: true,
+    // better-sqlite3's busy timeout (ms); openDataSource also bounds the wait for the connection with it
+    timeout: Math.trunc(timeoutMs),
     prepareDatabase: (db: { pragma: (sql: string) => unknown }) => {
       db.pragma(`busy_timeout = ${Math.trunc(timeoutMs)}`);
       db.pragma('synchronous = NORMAL');
     },
   };
+}
+
+/**
+ * Creates and initialises (migrations applied) the data source for `options`, then, on SQLite,
+ * installs the connection gate that gives each transaction the one connection to itself until it
+ * ends (docs/writes.md#transactions-on-sqlite; a wait longer than the options' `timeout`, i.e.
+ * DB_QUERY_TIMEOUT_MS, fails as SQLITE_BUSY → 503). Every data source of the service is opened here: the application's,
+ * the import command's and the tests'.
+ * @throws what TypeORM's initialisation throws (unreachable database, failed migration)
+ */
+export async function openDataSource(options: DataSourceOptions): Promise<DataSource> {
+  const dataSource = await new DataSource(options).initialize();
+  installSqliteConnectionGate(dataSource, options.type === 'better-sqlite3' ? (options.timeout ?? 5000) : 0);
+  return dataSource;
 }

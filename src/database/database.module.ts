@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Env } from '../config/env.validation.js';
-import { buildDataSourceOptions } from './data-source.js';
+import { buildDataSourceOptions, openDataSource } from './data-source.js';
 
 /** The TypeORM connection from DATABASE_URL; migrations are applied on start-up (SPEC §10). */
 @Module({
@@ -19,6 +19,7 @@ import { buildDataSourceOptions } from './data-source.js';
         retryAttempts: 3,
         retryDelay: 1000,
       }),
+      dataSourceFactory: (options) => openDataSource(options!),
     }),
   ],
 })

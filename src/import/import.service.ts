@@ -1,5 +1,6 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import { hashPassword } from '../auth/passwords.js';
+import { runAsOwner } from '../database/sqlite-transactions.js';
 import { ImportInputError, normaliseUsername, type SourceData } from './jsonplaceholder.js';
 
 /** Rows inserted and rows already present (left as they are) for one collection. */
@@ -89,7 +90,13 @@ async function load(qr: QueryRunner, collection: Collection): Promise<ImportCoun
  * @throws ImportCollisionError when an id, username or e-mail is taken by a different record —
  *   nothing is written then. ImportInputError for a password outside 8-128 characters.
  */
-export async function importJsonPlaceholder(dataSource: DataSource, data: SourceData, password: string): Promise<ImportReport> {
+export function importJsonPlaceholder(dataSource: DataSource, data: SourceData, password: string): Promise<ImportReport> {
+  // its own transaction owner: on SQLite the import holds the connection until it ends (docs/writes.md#transactions-on-sqlite)
+  return runAsOwner({ active: false }, () => importInTransaction(dataSource, data, password));
+}
+
+/** {@link importJsonPlaceholder}'s work, in one transaction of its own query runner. */
+async function importInTransaction(dataSource: DataSource, data: SourceData, password: string): Promise<ImportReport> {
   if (password.length < 8 || password.length > 128) throw new ImportInputError('--password must be 8-128 characters');
   const postgres = dataSource.options.type === 'postgres';
   const now = postgres ? new Date() : new Date().toISOString().replace('T', ' ').replace('Z', '');

@@ -1,6 +1,6 @@
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { validateEnv } from '../../src/config/env.validation.js';
-import { buildDataSourceOptions } from '../../src/database/data-source.js';
+import { buildDataSourceOptions, openDataSource } from '../../src/database/data-source.js';
 
 /**
  * A plain TypeORM DataSource on the e2e database (DATABASE_URL from global-setup.ts: the run's
@@ -9,8 +9,7 @@ import { buildDataSourceOptions } from '../../src/database/data-source.js';
  * service tier (test/services) — and for createTestApp's `before-init` truncation. Destroy it after use.
  */
 export async function openTestDataSource(poolSize = 2): Promise<DataSource> {
-  const dataSource = new DataSource(buildDataSourceOptions(validateEnv(process.env).DATABASE_URL, poolSize));
-  await dataSource.initialize();
+  const dataSource = await openDataSource(buildDataSourceOptions(validateEnv(process.env).DATABASE_URL, poolSize));
   try {
     await truncateDataSource(dataSource);
   } catch (error) {

@@ -1,0 +1,217 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { DataSource, EntityManager, type QueryRunner } from 'typeorm';
+
+/**
+ * Who runs a statement on the SQLite connection: one token per top-level transaction (and per
+ * request transaction, see request-transaction.ts), carried by the async context of everything
+ * that transaction's callback does. `active` while that transaction holds the connection.
+ */
+export interface TransactionOwner {
+  active: boolean;
+}
+
+/** The owner of the code running now (undefined outside every transaction). */
+const ownerScope = new AsyncLocalStorage<TransactionOwner>();
+
+/** Runs `fn` as a new transaction owner (see {@link TransactionOwner}); returns what `fn` returns. */
+export function runAsOwner<T>(owner: TransactionOwner, fn: () => T): T {
+  return ownerScope.run(owner, fn);
+}
+
+/** One request for the connection, waiting in line. */
+interface Waiter {
+  owner: TransactionOwner | undefined;
+  grant: () => void;
+}
+
+/**
+ * SQLite's single connection, shared by every request, handed to one transaction at a time
+ * (docs/writes.md#transactions-on-sqlite). TypeORM runs every SQLite statement on one connection, so
+ * without this a second request's transaction would become a savepoint inside the first, and a
+ * plain statement of another request would run inside an open transaction — and one request's
+ * rollback (or failed COMMIT) would undo writes other requests had already been told were done.
+ *
+ * The rule: a top-level transaction takes the connection at `BEGIN` and keeps it until its
+ * `COMMIT` or `ROLLBACK` ended; meanwhile statements and transactions of every other async
+ * context wait in line (first come, first served), while those of the holder (its owner token,
+ * carried by AsyncLocalStorage) run — nested transactions of the holder stay savepoints. A plain
+ * statement takes the connection for itself only while it runs. A wait longer than `timeoutMs`
+ * (DB_QUERY_TIMEOUT_MS) fails with an error coded `SQLITE_BUSY` — a 503 with `Retry-After`, as a
+ * file lock held past `busy_timeout` is.
+ */
+export class SqliteConnectionGate {
+  private holder: TransactionOwner | undefined;
+  /** True while the holder is a statement or a transaction of no known owner (e.g. TypeORM's own). */
+  private held = false;
+  private readonly line: Waiter[] = [];
+
+  constructor(private readonly timeoutMs: number) {}
+
+  /** Whether `owner` may use the connection now without waiting. */
+  private mayRun(owner: TransactionOwner | undefined): boolean {
+    if (!this.held) return this.line.length === 0;
+    return owner !== undefined && owner === this.holder;
+  }
+
+  /**
+   * Takes the connection for `owner` (resolves at once when free or already its own).
+   * @throws Error coded `SQLITE_BUSY` after `timeoutMs` in line
+   */
+  acquire(owner: TransactionOwner | undefined): Promise<void> | undefined {
+    if (this.mayRun(owner)) {
+      if (!this.held) {
+        this.held = true;
+        this.holder = owner;
+      }
+      return undefined;
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        owner,
+        grant: () => {
+          clearTimeout(timer);
+          this.held = true;
+          this.holder = owner;
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        const index = this.line.indexOf(waiter);
+        if (index >= 0) this.line.splice(index, 1);
+        reject(Object.assign(new Error(`SQLITE_BUSY: waited more than ${this.timeoutMs} ms for the database connection`), { code: 'SQLITE_BUSY' }));
+      }, this.timeoutMs);
+      this.line.push(waiter);
+    });
+  }
+
+  /** Gives the connection up and hands it to the next in line. */
+  release(): void {
+    this.held = false;
+    this.holder = undefined;
+    this.line.shift()?.grant();
+  }
+
+  /** Whether `owner` holds the connection now. */
+  holds(owner: TransactionOwner | undefined): boolean {
+    return this.held && owner !== undefined && this.holder === owner;
+  }
+}
+
+/** The gate of each SQLite data source that has one. */
+const gates = new WeakMap<DataSource, SqliteConnectionGate>();
+
+/** A query runner's transaction state as TypeORM keeps it (the fields it reads and writes). */
+interface RunnerState {
+  isTransactionActive: boolean;
+  transactionDepth: number;
+}
+
+/** better-sqlite3's connection (`inTransaction`: whether SQLite has an open transaction). */
+interface SqliteConnection {
+  inTransaction: boolean;
+}
+
+type QueryRunnerMethod = (...args: unknown[]) => Promise<unknown>;
+
+/**
+ * Installs a {@link SqliteConnectionGate} on an initialised better-sqlite3 `dataSource` (a no-op on
+ * any other database): its one query runner's `query`, `startTransaction`, `commitTransaction` and
+ * `rollbackTransaction` go through the gate, and `EntityManager.transaction` gives each top-level
+ * transaction an owner token. After a failed top-level `COMMIT` or `ROLLBACK` that SQLite already
+ * rolled back itself (SQLITE_FULL, SQLITE_IOERR…), TypeORM's transaction state is reset to what
+ * the connection says, so the next transaction starts with `BEGIN`, not a stray savepoint.
+ * `timeoutMs`: the longest wait in line, in milliseconds.
+ */
+export function installSqliteConnectionGate(dataSource: DataSource, timeoutMs: number): void {
+  if (dataSource.options.type !== 'better-sqlite3' || gates.has(dataSource)) return;
+  const gate = new SqliteConnectionGate(timeoutMs);
+  gates.set(dataSource, gate);
+  patchEntityManager();
+  const runner = dataSource.createQueryRunner() as QueryRunner & RunnerState & Record<string, unknown>;
+  const proto = Object.getPrototypeOf(runner) as Record<string, QueryRunnerMethod>;
+  const connection = () => (dataSource.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;
+  /** Resets TypeORM's state to "no transaction" when SQLite has none open (after it rolled back by itself). */
+  const resync = () => {
+    if (!connection().inTransaction) {
+      runner.isTransactionActive = false;
+      runner.transactionDepth = 0;
+    }
+  };
+
+  runner.query = async function query(this: QueryRunner, ...args: unknown[]) {
+    const owner = ownerScope.getStore();
+    if (gate.holds(owner)) return proto.query.apply(this, args);
+    await gate.acquire(owner);
+    try {
+      return await proto.query.apply(this, args);
+    } finally {
+      gate.release();
+    }
+  } as QueryRunner['query'];
+
+  runner.startTransaction = async function startTransaction(this: QueryRunner, ...args: unknown[]) {
+    const owner = ownerScope.getStore();
+    // without an owner its own statements could not be told from other requests'
+    if (!owner) throw new Error('a transaction on SQLite needs an owner: start it with EntityManager.transaction or inside runAsOwner()');
+    if (gate.holds(owner) && runner.transactionDepth > 0) return proto.startTransaction.apply(this, args) as Promise<void>;
+    await gate.acquire(owner);
+    if (owner) owner.active = true;
+    try {
+      resync();
+      await proto.startTransaction.apply(this, args);
+    } catch (error) {
+      if (owner) owner.active = false;
+      gate.release();
+      throw error;
+    }
+  } as QueryRunner['startTransaction'];
+
+  const ending = (method: 'commitTransaction' | 'rollbackTransaction') =>
+    async function end(this: QueryRunner, ...args: unknown[]): Promise<void> {
+      const outermost = runner.transactionDepth <= 1;
+      try {
+        await proto[method].apply(this, args);
+      } catch (error) {
+        // a failed COMMIT leaves the transaction open for the caller's ROLLBACK, unless SQLite ended it
+        if (outermost && method === 'rollbackTransaction') resync();
+        if (outermost && !connection().inTransaction) {
+          resync();
+          finish();
+        }
+        throw error;
+      }
+      if (outermost) finish();
+    };
+  const finish = () => {
+    const owner = ownerScope.getStore();
+    if (owner) owner.active = false;
+    gate.release();
+  };
+  runner.commitTransaction = ending('commitTransaction');
+  runner.rollbackTransaction = ending('rollbackTransaction');
+}
+
+let patched = false;
+
+/** The EntityManager methods that may start a transaction: `transaction` and the persist operations (`save`, `remove`…, which wrap their statements in one). */
+const TRANSACTIONAL_METHODS = ['transaction', 'save', 'remove', 'softRemove', 'recover'] as const;
+
+/**
+ * Makes the EntityManager methods that start transactions ({@link TRANSACTIONAL_METHODS}) run as a
+ * new {@link TransactionOwner} on a data source with a gate, unless they are nested in a
+ * transaction of an owner that holds the connection (then TypeORM makes a savepoint, or no
+ * transaction, of them, as before). Installed once, for every data source; data sources without a
+ * gate are not affected.
+ */
+function patchEntityManager(): void {
+  if (patched) return;
+  patched = true;
+  const prototype = EntityManager.prototype as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  for (const name of TRANSACTIONAL_METHODS) {
+    const original = prototype[name];
+    prototype[name] = function owned(this: EntityManager, ...args: unknown[]) {
+      if (!gates.has(this.connection) || ownerScope.getStore()?.active) return original.apply(this, args);
+      return ownerScope.run({ active: false }, () => original.apply(this, args));
+    };
+  }
+}
