@@ -11,6 +11,7 @@ import { parseListQuery } from './common/list/list-query.js';
 import { completeDocument } from './common/openapi/complete-document.js';
 import { defineResource, entitiesOf, readOnlyNamesOf, scopeResourcesOf, tagsOf } from './common/resources/define-resource.js';
 import { ENTITIES } from './database/data-source.js';
+import { IdempotencyRecord } from './common/idempotency/idempotency-record.entity.js';
 import { RESOURCES } from './resources.js';
 
 /** The entity of a throwaway resource, declared below as the engineer adding one would. */
@@ -125,12 +126,12 @@ describe('a resource declaration reaches the scopes, the document and the list g
     expect(() => parseListQuery({ sort: 'maker' }, GADGETS.fields)).toThrow('cannot sort by maker; sortable: id, label, created_at');
   });
 
-  it('entities: its entities join the DataSource’s; the service’s are those of src/resources.ts, users, auth and OAuth included', () => {
-    expect(entitiesOf(WITH_GADGETS)).toEqual([...ENTITIES, Gadget]);
-    expect(ENTITIES).toEqual(entitiesOf(RESOURCES));
+  it('entities: its entities join the DataSource’s; the service’s are those of src/resources.ts, users, auth and OAuth included, and the idempotency records', () => {
+    expect(entitiesOf(WITH_GADGETS)).toEqual([...entitiesOf(RESOURCES), Gadget]);
+    expect(ENTITIES).toEqual([...entitiesOf(RESOURCES), IdempotencyRecord]);
     const names = ENTITIES.map((entity) => entity.name).sort();
     expect(names).toEqual(
-      ['ApiKey', 'Article', 'ArticleTag', 'Comment', 'OAuthAuthorizationCode', 'OAuthClient', 'OAuthGrant', 'OAuthRefreshToken', 'Order', 'OrderItem', 'RefreshToken', 'Tag', 'Todo', 'User', 'EventRecord', 'WebhookDelivery', 'WebhookSubscription'].sort(),
+      ['ApiKey', 'Article', 'ArticleTag', 'Comment', 'OAuthAuthorizationCode', 'OAuthClient', 'OAuthGrant', 'OAuthRefreshToken', 'Order', 'OrderItem', 'RefreshToken', 'Tag', 'Todo', 'User', 'EventRecord', 'WebhookDelivery', 'WebhookSubscription', 'IdempotencyRecord'].sort(),
     );
   });
 

@@ -3,6 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ApiKey } from '../src/auth/api-key.entity.js';
+import { IdempotencyRecord } from '../src/common/idempotency/idempotency-record.entity.js';
 import { storeKeys } from '../src/common/idempotency/idempotency-key.js';
 import { Order } from '../src/orders/order.entity.js';
 import { SharedStore } from '../src/store/shared-store.js';
@@ -63,6 +64,22 @@ describe('Idempotency-Key (draft-ietf-httpapi-idempotency-key-header, docs/write
       expect(again.headers.vary).toBe(first.headers.vary);
       expect(again.text).toBe(first.text);
       expect(await todoCount(alice)).toBe(before + 1);
+    });
+
+    it('the record is kept with the write: a retry after the shared store lost everything (Redis restarted empty, a process restarted) is still a replay', async () => {
+      const key = newKey();
+      const before = await todoCount(alice);
+      const first = await postAs(alice, '/v1/todos', { title: 'Kept with the write' }, key);
+      expect(first.status).toBe(201);
+      await app.get(SharedStore).clear();
+      const again = await postAs(alice, '/v1/todos', { title: 'Kept with the write' }, key);
+      expect(again.status).toBe(201);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.text).toBe(first.text);
+      expect(await todoCount(alice)).toBe(before + 1);
+      // the record is a row of its own, committed with the todo
+      const row = await dataSource.getRepository(IdempotencyRecord).findOneBy({ key_hash: storeKeys(`user:${alice.user.id}`, key).digest });
+      expect(row?.expires_at.getTime()).toBeGreaterThan(Date.now());
     });
 
     it('the same JSON with other key order and white space is the same request', async () => {
@@ -205,6 +222,26 @@ describe('Idempotency-Key (draft-ietf-httpapi-idempotency-key-header, docs/write
   });
 
   describe('the same key sent 30 times at once', () => {
+    it('while the shared store keeps losing its locks (Redis restarted empty mid-request): still exactly one row, every 201 the same response', async () => {
+      const key = newKey();
+      const before = await todoCount(alice);
+      const store = app.get(SharedStore);
+      let clearing = true;
+      const clearer = (async () => {
+        while (clearing) {
+          await store.clear();
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      })();
+      const responses = await Promise.all(Array.from({ length: 30 }, () => postAs(alice, '/v1/todos', { title: 'Raced, locks lost' }, key)));
+      clearing = false;
+      await clearer;
+      expect(await todoCount(alice)).toBe(before + 1);
+      const created = responses.filter((res) => res.status === 201);
+      expect(created.length + responses.filter((res) => res.status === 409).length).toBe(30);
+      expect(new Set(created.map((res) => res.text)).size).toBe(1);
+    });
+
     it('exactly one row; every answer is the first response replayed or 409 with Retry-After', async () => {
       const key = newKey();
       const before = await todoCount(alice);
@@ -262,7 +299,7 @@ describe('Idempotency-Key (draft-ietf-httpapi-idempotency-key-header, docs/write
       expect((await http().post('/v1/users').send(body)).status).toBe(409);
     });
 
-    it('API key creation: the replay carries the same secret; the store holds it only encrypted', async () => {
+    it('API key creation: the replay carries the same secret; the database holds it only encrypted', async () => {
       const key = newKey();
       const before = await dataSource.getRepository(ApiKey).countBy({ user_id: alice.user.id });
       const first = await postAs(alice, '/v1/api-keys', { name: 'retried key', scopes: ['todos:read'] }, key);
@@ -271,7 +308,7 @@ describe('Idempotency-Key (draft-ietf-httpapi-idempotency-key-header, docs/write
       expect(again.headers['idempotent-replayed']).toBe('true');
       expect(again.body.key).toBe(first.body.key);
       expect(await dataSource.getRepository(ApiKey).countBy({ user_id: alice.user.id })).toBe(before + 1);
-      const stored = await app.get(SharedStore).get(storeKeys(`user:${alice.user.id}`, key).record);
+      const stored = (await dataSource.getRepository(IdempotencyRecord).findOneBy({ key_hash: storeKeys(`user:${alice.user.id}`, key).digest }))?.response;
       expect(stored).toEqual(expect.any(String));
       expect(stored).not.toContain(first.body.key);
       expect(stored).not.toContain('retried key');

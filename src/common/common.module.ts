@@ -5,6 +5,7 @@ import { LoggerModule } from 'nestjs-pino';
 import type { Env } from '../config/env.validation.js';
 import { AllExceptionsFilter } from './filters/all-exceptions.filter.js';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor.js';
+import { IdempotencyRecords } from './idempotency/idempotency-records.js';
 import { BodylessOperationInterceptor } from './interceptors/bodyless-operation.interceptor.js';
 import { ResourceInterceptor } from './interceptors/resource.interceptor.js';
 import { loggerParams } from './logging.js';
@@ -32,6 +33,7 @@ import { DEPRECATED_VERSION, deprecationDates, deprecationMiddleware } from './v
     }),
   ],
   providers: [
+    IdempotencyRecords,
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_PIPE, useClass: ApiValidationPipe },
     { provide: APP_INTERCEPTOR, useClass: BodylessOperationInterceptor },

@@ -13,15 +13,17 @@ import { SyncIndexes1764420000000 } from './migrations/1764420000000-sync-indexe
 import { Events1764500000000 } from './migrations/1764500000000-events.js';
 import { Webhooks1764510000000 } from './migrations/1764510000000-webhooks.js';
 import { EventTraceContext1764520000000 } from './migrations/1764520000000-event-trace-context.js';
+import { IdempotencyKeys1764600000000 } from './migrations/1764600000000-idempotency-keys.js';
+import { IdempotencyRecord } from '../common/idempotency/idempotency-record.entity.js';
 import { preparingClient } from './pg-client.js';
 import { loadSqliteDriver } from './sqlite-driver.js';
 import { installSqliteConnectionGate } from './sqlite-transactions.js';
 
-/** Every entity of the service: those of the declarations in src/resources.ts (a resource declares its own). */
-export const ENTITIES = RESOURCE_ENTITIES;
+/** Every entity of the service: those of the declarations in src/resources.ts (a resource declares its own), and the idempotency records of the common kernel. */
+export const ENTITIES = [...RESOURCE_ENTITIES, IdempotencyRecord];
 
 /** Every migration, in order; a new resource adds its migration here. */
-export const MIGRATIONS = [InitialSchema1763700000000, ArticlesCommentsTagsOrders1763800000000, ApiKeysSessions1763900000000, OAuth1764000000000, SessionsToSharedStore1764100000000, ListIndexes1764200000000, ResourceVersions1764300000000, SyncIndexes1764420000000, Events1764500000000, Webhooks1764510000000, EventTraceContext1764520000000];
+export const MIGRATIONS = [InitialSchema1763700000000, ArticlesCommentsTagsOrders1763800000000, ApiKeysSessions1763900000000, OAuth1764000000000, SessionsToSharedStore1764100000000, ListIndexes1764200000000, ResourceVersions1764300000000, SyncIndexes1764420000000, Events1764500000000, Webhooks1764510000000, EventTraceContext1764520000000, IdempotencyKeys1764600000000];
 
 /**
  * TypeORM options for a `DATABASE_URL` (SPEC §10): `postgres://…` → PostgreSQL with a pool of

@@ -7,6 +7,7 @@ import { DataSource, EntityManager, type QueryRunner } from 'typeorm';
  * that transaction's callback does. `active` while that transaction holds the connection.
  */
 export interface TransactionOwner {
+  /** True while its transaction holds the connection (a request transaction's owner: from the start, see request-transaction.ts); transactions begun in its context then nest in it. */
   active: boolean;
 }
 
@@ -84,8 +85,14 @@ export class SqliteConnectionGate {
     });
   }
 
-  /** Gives the connection up and hands it to the next in line. */
+  /** Gives the connection up if `owner` holds it (a no-op otherwise: it was given up already). */
+  releaseBy(owner: TransactionOwner | undefined): void {
+    if (this.holds(owner)) this.release();
+  }
+
+  /** Gives the connection up (its holder is no longer active) and hands it to the next in line. */
   release(): void {
+    if (this.holder) this.holder.active = false;
     this.held = false;
     this.holder = undefined;
     this.line.shift()?.grant();
@@ -155,12 +162,11 @@ export function installSqliteConnectionGate(dataSource: DataSource, timeoutMs: n
     if (!owner) throw new Error('a transaction on SQLite needs an owner: start it with EntityManager.transaction or inside runAsOwner()');
     if (gate.holds(owner) && runner.transactionDepth > 0) return proto.startTransaction.apply(this, args) as Promise<void>;
     await gate.acquire(owner);
-    if (owner) owner.active = true;
+    owner.active = true;
     try {
       resync();
       await proto.startTransaction.apply(this, args);
     } catch (error) {
-      if (owner) owner.active = false;
       gate.release();
       throw error;
     }
@@ -168,6 +174,7 @@ export function installSqliteConnectionGate(dataSource: DataSource, timeoutMs: n
 
   const ending = (method: 'commitTransaction' | 'rollbackTransaction') =>
     async function end(this: QueryRunner, ...args: unknown[]): Promise<void> {
+      const owner = ownerScope.getStore();
       const outermost = runner.transactionDepth <= 1;
       try {
         await proto[method].apply(this, args);
@@ -176,17 +183,12 @@ export function installSqliteConnectionGate(dataSource: DataSource, timeoutMs: n
         if (outermost && method === 'rollbackTransaction') resync();
         if (outermost && !connection().inTransaction) {
           resync();
-          finish();
+          gate.releaseBy(owner);
         }
         throw error;
       }
-      if (outermost) finish();
+      if (outermost) gate.releaseBy(owner);
     };
-  const finish = () => {
-    const owner = ownerScope.getStore();
-    if (owner) owner.active = false;
-    gate.release();
-  };
   runner.commitTransaction = ending('commitTransaction');
   runner.rollbackTransaction = ending('rollbackTransaction');
 }

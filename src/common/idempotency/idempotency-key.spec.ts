@@ -69,9 +69,9 @@ describe('storeKeys, sealRecord and openRecord', () => {
 
   it('names records by a hash: neither scope nor key is readable', () => {
     const names = storeKeys('user:7', 'my-key');
-    expect(names.record).toMatch(/^idempotency:[0-9a-f]{64}$/);
-    expect(names.lock).toBe(names.record.replace('idempotency:', 'idempotency:lock:'));
-    expect(storeKeys('user:8', 'my-key').record).not.toBe(names.record);
+    expect(names.digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(names.lock).toBe(`idempotency:lock:${names.digest}`);
+    expect(storeKeys('user:8', 'my-key').digest).not.toBe(names.digest);
   });
 
   it('round-trips only with the same scope and key; the sealed text shows nothing of the body', () => {

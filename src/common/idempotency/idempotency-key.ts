@@ -82,12 +82,13 @@ export function callerScope(caller: Caller | undefined, ip: string | undefined):
 }
 
 /**
- * The store key of (scope, key): a SHA-256, so neither the caller nor the key is readable in the
- * store. The lock of a running first request lives at the same name with `lock:`.
+ * The names of (scope, key): `digest`, the SHA-256 (hex) of both — the primary key of the record in
+ * the database, so neither the caller nor the key is readable there — and `lock`, the shared-store
+ * name of the lock a running first request holds (`idempotency:lock:<digest>`).
  */
-export function storeKeys(scope: string, key: string): { record: string; lock: string } {
+export function storeKeys(scope: string, key: string): { digest: string; lock: string } {
   const digest = createHash('sha256').update(`${scope}\0${key}`).digest('hex');
-  return { record: `idempotency:${digest}`, lock: `idempotency:lock:${digest}` };
+  return { digest, lock: `idempotency:lock:${digest}` };
 }
 
 /** What is kept of a first response: enough to send it again byte for byte. */
@@ -106,9 +107,9 @@ function recordCipherKey(scope: string, key: string): Buffer {
 }
 
 /**
- * Encrypts a stored response for the store (AES-256-GCM, random 96-bit IV): the key is derived from
- * the client's Idempotency-Key, which is stored nowhere (the store name is a hash of it), so
- * whoever reads the store — a Redis dump — sees no body, and no secret of a created API key or
+ * Encrypts a kept response for its record (AES-256-GCM, random 96-bit IV): the key is derived from
+ * the client's Idempotency-Key, which is stored nowhere (the record's key is a hash of it), so
+ * whoever reads the table — a database dump — sees no body, and no secret of a created API key or
  * OAuth client. Returns base64url of IV ‖ tag ‖ ciphertext.
  */
 export function sealRecord(record: StoredResponse, scope: string, key: string): string {
