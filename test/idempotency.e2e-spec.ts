@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
+import { DataSource, LessThanOrEqual, MoreThan } from 'typeorm';
 import { ApiKey } from '../src/auth/api-key.entity.js';
 import { IdempotencyRecord } from '../src/common/idempotency/idempotency-record.entity.js';
+import { IdempotencyRecords } from '../src/common/idempotency/idempotency-records.js';
 import { storeKeys } from '../src/common/idempotency/idempotency-key.js';
 import { Order } from '../src/orders/order.entity.js';
 import { SharedStore } from '../src/store/shared-store.js';
@@ -323,6 +324,60 @@ describe('Idempotency-Key (draft-ietf-httpapi-idempotency-key-header, docs/write
       expect([one.status, two.status]).toEqual([200, 200]);
       expect(two.headers['idempotent-replayed']).toBeUndefined();
       expect(two.body.refresh_token).not.toBe(one.body.refresh_token);
+    });
+  });
+
+  describe('the records in the database', () => {
+    const records = () => dataSource.getRepository(IdempotencyRecord);
+    const onPostgres = dataSource?.options.type === 'postgres' || /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '');
+
+    /** The plan of `sql` as text: PostgreSQL's EXPLAIN, SQLite's EXPLAIN QUERY PLAN. */
+    const plan = async (sql: string, parameters: unknown[]) => {
+      if (onPostgres) return JSON.stringify(await dataSource.query(`EXPLAIN (FORMAT JSON) ${sql}`, parameters));
+      return JSON.stringify(await dataSource.query(`EXPLAIN QUERY PLAN ${sql}`, parameters));
+    };
+
+    it('expired records are not replayed, and pruning deletes exactly them; the lookup and the pruning use an index (EXPLAIN)', async () => {
+      const now = new Date();
+      const rows = Array.from({ length: 4000 }, (_, i) => ({
+        key_hash: `${i % 2 === 0 ? 'e' : 'f'}${String(i).padStart(63, '0')}`,
+        fingerprint: 'x'.repeat(64),
+        response: 'sealed',
+        created_at: new Date(now.getTime() - 100_000),
+        expires_at: new Date(now.getTime() + (i % 2 === 0 ? -50_000 : 50_000)),
+      }));
+      for (let i = 0; i < rows.length; i += 200) await records().insert(rows.slice(i, i + 200));
+      if (onPostgres) await dataSource.query('ANALYZE idempotency_keys');
+      else await dataSource.query('ANALYZE');
+      const store = app.get(IdempotencyRecords);
+      expect(await store.find(rows[0].key_hash, now)).toBeNull();
+      expect(await store.find(rows[1].key_hash, now)).toEqual({ fingerprint: 'x'.repeat(64), response: 'sealed' });
+
+      const [lookup, lookupParameters] = records()
+        .createQueryBuilder()
+        .setFindOptions({ select: { fingerprint: true, response: true }, where: { key_hash: rows[1].key_hash, expires_at: MoreThan(now) } })
+        .getQueryAndParameters();
+      const [expired, expiredParameters] = records()
+        .createQueryBuilder()
+        .setFindOptions({ select: { key_hash: true }, where: { expires_at: LessThanOrEqual(now) }, order: { expires_at: 'ASC' }, take: 1000 })
+        .getQueryAndParameters();
+      const lookupPlan = await plan(lookup, lookupParameters);
+      const expiredPlan = await plan(expired, expiredParameters);
+      if (onPostgres) {
+        expect(lookupPlan).toContain('Index Scan');
+        expect(lookupPlan).toMatch(/"Index Cond":"\(\(key_hash\)/);
+        expect(expiredPlan).toContain('idx_idempotency_keys_expires_at');
+        expect(expiredPlan).not.toContain('Seq Scan');
+      } else {
+        expect(lookupPlan).toMatch(/USING INDEX sqlite_autoindex_idempotency_keys_1|USING PRIMARY KEY/);
+        expect(expiredPlan).toContain('idx_idempotency_keys_expires_at');
+        expect(expiredPlan).not.toContain('TEMP B-TREE');
+      }
+
+      const before = await records().count();
+      expect(await store.prune(now)).toBe(2000);
+      expect(await records().count()).toBe(before - 2000);
+      expect(await records().countBy({ expires_at: LessThanOrEqual(now) })).toBe(0);
     });
   });
 });
