@@ -155,6 +155,27 @@ describeOnSqlite('the SQLite connection gate', () => {
     expect(connection.inTransaction).toBe(false);
   });
 
+  it('a transaction SQLite ended by itself under a savepoint (a nested transaction failing) gives the connection up', async () => {
+    const now = new Date();
+    const row = (title: string) => ({ title, content: null, status: 'pending' as const, owner_id: alice.user.id, created_at: now, updated_at: now, version: 1 });
+    await expect(
+      dataSource.transaction(async (outer) => {
+        await outer.getRepository(Todo).insert(row('gate-outer'));
+        await outer.transaction(async (inner) => {
+          await inner.getRepository(Todo).insert(row('gate-inner'));
+          // what SQLITE_FULL or SQLITE_IOERR may do: the whole transaction is gone, savepoints included
+          await inner.query('ROLLBACK');
+          throw new Error('the disk is full');
+        });
+      }),
+    ).rejects.toThrow('the disk is full');
+    // the connection is free again: a plain write and a transaction of others go through at once
+    await dataSource.getRepository(Todo).insert(row('gate-after-plain'));
+    await dataSource.transaction((manager) => manager.getRepository(Todo).insert(row('gate-after-committed')));
+    const titles = (await dataSource.getRepository(Todo).find({ where: {} })).map((t) => t.title).filter((t) => t.startsWith('gate-') && t !== 'gate-next-committed');
+    expect(titles.sort()).toEqual(['gate-after-committed', 'gate-after-plain']);
+  });
+
   it('a request that waits for the connection longer than DB_QUERY_TIMEOUT_MS (5 s here) gets 503 with Retry-After', async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));

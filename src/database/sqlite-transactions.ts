@@ -175,19 +175,18 @@ export function installSqliteConnectionGate(dataSource: DataSource, timeoutMs: n
   const ending = (method: 'commitTransaction' | 'rollbackTransaction') =>
     async function end(this: QueryRunner, ...args: unknown[]): Promise<void> {
       const owner = ownerScope.getStore();
-      const outermost = runner.transactionDepth <= 1;
       try {
         await proto[method].apply(this, args);
       } catch (error) {
-        // a failed COMMIT leaves the transaction open for the caller's ROLLBACK, unless SQLite ended it
-        if (outermost && method === 'rollbackTransaction') resync();
-        if (outermost && !connection().inTransaction) {
+        // a failed COMMIT leaves the transaction open for the caller's ROLLBACK — unless SQLite
+        // ended it by itself (SQLITE_FULL, SQLITE_IOERR…), at any savepoint depth: then it is over
+        if (!connection().inTransaction) {
           resync();
           gate.releaseBy(owner);
         }
         throw error;
       }
-      if (outermost) gate.releaseBy(owner);
+      if (runner.transactionDepth === 0) gate.releaseBy(owner);
     };
   runner.commitTransaction = ending('commitTransaction');
   runner.rollbackTransaction = ending('rollbackTransaction');
