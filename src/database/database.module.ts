@@ -1,10 +1,16 @@
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { Env } from '../config/env.validation.js';
 import { buildDataSourceOptions } from './data-source.js';
+import { syncSqliteTransactions } from './sqlite-transactions.js';
 
-/** The TypeORM connection from DATABASE_URL; migrations are applied on start-up (SPEC §10). */
+/**
+ * The TypeORM connection from DATABASE_URL; migrations are applied on start-up. On SQLite the
+ * query runner's transaction state follows the connection's ({@link syncSqliteTransactions}), so a
+ * storage fault (disk full, I/O error) leaves no transaction open behind it.
+ */
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
@@ -19,6 +25,7 @@ import { buildDataSourceOptions } from './data-source.js';
         retryAttempts: 3,
         retryDelay: 1000,
       }),
+      dataSourceFactory: async (options?: DataSourceOptions) => syncSqliteTransactions(await new DataSource(options!).initialize()),
     }),
   ],
 })

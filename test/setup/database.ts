@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { validateEnv } from '../../src/config/env.validation.js';
 import { buildDataSourceOptions } from '../../src/database/data-source.js';
+import { syncSqliteTransactions } from '../../src/database/sqlite-transactions.js';
 
 /**
  * A plain TypeORM DataSource on the e2e database (DATABASE_URL from global-setup.ts: the run's
@@ -10,7 +11,7 @@ import { buildDataSourceOptions } from '../../src/database/data-source.js';
  */
 export async function openTestDataSource(poolSize = 2): Promise<DataSource> {
   const dataSource = new DataSource(buildDataSourceOptions(validateEnv(process.env).DATABASE_URL, poolSize));
-  await dataSource.initialize();
+  syncSqliteTransactions(await dataSource.initialize());
   try {
     await truncateDataSource(dataSource);
   } catch (error) {
