@@ -11,8 +11,22 @@ describe('syncSqliteTransactions: a transaction SQLite rolled back by itself (SQ
   const connection = () => (dataSource.driver as unknown as { databaseConnection: { inTransaction: boolean } }).databaseConnection;
   const count = async () => Number((await dataSource.query<Array<{ n: number }>>('SELECT count(*) AS n FROM notes'))[0].n);
 
+  /** Transaction levels as a subscriber counts them from the start, commit and rollback events (as the event outbox does). */
+  let level: number;
+  let rollbacks: number;
+
   beforeEach(async () => {
     dataSource = syncSqliteTransactions(await new DataSource({ type: 'better-sqlite3', driver: loadSqliteDriver(), database: ':memory:' }).initialize());
+    level = 0;
+    rollbacks = 0;
+    dataSource.subscribers.push({
+      afterTransactionStart: () => void (level += 1),
+      afterTransactionCommit: () => void (level -= 1),
+      afterTransactionRollback: () => {
+        level -= 1;
+        rollbacks += 1;
+      },
+    });
     await dataSource.query('CREATE TABLE notes (id integer PRIMARY KEY AUTOINCREMENT NOT NULL, body text NOT NULL)');
     await dataSource.query("INSERT INTO notes (body) VALUES ('first')");
     const [{ page_count: pages }] = await dataSource.query<Array<{ page_count: number }>>('PRAGMA page_count');
@@ -28,6 +42,13 @@ describe('syncSqliteTransactions: a transaction SQLite rolled back by itself (SQ
     await expect(full).rejects.toMatchObject({ driverError: { code: 'SQLITE_FULL' } });
     expect(connection().inTransaction).toBe(false);
     expect(await count()).toBe(1);
+    expect({ level, rollbacks }).toEqual({ level: 0, rollbacks: 1 });
+
+    // the same inside a savepoint: every level unwinds, each announced once
+    const nested = dataSource.transaction((manager) => manager.transaction((inner) => inner.query('INSERT INTO notes (body) VALUES (?)', [BIG])));
+    await expect(nested).rejects.toMatchObject({ driverError: { code: 'SQLITE_FULL' } });
+    expect(connection().inTransaction).toBe(false);
+    expect({ level, rollbacks }).toEqual({ level: 0, rollbacks: 3 });
 
     await dataSource.query('PRAGMA max_page_count = 1073741823');
     const refused = dataSource.transaction(async (manager) => {
@@ -39,6 +60,7 @@ describe('syncSqliteTransactions: a transaction SQLite rolled back by itself (SQ
     await dataSource.transaction((manager) => manager.query('INSERT INTO notes (body) VALUES (?)', [BIG]));
     expect(connection().inTransaction).toBe(false);
     expect(await count()).toBe(2);
+    expect(level).toBe(0);
   });
 
   it('leaves an ordinary rollback, nested ones included, to TypeORM', async () => {

@@ -1,10 +1,11 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 
 /** What of TypeORM's SQLite query runner {@link syncSqliteTransactions} reads and resets. */
-interface SqliteQueryRunner extends QueryRunner {
+type SqliteQueryRunner = Omit<QueryRunner, 'broadcaster' | 'isTransactionActive'> & {
   transactionDepth: number;
   isTransactionActive: boolean;
-}
+  broadcaster: { broadcast(event: 'BeforeTransactionRollback' | 'AfterTransactionRollback'): Promise<unknown> };
+};
 
 /** The better-sqlite3 connection's view of the transaction: false once SQLite ended it, whoever did. */
 interface SqliteConnection {
@@ -23,20 +24,29 @@ interface SqliteConnection {
  * SAVEPOINT instead of a transaction, and the first rollback to it left a transaction open on the
  * connection for good: later writes answered 201 and were never committed. Here the runner's
  * rollback first asks the connection: when SQLite holds no transaction any more, there is nothing
- * to roll back, and the runner is reset to "no transaction" (depth 0) instead of sending `ROLLBACK`.
+ * to roll back, and the runner is reset to "no transaction" (depth 0) instead of sending `ROLLBACK`
+ * — announcing a rollback of every level it unwinds to the transaction subscribers, as a
+ * `ROLLBACK` would, so that they (the event outbox: its pending events and transaction level) see
+ * the same.
  *
  * Call it once, after `initialize()`. Returns `dataSource`.
  */
 export function syncSqliteTransactions(dataSource: DataSource): DataSource {
   if (dataSource.options.type !== 'better-sqlite3') return dataSource;
   // better-sqlite3: one connection, one query runner shared by every request (TypeORM's driver keeps it)
-  const runner = dataSource.driver.createQueryRunner('master') as SqliteQueryRunner;
+  const runner = dataSource.driver.createQueryRunner('master') as unknown as SqliteQueryRunner;
   const rollback = runner.rollbackTransaction.bind(runner);
   runner.rollbackTransaction = async () => {
     const connection = (await runner.connect()) as SqliteConnection;
     if (runner.isTransactionActive && !connection.inTransaction) {
+      // SQLite already rolled back every level (savepoints end with their transaction)
+      while (runner.transactionDepth > 0) {
+        await runner.broadcaster.broadcast('BeforeTransactionRollback');
+        if (runner.transactionDepth === 1) runner.isTransactionActive = false;
+        runner.transactionDepth -= 1;
+        await runner.broadcaster.broadcast('AfterTransactionRollback');
+      }
       runner.isTransactionActive = false;
-      runner.transactionDepth = 0;
       return;
     }
     await rollback();
