@@ -4,6 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import cookieParser from 'cookie-parser';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Request } from 'express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { installClientErrorHandler } from './common/errors/client-error.js';
@@ -11,6 +12,7 @@ import { ensureRequestId } from './common/middleware/request-id.js';
 import { requestTargetRules } from './common/middleware/wire.middleware.js';
 import { cors, refusePlainHttp, securityHeaders } from './common/middleware/transport-security.js';
 import { setupDocs } from './common/openapi/docs.js';
+import { notModified } from './common/writes/preconditions.js';
 import { enableApiVersioning } from './common/versioning/api-versions.js';
 import { httpMetrics } from './observability/metrics/http-metrics.js';
 import { versionNegotiation } from './common/versioning/version-negotiation.js';
@@ -24,8 +26,9 @@ import type { Env } from './config/env.validation.js';
  * the proxy got over plain HTTP (400); the request-target rules (credential-named query
  * parameters, U+0000 in the query or path → 400, on every path); API versioning (every controller under /v1 and /v2; the version chosen by an
  * `Accept` vendor type or a version subdomain rewritten to the path prefix before routing — SPEC
- * §9, conventions §9.1); the cookie parser; Express settings (no ETag, no `X-Powered-By`, simple
- * query parser, `trust proxy` from TRUST_PROXY); the docs (one document per version). These run
+ * §9, conventions §9.1); the cookie parser; Express settings (no generated ETag, 304 decided by
+ * {@link evaluateConditionalReads}, no `X-Powered-By`, simple query parser, `trust proxy` from
+ * TRUST_PROXY); the docs (one document per version). These run
  * before Nest's routing, so they cover the docs pages, unknown routes and CORS preflights too
  * (SPEC §1, §10). Used by main.ts and by the e2e tests, so both run the same application. Signal
  * handling is main.ts' (tests close their applications themselves).
@@ -54,6 +57,7 @@ export async function configureApp(app: NestExpressApplication): Promise<void> {
   app.use(versionNegotiation(config.get('API_BASE_HOST', { infer: true })));
   app.use(cookieParser());
   app.set('etag', false);
+  evaluateConditionalReads(app);
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   await setupDocs(app, {
@@ -73,4 +77,28 @@ export async function createApp(env: Env): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, logger: false, abortOnError: false, httpsOptions });
   await configureApp(app);
   return app;
+}
+
+/**
+ * Makes Express decide a 304 by the service's own evaluation of `If-None-Match` (RFC 9110
+ * §13.2.2, {@link notModified}; docs/writes.md#conditional-requests-etag-if-none-match-if-match)
+ * instead of the `fresh` package's: `res.send` answers 304, without a body, when `req.fresh` is true,
+ * and `fresh` says false for any request carrying `Cache-Control: no-cache` — which browsers and
+ * Node's `fetch` add to every request with `If-None-Match`, so their conditional GETs got 200.
+ * Replaces the `fresh` getter (and with it `stale`) of this application's requests only.
+ */
+export function evaluateConditionalReads(app: NestExpressApplication): void {
+  const express = app.getHttpAdapter().getInstance() as { request: Request };
+  Object.defineProperty(express.request, 'fresh', {
+    configurable: true,
+    enumerable: true,
+    get(this: Request): boolean {
+      const res = this.res;
+      if (!res) return false;
+      return notModified(
+        { method: this.method, ifNoneMatch: this.headers['if-none-match'], ifModifiedSince: this.headers['if-modified-since'] },
+        { status: res.statusCode, etag: res.get('ETag'), lastModified: res.get('Last-Modified') },
+      );
+    },
+  });
 }

@@ -195,6 +195,74 @@ describe('conditional requests and caching headers (issue 16)', () => {
       expect(other.headers.etag).not.toBe(etag);
     });
 
+    it("answers Node's fetch with 304 too: the Cache-Control and Pragma no-cache that fetch adds to a conditional GET do not matter", async () => {
+      const article = await createArticle(app, alice.user, { status: 'published' });
+      const comment = await createComment(app, article, bob.user);
+      const tag = await createTag(app);
+      const order = await newOrder();
+      const paths = [`/todos/${(await newTodo()).body.id}`, `/articles/${article.id}`, `/articles/${article.id}/comments/${comment.id}`, `/tags/${tag.id}`, `/orders/${order.body.id}`, `/users/${alice.user.id}`];
+      for (const path of paths) {
+        for (const version of ['1', '2']) {
+          const url = `${base}/v${version}${path}`;
+          const first = await fetch(url, { headers: as(alice) });
+          expect(first.status).toBe(200);
+          const etag = first.headers.get('etag')!;
+          expect(etag).toMatch(STRONG_TAG);
+          expect(((await first.json()) as { id: number }).id).toEqual(expect.any(Number));
+          for (const value of [etag, `W/${etag}`, `"0.v1", ${etag}`, '*']) {
+            const again = await fetch(url, { headers: { ...as(alice), 'If-None-Match': value } });
+            expect(again.status).toBe(304);
+            expect(again.headers.get('etag')).toBe(etag);
+            expect(await again.text()).toBe('');
+          }
+          const head = await fetch(url, { method: 'HEAD', headers: { ...as(alice), 'If-None-Match': etag } });
+          expect(head.status).toBe(304);
+          const stale = await fetch(url, { headers: { ...as(alice), 'If-None-Match': '"0.v1"' } });
+          expect(stale.status).toBe(200);
+          expect(stale.headers.get('etag')).toBe(etag);
+          expect(((await stale.json()) as { id: number }).id).toBe(((await (await fetch(url, { headers: as(alice) })).json()) as { id: number }).id);
+        }
+      }
+    });
+
+    it('answers 304 whatever Cache-Control and Pragma the request carries; a tag that does not match is 200 with the body', async () => {
+      const todo = await newTodo();
+      const path = `/v1/todos/${todo.body.id}`;
+      const etag = todo.headers.etag;
+      for (const cacheHeaders of [{ 'Cache-Control': 'no-cache' }, { Pragma: 'no-cache' }, { 'Cache-Control': 'no-cache', Pragma: 'no-cache' }, { 'Cache-Control': 'max-age=0, no-cache, no-store' }]) {
+        const fresh = await http().get(path).set(as(alice)).set(cacheHeaders).set('If-None-Match', etag);
+        expect(fresh.status).toBe(304);
+        expect(fresh.headers.etag).toBe(etag);
+        expect(fresh.text ?? '').toBe('');
+        const stale = await http().get(path).set(as(alice)).set(cacheHeaders).set('If-None-Match', '"0.v1", W/"1.v2"');
+        expect(stale.status).toBe(200);
+        expect(stale.headers.etag).toBe(etag);
+        expect(stale.body).toMatchObject({ id: todo.body.id, title: 'Buy milk' });
+      }
+      // a write changes the tag: the old one no longer matches, for fetch either
+      const patched = await http().patch(path).set(as(alice)).send({ status: 'done' });
+      expect(patched.status).toBe(200);
+      const changed = await fetch(`${base}${path}`, { headers: { ...as(alice), 'If-None-Match': etag } });
+      expect(changed.status).toBe(200);
+      expect(changed.headers.get('etag')).toBe(patched.headers.etag);
+      expect(((await changed.json()) as { status: string }).status).toBe('done');
+    });
+
+    it('lists carry no ETag, so If-None-Match (even *) never makes them 304', async () => {
+      await newTodo();
+      for (const path of ['/v1/todos', '/v1/tags', '/v1/articles', '/v1/orders', '/v1/users']) {
+        for (const value of ['*', '"1.v1"']) {
+          const res = await http().get(path).set(as(admin)).set('If-None-Match', value);
+          expect(res.status).toBe(200);
+          expect(res.headers.etag).toBeUndefined();
+          expect(res.body).toMatchObject({ data: expect.any(Array) });
+        }
+        const fetched = await fetch(`${base}${path}`, { headers: { ...as(admin), 'If-None-Match': '*' } });
+        expect(fetched.status).toBe(200);
+        expect(((await fetched.json()) as { data: unknown[] }).data).toEqual(expect.any(Array));
+      }
+    });
+
     it('comes after authentication, authorization and existence', async () => {
       const todo = await newTodo(alice);
       expect((await http().get(`/v1/todos/${todo.body.id}`).set('If-None-Match', '*')).status).toBe(401);

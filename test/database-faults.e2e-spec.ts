@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import pg from 'pg';
 import request from 'supertest';
+import type { DataSource } from 'typeorm';
 import { bearer } from './factories/user.factory.js';
 import { loadFreshApp } from './setup/fresh-app.js';
 import { TcpProxy } from './setup/tcp-proxy.js';
@@ -224,5 +225,106 @@ describeOnSqlite(`SQLite locked by another writer${onPostgres ? ' (skipped: DATA
     other.exec('ROLLBACK');
     const retried = await request(app.getHttpServer()).post('/v1/users').send(body);
     expect(retried.status).toBe(201);
+  });
+});
+
+describeOnSqlite(`SQLite storage faults: disk full, read-only${onPostgres ? ' (skipped: DATABASE_URL is postgres://)' : ''}`, () => {
+  let app: NestExpressApplication;
+  let restoreEnv: () => void;
+  let dataSource: DataSource;
+  let token: string;
+  /** A second connection to the same file: what it sees is committed. */
+  let other: InstanceType<typeof Database>;
+  const api = () => request(app.getHttpServer());
+  const auth = () => ({ Authorization: bearer(token) });
+  /** SQLite's largest max_page_count: no limit. */
+  const NO_PAGE_LIMIT = 1073741823;
+
+  /** A todo whose content needs new pages (overflow pages of 4 KiB): it cannot be written into free space. */
+  const bigTodo = (title: string) => ({ title, content: 'x'.repeat(10_000) });
+  /** An order whose items need new pages; the order's own row may fit where there is room. */
+  const bigOrder = (sku: string) => ({ currency: 'EUR', items: Array.from({ length: 100 }, (_, i) => ({ sku: `${sku}-${i}-${'s'.repeat(40)}`, quantity: 1, unit_price_cents: 100 })) });
+
+  function expectUnavailable(res: request.Response): void {
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.body).toEqual({ error: 'the database is unavailable; retry later', code: 'service_unavailable', request_id: res.headers['x-request-id'] });
+  }
+
+  /** Committed rows, as another connection sees them. */
+  const committed = () => ({
+    todos: (other.prepare('SELECT title FROM todos ORDER BY id').all() as Array<{ title: string }>).map((row) => row.title),
+    orders: (other.prepare('SELECT count(*) AS n FROM orders').get() as { n: number }).n,
+    items: (other.prepare('SELECT count(*) AS n FROM order_items').get() as { n: number }).n,
+    events: (other.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n,
+  });
+
+  /** Fills the file to its last page: no free page left (VACUUM), and no new one allowed. */
+  async function diskFull(): Promise<void> {
+    await dataSource.query('VACUUM');
+    const [{ page_count: pages }] = await dataSource.query<Array<{ page_count: number }>>('PRAGMA page_count');
+    const [{ max_page_count: limit }] = await dataSource.query<Array<{ max_page_count: number }>>(`PRAGMA max_page_count = ${pages}`);
+    expect(limit).toBe(pages);
+  }
+
+  beforeAll(async () => {
+    const fresh = await loadFreshApp({});
+    restoreEnv = fresh.restoreEnv;
+    app = await fresh.createTestApp();
+    dataSource = app.get(fresh.DataSource);
+    ({ token } = await fresh.createUser(app));
+    other = new Database(DATABASE_URL.replace(/^sqlite:/, ''), { readonly: true });
+  });
+  afterAll(async () => {
+    await dataSource?.query(`PRAGMA max_page_count = ${NO_PAGE_LIMIT}`);
+    await dataSource?.query('PRAGMA query_only = OFF');
+    other?.close();
+    await app?.close();
+    restoreEnv?.();
+  });
+
+  it('disk full (SQLITE_FULL): writes answer 503 with Retry-After and leave nothing behind; reads are served; once there is room, the same process writes again', async () => {
+    expect((await api().post('/v1/todos').set(auth()).send({ title: 'before' })).status).toBe(201);
+    const before = committed();
+    await diskFull();
+
+    expectUnavailable(await api().post('/v1/todos').set(auth()).send(bigTodo('refused todo')));
+    // a multi-row write: the order and its 100 items, all or nothing
+    expectUnavailable(await api().post('/v1/orders').set(auth()).send(bigOrder('FULL')));
+    // still full: refused again, the connection is not left in a broken transaction
+    expectUnavailable(await api().post('/v1/todos').set(auth()).send(bigTodo('refused again')));
+    expect(committed()).toEqual(before);
+    const read = await api().get('/v1/todos').set(auth());
+    expect(read.status).toBe(200);
+    expect(read.body.data.map((todo: { title: string }) => todo.title)).toEqual(['before']);
+    // a write refused for its content (422, rolled back by the service) while the disk is full
+    const refused = await api().post('/v1/articles').set(auth()).send({ title: 'T', tags: ['no-such-tag'] });
+    expect(refused.status).toBe(422);
+
+    await dataSource.query(`PRAGMA max_page_count = ${NO_PAGE_LIMIT}`);
+    const todo = await api().post('/v1/todos').set(auth()).send(bigTodo('after'));
+    expect(todo.status).toBe(201);
+    const order = await api().post('/v1/orders').set(auth()).send(bigOrder('ROOM'));
+    expect(order.status).toBe(201);
+    expect(order.body.items).toHaveLength(100);
+    // a rolled-back write after the fault, then a write: both behave, and the write is committed
+    expect((await api().post('/v1/articles').set(auth()).send({ title: 'T', tags: ['no-such-tag'] })).status).toBe(422);
+    expect((await api().post('/v1/todos').set(auth()).send({ title: 'last' })).status).toBe(201);
+    expect(committed()).toEqual({ todos: ['before', 'after', 'last'], orders: before.orders + 1, items: before.items + 100, events: before.events + 3 });
+  });
+
+  it('read-only database (SQLITE_READONLY): writes answer 503 with Retry-After and write nothing; writable again, the next write succeeds', async () => {
+    const before = committed();
+    await dataSource.query('PRAGMA query_only = ON');
+    expectUnavailable(await api().post('/v1/todos').set(auth()).send({ title: 'read-only todo' }));
+    expectUnavailable(await api().post('/v1/orders').set(auth()).send(bigOrder('RO')));
+    expect((await api().get('/v1/todos').set(auth())).status).toBe(200);
+    expect(committed()).toEqual(before);
+
+    await dataSource.query('PRAGMA query_only = OFF');
+    const todo = await api().post('/v1/todos').set(auth()).send({ title: 'writable again' });
+    expect(todo.status).toBe(201);
+    expect(committed().todos).toEqual([...before.todos, 'writable again']);
   });
 });

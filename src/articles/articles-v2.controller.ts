@@ -7,7 +7,7 @@ import { ListParams } from '../common/decorators/operation.decorators.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import { Page } from '../common/list/page.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
-import { embedAuthors } from '../users/user-summary.response.js';
+import { embedAuthors, writtenAuthor } from '../users/user-summary.response.js';
 import { UsersService } from '../users/users.service.js';
 import { ArticleV2Response } from './article-v2.response.js';
 import type { ArticleResponse } from './article.response.js';
@@ -67,8 +67,14 @@ export class ArticlesV2Controller {
     await this.articles.remove(id, caller);
   }
 
-  /** The v2 shape of one article. @throws 404 when its author (and so the article) was deleted meanwhile */
+  /**
+   * The v2 shape of one article: after a write, with the author summary its transaction read
+   * (writtenAuthor: no query after the commit); after a read, with the author looked up.
+   * @throws 404 when its author (and so the article) was deleted meanwhile
+   */
   private async toV2(article: ArticleResponse): Promise<ArticleV2Response> {
+    const author = writtenAuthor(article);
+    if (author) return { ...article, author };
     const [embedded] = embedAuthors([article], await this.users.summaries([article.author]));
     if (!embedded) throw notFound('article', article.id);
     return embedded;

@@ -7,13 +7,14 @@ import type { Row } from '../common/list/field-table.js';
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import { Page } from '../common/list/page.js';
+import { notFound } from '../common/errors/api-exception.js';
 import { deleteVersioned, updateVersioned } from '../common/writes/conditional-write.js';
 import { versionCondition } from '../common/writes/preconditions.js';
 import { inBothVersions } from '../events/event-data.js';
 import { EventOutbox } from '../events/event-outbox.js';
 import type { EventType } from '../events/event-types.js';
 import { TagsService } from '../tags/tags.service.js';
-import { summaryIn } from '../users/user-summary.response.js';
+import { summaryIn, type UserSummary, withWrittenAuthor } from '../users/user-summary.response.js';
 import { Article, ArticleTag, type ArticleStatus } from './article.entity.js';
 import { toArticleResponse, type ArticleResponse } from './article.response.js';
 import { ARTICLES_FIELDS } from './articles.resource.js';
@@ -26,6 +27,13 @@ interface ArticleChanges {
   body?: string;
   status?: ArticleStatus;
   tags?: string[];
+}
+
+/** An article as a transaction reads it: its row, its tag names (sorted) and its author's summary. */
+interface ArticleState {
+  row: Row<Article, 'author_id'>;
+  tags: string[];
+  author: UserSummary | undefined;
 }
 
 /**
@@ -51,11 +59,13 @@ export class ArticlesService {
 
   /**
    * Creates an article by the caller: `body` defaults to `""`, `status` to `draft`, `tags` to `[]`;
-   * created as `published`, it gets `published_at` now.
+   * created as `published`, it gets `published_at` now. The answer is the article as the
+   * transaction read it back before committing (with its author's summary for v2): nothing is
+   * read after the commit.
    * @throws 422 for an unknown tag name (nothing is written).
    */
   async create(dto: CreateArticleDto, caller: AuthUser): Promise<ArticleResponse> {
-    const id = await this.dataSource.transaction(async (manager) => {
+    const { id, state } = await this.dataSource.transaction(async (manager) => {
       const tagIds = await this.tags.requireIds(dto.tags ?? [], manager);
       const now = new Date();
       const status = dto.status ?? 'draft';
@@ -70,10 +80,11 @@ export class ArticlesService {
       });
       const articleId = Number(result.identifiers[0].id);
       await this.linkTags(manager, articleId, tagIds);
-      await this.emit(manager, articleId, status === 'published' ? ['article.created', 'article.published'] : ['article.created']);
-      return articleId;
+      const written = await this.readIn(manager, articleId);
+      await this.emit(manager, articleId, written, status === 'published' ? ['article.created', 'article.published'] : ['article.created']);
+      return { id: articleId, state: written };
     });
-    return this.findOne(id, caller);
+    return this.respond(state, id);
   }
 
   /**
@@ -148,7 +159,8 @@ export class ArticlesService {
   async remove(id: number, caller: AuthUser): Promise<void> {
     const current = authorize(ARTICLES_POLICY, 'write', caller, await this.articles.findOne({ where: { id } }), id);
     await this.dataSource.transaction(async (manager) => {
-      const gone = await this.eventData(manager, id);
+      const state = await this.readIn(manager, id);
+      const gone = state && this.eventData(state);
       await deleteVersioned(manager, Article, { id }, current.version, 'article', id);
       if (gone) await this.outbox.append(manager, { type: 'article.deleted', ownerId: current.author_id, resourceId: id, data: gone });
     });
@@ -158,9 +170,10 @@ export class ArticlesService {
    * Applies changes in one transaction: loads the article (locked on PostgreSQL, so concurrent
    * status changes are checked one after the other), checks access, tags and the transition, then
    * writes the row and replaces its tag links. Publishing for the first time sets `published_at`.
+   * The answer is the article as the transaction read it back before committing.
    */
   private async apply(id: number, changes: ArticleChanges, caller: AuthUser): Promise<ArticleResponse> {
-    await this.dataSource.transaction(async (manager) => {
+    const state = await this.dataSource.transaction(async (manager) => {
       const lock = manager.connection.options.type === 'postgres' ? { lock: { mode: 'pessimistic_write' as const } } : {};
       const current = authorize(ARTICLES_POLICY, 'write', caller, await manager.findOne(Article, { where: { id }, ...lock }), id);
       // If-Match before the content is checked (RFC 9110 §13.2.1); evaluated again by the UPDATE
@@ -179,31 +192,47 @@ export class ArticlesService {
         await this.linkTags(manager, id, tagIds);
       }
       const publishes = changes.status === 'published' && current.status !== 'published';
-      await this.emit(manager, id, publishes ? ['article.updated', 'article.published'] : ['article.updated']);
+      const written = await this.readIn(manager, id);
+      await this.emit(manager, id, written, publishes ? ['article.updated', 'article.published'] : ['article.updated']);
+      return written;
     });
-    return this.findOne(id, caller);
+    return this.respond(state, id);
   }
 
-  /** Appends `types`, in order, for article `id` as `manager` reads it now (owned by its author). */
-  private async emit(manager: EntityManager, id: number, types: EventType[]): Promise<void> {
-    const data = await this.eventData(manager, id);
-    if (!data) return;
-    const ownerId = Number((data.v1 as ArticleResponse).author);
+  /**
+   * The answer of a write: `state` (read in its transaction) as the served API version shows it,
+   * carrying the author summary for v2 ({@link withWrittenAuthor}).
+   * @throws 404 when the transaction found no article `id` (it cannot: the write just succeeded).
+   */
+  private respond(state: ArticleState | undefined, id: number): ArticleResponse {
+    if (!state) throw notFound('article', id);
+    return withWrittenAuthor(toArticleResponse(state.row, state.tags), state.author);
+  }
+
+  /** Appends `types`, in order, for article `id` as `state` shows it (owned by its author); nothing when it is gone. */
+  private async emit(manager: EntityManager, id: number, state: ArticleState | undefined, types: EventType[]): Promise<void> {
+    if (!state) return;
+    const data = this.eventData(state);
+    const ownerId = Number(state.row.author_id);
     for (const type of types) await this.outbox.append(manager, { type, ownerId, resourceId: id, data });
   }
 
   /**
-   * Article `id` as `GET /v1` and `GET /v2` show it, read through `manager` (in the write's
-   * transaction: what it wrote); undefined when it does not exist.
+   * Article `id` read through `manager` (in a write's transaction: what it wrote) with its tag
+   * names and its author's summary, in two queries; undefined when it does not exist.
    */
-  private async eventData(manager: EntityManager, id: number): Promise<{ v1: object; v2: object } | undefined> {
+  private async readIn(manager: EntityManager, id: number): Promise<ArticleState | undefined> {
     const rows = await manager.query<Array<Row<Article, 'author_id'> & { tag_name: string | null }>>(this.findOneSql(), [id]);
     if (rows.length === 0) return undefined;
     const tags = rows.flatMap((row) => (row.tag_name === null ? [] : [row.tag_name])).sort();
-    const author = await summaryIn(manager, Number(rows[0].author_id));
+    return { row: rows[0], tags, author: await summaryIn(manager, Number(rows[0].author_id)) };
+  }
+
+  /** The article of `state` as `GET /v1` and `GET /v2` show it (v2 embeds the author). */
+  private eventData(state: ArticleState): { v1: object; v2: object } {
     return inBothVersions<object>((version) => {
-      const article = toArticleResponse(rows[0], tags);
-      return version === '2' && author ? { ...article, author } : article;
+      const article = toArticleResponse(state.row, state.tags);
+      return version === '2' && state.author ? { ...article, author: state.author } : article;
     });
   }
 

@@ -60,10 +60,12 @@ export class SessionsService {
 
   /**
    * Starts a session for an authenticated user; `previousSid` (a cookie the client still sent) is
-   * destroyed, so the id is new at every login. Returns the cookie value and the session view.
-   * @throws 503 when the store is unavailable.
+   * destroyed, so the id is new at every login. Returns the cookie value and the session view. The
+   * user's profile is read first, so nothing can fail once the session is stored.
+   * @throws 404 when the user does not exist; 503 when the database or the store is unavailable.
    */
   async create(userId: number, previousSid?: string): Promise<{ sid: string; view: SessionView }> {
+    const user = await this.users.profile(userId);
     if (previousSid) await this.store.delete(key(sha256(previousSid)));
     const sid = randomBytes(32).toString('base64url');
     const now = Date.now();
@@ -75,7 +77,7 @@ export class SessionsService {
       expires_at: now + this.absoluteMs,
     };
     await this.save(sha256(sid), session, now);
-    return { sid, view: await this.view(session) };
+    return { sid, view: viewOf(session, user) };
   }
 
   /**
@@ -129,8 +131,13 @@ export class SessionsService {
   }
 
   private async view(session: StoredSession): Promise<SessionView> {
-    return { user: await this.users.profile(session.user_id), csrf_token: session.csrf_token, expires_at: new Date(session.expires_at).toISOString() };
+    return viewOf(session, await this.users.profile(session.user_id));
   }
+}
+
+/** What the API shows of `session`, whose user is `user`. */
+function viewOf(session: StoredSession, user: UserResponse): SessionView {
+  return { user, csrf_token: session.csrf_token, expires_at: new Date(session.expires_at).toISOString() };
 }
 
 const key = (idHash: string) => `session:${idHash}`;

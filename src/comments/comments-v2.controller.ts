@@ -7,7 +7,7 @@ import { notFound } from '../common/errors/api-exception.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import { Page } from '../common/list/page.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
-import { embedAuthors } from '../users/user-summary.response.js';
+import { embedAuthors, writtenAuthor } from '../users/user-summary.response.js';
 import { UsersService } from '../users/users.service.js';
 import { CommentV2Response } from './comment-v2.response.js';
 import type { CommentResponse } from './comment.response.js';
@@ -78,8 +78,14 @@ export class CommentsV2Controller {
     await this.comments.remove(articleId, id, caller);
   }
 
-  /** The v2 shape of one comment. @throws 404 when its author (and so the comment) was deleted meanwhile */
+  /**
+   * The v2 shape of one comment: after a write, with the author summary its transaction read
+   * (writtenAuthor: no query after the commit); after a read, with the author looked up.
+   * @throws 404 when its author (and so the comment) was deleted meanwhile
+   */
   private async toV2(comment: CommentResponse): Promise<CommentV2Response> {
+    const author = writtenAuthor(comment);
+    if (author) return { ...comment, author };
     const [embedded] = embedAuthors([comment], await this.users.summaries([comment.author]));
     if (!embedded) throw notFound('comment', comment.id);
     return embedded;

@@ -13,7 +13,7 @@ import { deleteVersioned, updateVersioned } from '../common/writes/conditional-w
 import { inBothVersions } from '../events/event-data.js';
 import { EventOutbox } from '../events/event-outbox.js';
 import type { EventType } from '../events/event-types.js';
-import { summaryIn } from '../users/user-summary.response.js';
+import { summaryIn, type UserSummary, withWrittenAuthor } from '../users/user-summary.response.js';
 import { Comment } from './comment.entity.js';
 import { toCommentResponse, type CommentResponse } from './comment.response.js';
 import { COMMENTS_FIELDS } from './comments.resource.js';
@@ -35,21 +35,22 @@ export class CommentsService {
   ) {}
 
   /**
-   * Comments on article `articleId` by the caller.
+   * Comments on article `articleId` by the caller. The answer is the row written (every column is
+   * set here; the id comes from the INSERT) with the author summary read in the transaction:
+   * nothing is read after the commit.
    * @throws 403/404 for the article; 409 `conflict` naming the status when it is not published.
    */
   async create(articleId: number, dto: CreateCommentDto, caller: AuthUser): Promise<CommentResponse> {
     const article = await this.articles.requireReadable(articleId, caller);
     if (article.status !== 'published') throw conflict(`article ${articleId} is ${article.status}; only published articles take comments`);
     const now = new Date();
-    const id = await this.comments.manager.transaction(async (manager) => {
+    const { created, author } = await this.comments.manager.transaction(async (manager) => {
       const row = { body: dto.body, article_id: articleId, author_id: caller.id, created_at: now, updated_at: now };
       const result = await manager.insert(Comment, row);
-      const created = { ...row, id: Number(result.identifiers[0].id), version: 1 } as Comment;
-      await this.emit(manager, 'comment.created', created);
-      return created.id;
+      const written = { ...row, id: Number(result.identifiers[0].id), version: 1 } as Comment;
+      return { created: written, author: await this.emit(manager, 'comment.created', written) };
     });
-    return this.findOne(articleId, id, caller);
+    return withWrittenAuthor(toCommentResponse(created), author);
   }
 
   /** One page of the article's comments. @throws 403/404 for the article */
@@ -79,11 +80,11 @@ export class CommentsService {
     const patch: Partial<Comment> = { updated_at: new Date() };
     if (dto.body !== undefined) patch.body = dto.body;
     const next = { ...current, ...patch };
-    await this.comments.manager.transaction(async (manager) => {
+    const author = await this.comments.manager.transaction(async (manager) => {
       next.version = await updateVersioned(manager, Comment, { id, article_id: articleId }, current.version, patch, 'comment', id);
-      await this.emit(manager, 'comment.updated', next);
+      return this.emit(manager, 'comment.updated', next);
     });
-    return toCommentResponse(next);
+    return withWrittenAuthor(toCommentResponse(next), author);
   }
 
   /**
@@ -101,14 +102,19 @@ export class CommentsService {
     });
   }
 
-  /** Appends `type` for `comment` (after the write; for a deletion as it was), owned by its author; v2's `data` embeds the author. */
-  private async emit(manager: EntityManager, type: EventType, comment: Comment): Promise<void> {
+  /**
+   * Appends `type` for `comment` (after the write; for a deletion as it was), owned by its author;
+   * v2's `data` embeds the author. Returns the author's summary as `manager` read it (undefined
+   * when the author is gone), for the write's answer.
+   */
+  private async emit(manager: EntityManager, type: EventType, comment: Comment): Promise<UserSummary | undefined> {
     const author = await summaryIn(manager, comment.author_id);
     const data = inBothVersions<object>((version) => {
       const response = toCommentResponse(comment);
       return version === '2' && author ? { ...response, author } : response;
     });
     await this.outbox.append(manager, { type, ownerId: comment.author_id, resourceId: comment.id, data });
+    return author;
   }
 
   /**

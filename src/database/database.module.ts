@@ -4,7 +4,11 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Env } from '../config/env.validation.js';
 import { buildDataSourceOptions, openDataSource } from './data-source.js';
 
-/** The TypeORM connection from DATABASE_URL; migrations are applied on start-up (SPEC §10). */
+/**
+ * The TypeORM connection from DATABASE_URL; migrations are applied on start-up. On SQLite each
+ * transaction has the one connection to itself until it ends, and TypeORM's transaction state
+ * follows the connection's after a storage fault ({@link openDataSource}).
+ */
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({

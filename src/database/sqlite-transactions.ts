@@ -124,9 +124,11 @@ type QueryRunnerMethod = (...args: unknown[]) => Promise<unknown>;
  * Installs a {@link SqliteConnectionGate} on an initialised better-sqlite3 `dataSource` (a no-op on
  * any other database): its one query runner's `query`, `startTransaction`, `commitTransaction` and
  * `rollbackTransaction` go through the gate, and `EntityManager.transaction` gives each top-level
- * transaction an owner token. After a failed top-level `COMMIT` or `ROLLBACK` that SQLite already
- * rolled back itself (SQLITE_FULL, SQLITE_IOERR…), TypeORM's transaction state is reset to what
- * the connection says, so the next transaction starts with `BEGIN`, not a stray savepoint.
+ * transaction an owner token. When SQLite rolled a transaction back by itself (a statement or the
+ * `COMMIT` failing with SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM…), the rollback sends nothing and
+ * resets TypeORM's state to "no transaction" (announcing each unwound level to the transaction
+ * subscribers), so the next transaction starts with `BEGIN`, not a stray savepoint inside a
+ * transaction left open for good — where later writes would answer 201 and never be committed.
  * `timeoutMs`: the longest wait in line, in milliseconds.
  */
 export function installSqliteConnectionGate(dataSource: DataSource, timeoutMs: number): void {
@@ -172,24 +174,42 @@ export function installSqliteConnectionGate(dataSource: DataSource, timeoutMs: n
     }
   } as QueryRunner['startTransaction'];
 
-  const ending = (method: 'commitTransaction' | 'rollbackTransaction') =>
-    async function end(this: QueryRunner, ...args: unknown[]): Promise<void> {
-      const owner = ownerScope.getStore();
-      try {
-        await proto[method].apply(this, args);
-      } catch (error) {
-        // a failed COMMIT leaves the transaction open for the caller's ROLLBACK — unless SQLite
-        // ended it by itself (SQLITE_FULL, SQLITE_IOERR…), at any savepoint depth: then it is over
-        if (!connection().inTransaction) {
-          resync();
-          gate.releaseBy(owner);
-        }
-        throw error;
+  // a failed COMMIT leaves the transaction to the caller's ROLLBACK (TypeORM's transaction() and
+  // the request transaction always send one), which then ends it — or finds it ended by SQLite
+  runner.commitTransaction = async function commitTransaction(this: QueryRunner, ...args: unknown[]) {
+    const owner = ownerScope.getStore();
+    await proto.commitTransaction.apply(this, args);
+    if (runner.transactionDepth === 0) gate.releaseBy(owner);
+  } as QueryRunner['commitTransaction'];
+
+  runner.rollbackTransaction = async function rollbackTransaction(this: QueryRunner, ...args: unknown[]) {
+    const owner = ownerScope.getStore();
+    if (runner.isTransactionActive && !connection().inTransaction) {
+      // SQLite rolled the whole transaction back by itself (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM…),
+      // savepoints included: nothing to send; every level is unwound and announced to the
+      // transaction subscribers as a ROLLBACK would be (the event outbox drops its pending events)
+      const broadcaster = (runner as unknown as { broadcaster: { broadcast(event: string): Promise<unknown> } }).broadcaster;
+      while (runner.transactionDepth > 0) {
+        await broadcaster.broadcast('BeforeTransactionRollback');
+        if (runner.transactionDepth === 1) runner.isTransactionActive = false;
+        runner.transactionDepth -= 1;
+        await broadcaster.broadcast('AfterTransactionRollback');
       }
-      if (runner.transactionDepth === 0) gate.releaseBy(owner);
-    };
-  runner.commitTransaction = ending('commitTransaction');
-  runner.rollbackTransaction = ending('rollbackTransaction');
+      resync();
+      gate.releaseBy(owner);
+      return;
+    }
+    try {
+      await proto.rollbackTransaction.apply(this, args);
+    } catch (error) {
+      if (!connection().inTransaction) {
+        resync();
+        gate.releaseBy(owner);
+      }
+      throw error;
+    }
+    if (runner.transactionDepth === 0) gate.releaseBy(owner);
+  } as QueryRunner['rollbackTransaction'];
 }
 
 let patched = false;

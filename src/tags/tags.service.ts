@@ -6,6 +6,7 @@ import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
 import { Article } from '../articles/article.entity.js';
+import { insertRow } from '../database/insert-row.js';
 import { bumpVersions, deleteVersioned, updateVersioned } from '../common/writes/conditional-write.js';
 import { versionCondition } from '../common/writes/preconditions.js';
 import type { CreateTagDto, UpdateTagDto } from './dto/create-tag.dto.js';
@@ -22,14 +23,15 @@ export class TagsService {
   constructor(@InjectRepository(Tag) private readonly tags: Repository<Tag>) {}
 
   /**
-   * Creates a tag (the DTO has lower-cased the name already).
-   * @throws 409 `conflict` when the name is taken.
+   * Creates a tag (the DTO has lower-cased the name already) in one INSERT; the answer is the row
+   * written (every column is set here, the id comes from the INSERT), nothing is read back.
+   * @throws 409 `conflict` when the name is taken (checked first; the unique index decides a race).
    */
   async create(dto: CreateTagDto): Promise<TagResponse> {
     await this.assertFree(dto.name);
     const now = new Date();
-    const result = await this.tags.insert({ name: dto.name, created_at: now, updated_at: now });
-    return this.findOne(Number(result.identifiers[0].id));
+    const row = { name: dto.name, created_at: now, updated_at: now, version: 1 };
+    return toTagResponse({ ...row, id: await insertRow(this.tags, row) });
   }
 
   /** One page of tags; the `name` filter is compared lower-case (every caller sees every tag). */

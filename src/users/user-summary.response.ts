@@ -41,3 +41,23 @@ export async function summaryIn(manager: EntityManager, id: number): Promise<Use
   const row = await manager.findOne(User, { where: { id }, select: { id: true, username: true, name: true } });
   return row ? { id: row.id, username: row.username, name: row.name } : undefined;
 }
+
+/** Where a write leaves, on its response, the author summary it read inside its transaction (see {@link withWrittenAuthor}). */
+const WRITTEN_AUTHOR = Symbol('writtenAuthor');
+
+/**
+ * Gives a write's response (an article or comment) the summary of its author as the write's
+ * transaction read it, so that API v2 embeds it without another query after the commit (a write
+ * builds its answer from what it wrote: docs/writes.md#concurrency). Stored under a symbol that
+ * is not enumerable: JSON, spreads and the v1 answer ignore it. Returns `response`; an undefined
+ * `author` leaves it as it is.
+ */
+export function withWrittenAuthor<T extends object>(response: T, author: UserSummary | undefined): T {
+  if (author) Object.defineProperty(response, WRITTEN_AUTHOR, { value: author, enumerable: false });
+  return response;
+}
+
+/** The author summary {@link withWrittenAuthor} left on `response`, else undefined (a read: the caller looks it up). */
+export function writtenAuthor(response: object): UserSummary | undefined {
+  return (response as { [WRITTEN_AUTHOR]?: UserSummary })[WRITTEN_AUTHOR];
+}

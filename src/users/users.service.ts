@@ -16,6 +16,7 @@ import { versionCondition } from '../common/writes/preconditions.js';
 import { Article } from '../articles/article.entity.js';
 import { Comment } from '../comments/comment.entity.js';
 import type { Env } from '../config/env.validation.js';
+import { insertRow } from '../database/insert-row.js';
 import { inBothVersions } from '../events/event-data.js';
 import { EventOutbox } from '../events/event-outbox.js';
 import type { CreateUserDto } from './dto/create-user.dto.js';
@@ -68,7 +69,8 @@ export class UsersService implements OnApplicationBootstrap {
   }
 
   /**
-   * Public registration: returns the new user with role `user`.
+   * Public registration: returns the new user with role `user`, built from the row written in one
+   * INSERT (every column is set here, the id comes from the INSERT): nothing is read back.
    * @throws 403 when `role` asks for anything but `user`; 409 when the username or email is taken.
    */
   async create(dto: CreateUserDto): Promise<UserResponse> {
@@ -76,17 +78,18 @@ export class UsersService implements OnApplicationBootstrap {
     const email = dto.email?.toLowerCase() ?? null;
     await this.assertUnique(dto.username, email);
     const now = new Date();
-    const result = await this.users.insert({
+    const row = {
       username: dto.username,
       password_hash: await hashPassword(dto.password),
       name: dto.name,
       age: dto.age ?? null,
       email,
-      role: 'user',
+      role: 'user' as const,
       created_at: now,
       updated_at: now,
-    });
-    return this.profile(Number(result.identifiers[0].id));
+      version: 1,
+    };
+    return toUserResponse({ ...row, id: await insertRow(this.users, row) });
   }
 
   /** One page of users, admins only (the operation's role; {@link USERS_POLICY} `visible` is every user for them). */
@@ -223,21 +226,22 @@ export class UsersService implements OnApplicationBootstrap {
     const authorityChanges = (changes.role !== undefined && changes.role !== current.role) || changes.password !== undefined;
     // a store outage (503) before the change leaves it undone rather than old tokens alive
     if (authorityChanges) await this.denyList.revokeUser(id);
-    await this.users.manager.transaction(async (manager) => {
-      await updateVersioned(manager, User, { id }, current.version, patch, 'user', id);
+    const version = await this.users.manager.transaction(async (manager) => {
+      const written = await updateVersioned(manager, User, { id }, current.version, patch, 'user', id);
       // v2 articles and comments embed the author's name: their representations change with it
       if (patch.name !== undefined && patch.name !== current.name) {
         await bumpVersions(manager, Article, 'author_id = :id', { id }, patch.updated_at!);
         await bumpVersions(manager, Comment, 'author_id = :id', { id }, patch.updated_at!);
       }
+      // a new password also ends every password login (a stolen refresh token must not outlive it),
+      // in the same transaction: the password never changes without its refresh tokens going
+      if (changes.password !== undefined) await manager.update(RefreshToken, { user_id: id, revoked_at: IsNull() }, { revoked_at: patch.updated_at });
+      return written;
     });
-    if (authorityChanges) {
-      // again once committed: a token issued from a read of the old state falls before this stamp
-      await this.denyList.revokeUser(id);
-      // a new password also ends every password login (a stolen refresh token must not outlive it)
-      if (changes.password !== undefined) await this.users.manager.update(RefreshToken, { user_id: id, revoked_at: IsNull() }, { revoked_at: new Date() });
-    }
-    return this.profile(id);
+    // again once committed: a token issued from a read of the old state falls before this stamp
+    if (authorityChanges) await this.denyList.revokeUser(id);
+    // the user as written: the loaded row with the change (no read after the commit)
+    return toUserResponse({ ...current, ...patch, version });
   }
 
   private async assertUnique(username: string | undefined, email: string | null): Promise<void> {

@@ -32,9 +32,10 @@ const AUTHENTICATED_VARY = ['Authorization', 'Cookie', 'Accept'];
  *   mappers write `links` — and with them `Location` — into that version (`/v2/…` for v2, however
  *   the version was chosen: path, Accept or subdomain) the first time; no response is walked;
  * - conditional requests (RFC 9110 §13): a single-resource response its mapper tagged with the row
- *   version gets a strong `ETag` (of the full representation, before `fields`), so Express answers
- *   a GET/HEAD whose `If-None-Match` matches with 304 and no body (`*`, lists and weak comparison:
- *   Express's `req.fresh`); PUT, PATCH and DELETE run with the request's `If-Match` (and
+ *   version gets a strong `ETag` (of the full representation, before `fields`), so a GET/HEAD
+ *   whose `If-None-Match` matches is answered 304 with no body (`*`, lists and weak comparison,
+ *   whatever the request's `Cache-Control`: `req.fresh` is the service's own evaluation, see
+ *   evaluateConditionalReads in app.setup.ts); PUT, PATCH and DELETE run with the request's `If-Match` (and
  *   REQUIRE_IF_MATCH) for the service's one conditional write (src/common/writes/preconditions.ts);
  * - caching: a response to an authenticated request is `Cache-Control: private, no-cache` (unless the
  *   operation set its own, e.g. `no-store` where a secret is returned) with `Vary: Authorization,

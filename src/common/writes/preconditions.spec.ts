@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { refusal } from '../../../test/setup/refusal.js';
 import { serveAsVersion } from '../versioning/api-versions.js';
-import { entityTag, noRowWritten, parseEntityTags, responseTag, tagged, versionCondition, withPreconditions } from './preconditions.js';
+import { entityTag, noRowWritten, notModified, parseEntityTags, responseTag, tagged, versionCondition, withPreconditions } from './preconditions.js';
 import { notFound } from '../errors/api-exception.js';
 
 describe('parseEntityTags', () => {
@@ -58,5 +58,39 @@ describe('versionCondition', () => {
   it('reads a write that changed no row as 412 when it was conditional, else as the given error', () => {
     expect(noRowWritten({ version: 3 }, 'todo', 7, () => notFound('todo', 7)).getStatus()).toBe(412);
     expect(noRowWritten({}, 'todo', 7, () => notFound('todo', 7)).getStatus()).toBe(404);
+  });
+});
+
+describe('notModified (GET/HEAD → 304)', () => {
+  const etag = '"3.v1"';
+  const get = (ifNoneMatch?: string, extra: object = {}) => ({ method: 'GET', ifNoneMatch, ...extra });
+  const ok = { status: 200, etag };
+
+  it('is true when If-None-Match names the ETag: exact, weak comparison either way, in a list, or *', () => {
+    for (const value of [etag, `W/${etag}`, '"0.v1", "3.v1"', ' "0.v1" ,W/"3.v1"', '*']) expect(notModified(get(value), ok)).toBe(true);
+    expect(notModified(get('"3.v1"'), { status: 200, etag: 'W/"3.v1"' })).toBe(true);
+    expect(notModified({ method: 'HEAD', ifNoneMatch: etag }, ok)).toBe(true);
+    expect(notModified(get(), ok)).toBe(false);
+  });
+
+  it('is false for another tag, another representation, a malformed value, or a response without ETag (even with *)', () => {
+    for (const value of ['"0.v1"', '"3.v2"', '3.v1', '"3.v1', '']) expect(notModified(get(value), ok)).toBe(false);
+    expect(notModified(get('*'), { status: 200 })).toBe(false);
+    expect(notModified(get(etag), { status: 200 })).toBe(false);
+  });
+
+  it('never turns a write or an error into a 304', () => {
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) expect(notModified({ method, ifNoneMatch: '*' }, ok)).toBe(false);
+    for (const status of [304, 404, 412, 500, 503]) expect(notModified(get('*'), { status, etag })).toBe(false);
+  });
+
+  it('evaluates If-Modified-Since only without If-None-Match and with Last-Modified', () => {
+    const lastModified = 'Sat, 21 Nov 2026 10:15:00 GMT';
+    expect(notModified(get(undefined, { ifModifiedSince: lastModified }), { ...ok, lastModified })).toBe(true);
+    expect(notModified(get(undefined, { ifModifiedSince: 'Sat, 21 Nov 2026 10:14:59 GMT' }), { ...ok, lastModified })).toBe(false);
+    expect(notModified(get(undefined, { ifModifiedSince: 'not a date' }), { ...ok, lastModified })).toBe(false);
+    expect(notModified(get(undefined, { ifModifiedSince: lastModified }), ok)).toBe(false);
+    // If-None-Match decides when both are sent (RFC 9110 §13.2.2)
+    expect(notModified(get('"0.v1"', { ifModifiedSince: lastModified }), { ...ok, lastModified })).toBe(false);
   });
 });

@@ -3,8 +3,8 @@ import { type ApiException, preconditionFailed, preconditionRequired } from '../
 import { linkPrefix } from '../versioning/api-versions.js';
 
 /**
- * Conditional requests (RFC 9110 §8.8.3, §13): entity tags of single resources and the `If-Match`
- * precondition of their writes.
+ * Conditional requests (RFC 9110 §8.8.3, §13): entity tags of single resources, the `If-None-Match`
+ * of their reads (304, {@link notModified}) and the `If-Match` precondition of their writes.
  *
  * Every resource row carries a `version` column (`@VersionColumn`, 1 on insert, incremented by
  * every UPDATE TypeORM's query builder writes, and by the cascading bumps of representations that
@@ -41,6 +41,57 @@ export function parseEntityTags(value: string | string[] | undefined): '*' | str
   if (text.trim() === '*') return '*';
   const tags = text.match(/(?:W\/)?"[^"]*"|[^,\s]+/g) ?? [];
   return tags;
+}
+
+/** What {@link notModified} reads of a request: its method and its two GET preconditions, as received. */
+export interface ConditionalRead {
+  method: string;
+  ifNoneMatch?: string | string[];
+  ifModifiedSince?: string | string[];
+}
+
+/** What {@link notModified} reads of the response about to be sent: its status and validators. */
+export interface ReadValidators {
+  status: number;
+  etag?: string;
+  lastModified?: string;
+}
+
+/** An opaque tag without its weakness indicator: `W/"3.v1"` → `"3.v1"` (the weak comparison of RFC 9110 §8.8.3.2). */
+function opaqueTag(tag: string): string {
+  return tag.startsWith('W/') ? tag.slice(2) : tag;
+}
+
+/**
+ * Whether a GET or HEAD is answered 304 Not Modified instead of `response`, the origin server's
+ * evaluation of RFC 9110 §13.2.2 (steps 3 and 4) — the rule in docs/writes.md#conditional-requests-etag-if-none-match-if-match:
+ * - only a GET or HEAD whose response would be 2xx (an error is never turned into a 304: access
+ *   and existence come first, §13.2.1);
+ * - `If-None-Match` (§13.1.2): true when `*` or any listed tag matches the response's `ETag` by weak
+ *   comparison (`W/"3.v1"` matches `"3.v1"`); a response without `ETag` (lists, actions: no
+ *   validator) is never 304;
+ * - `If-Modified-Since` (§13.1.3) only without `If-None-Match`, and only for a response with
+ *   `Last-Modified` (this service sends none, so in practice it is ignored): true when that is not
+ *   later than the date; an invalid date or a list is ignored;
+ * - the request's `Cache-Control` and `Pragma` do not matter: `no-cache` is an instruction to
+ *   caches (RFC 9111 §5.2.1.4), and browsers and Node's `fetch` add it to every request carrying
+ *   `If-None-Match`.
+ * Returns true for 304, false to send the response as it is.
+ */
+export function notModified(request: ConditionalRead, response: ReadValidators): boolean {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+  if (response.status < 200 || response.status > 299) return false;
+  if (request.ifNoneMatch !== undefined) {
+    if (!response.etag) return false;
+    const tags = parseEntityTags(request.ifNoneMatch);
+    if (tags === '*') return true;
+    const current = opaqueTag(response.etag);
+    return (tags ?? []).some((tag) => opaqueTag(tag) === current);
+  }
+  if (request.ifModifiedSince === undefined || Array.isArray(request.ifModifiedSince) || !response.lastModified) return false;
+  const since = Date.parse(request.ifModifiedSince);
+  const modified = Date.parse(response.lastModified);
+  return !Number.isNaN(since) && !Number.isNaN(modified) && modified <= since;
 }
 
 /**
