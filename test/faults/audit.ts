@@ -64,6 +64,16 @@ function keyOf(text: string | undefined): string {
   return (text ?? '').split(' ')[1] ?? '';
 }
 
+/** An operation's tries, e.g. `cut:ECONNRESET > 503 > 201`. */
+export function history(op: Op): string {
+  return op.attempts.map((attempt) => (attempt.status !== undefined ? `${attempt.status}${attempt.code && attempt.status >= 400 ? ` ${attempt.code}` : ''}` : `${attempt.failure}:${attempt.error}`)).join(' > ');
+}
+
+/** JSON of `value` with every string longer than 60 characters shortened (padding is not worth printing). */
+function brief(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) => (typeof item === 'string' && item.length > 60 ? `${item.slice(0, 50)}…(${item.length} chars)` : item));
+}
+
 const sameState = (row: Row, state: TodoState) => row.title === state.title && row.content === state.content && row.status === state.status;
 
 /**
@@ -85,7 +95,7 @@ export async function audit(base: string, writers: Writer[], ledger: Ledger): Pr
     const known = new Set(ops.map((op) => op.key));
     for (const [key, found] of byKey) {
       if (!known.has(key)) report.unexplained.push(`${what} ${found.map((row) => row.id).join(',')}: key ${key} of no create`);
-      else if (found.length > 1) report.duplicates.push(`${what} ${key}: ${found.length} records (ids ${found.map((row) => row.id).join(', ')})`);
+      else if (found.length > 1) report.duplicates.push(`${what} ${key}: ${found.length} records (ids ${found.map((row) => row.id).join(', ')}; tries ${history(ops.find((op) => op.key === key)!)})`);
     }
     for (const op of ops) {
       const found = byKey.get(op.key) ?? [];
@@ -110,10 +120,10 @@ export async function audit(base: string, writers: Writer[], ledger: Ledger): Pr
         if (row) report.resurrected.push(`todo ${todo.id} (${todo.key}): deleted (204), still listed`);
       } else if (todo.deleted === 'no') {
         if (!row) report.lost.push(`todo ${todo.id} (${todo.key}): created (201), not listed${byKey.has(todo.key) ? ` (other ids with the key: ${byKey.get(todo.key)!.map((r) => r.id).join(',')})` : ''}`);
-        else if (!todo.states.some((state) => sameState(row, state))) report.mismatched.push(`todo ${todo.id}: ${JSON.stringify({ title: row.title, content: row.content, status: row.status })} is none of ${JSON.stringify(todo.states)}`);
+        else if (!todo.states.some((state) => sameState(row, state))) report.mismatched.push(`todo ${todo.id}: ${brief({ title: row.title, content: row.content, status: row.status })} is none of ${brief(todo.states)}`);
       }
     }
-    for (const row of todos.rows) if (row.content?.startsWith('refused ')) report.refusedPresent.push(`todo ${row.id}: content "${row.content}" of a refused request`);
+    for (const row of todos.rows) if (row.content?.startsWith('refused ')) report.refusedPresent.push(`todo ${row.id}: content ${brief(row.content)} of a refused request`);
 
     const articles = await readAll(base, token, `/v1/articles?author=${userId}`);
     report.rows += articles.rows.length;

@@ -30,7 +30,11 @@ export class Scenario {
   readonly control: WriterControl = { stopped: false, deadline: Date.now() + HARD_LIMIT_MS };
   private running: Promise<void>[] = [];
 
-  constructor(readonly name: string) {}
+  /** `padding`: characters added to every todo's content, six times that to an article's body (see {@link Writer}). */
+  constructor(
+    readonly name: string,
+    private readonly padding = 0,
+  ) {}
 
   /**
    * Registers `count` users (through `targets[0]`, 6 at a time) and makes a writer of each, writer i
@@ -42,7 +46,7 @@ export class Scenario {
     for (let i = 0; i < indexes.length; i += 6) {
       const batch = indexes.slice(i, i + 6);
       const accounts = await Promise.all(batch.map((index) => register(targets[0].url, `f${tag}_${index}_${process.pid % 10000}`)));
-      batch.forEach((index, j) => this.writers.push(new Writer(index, accounts[j], targets[index % targets.length], this.ledger, this.name)));
+      batch.forEach((index, j) => this.writers.push(new Writer(index, accounts[j], targets[index % targets.length], this.ledger, this.name, this.padding)));
     }
   }
 
