@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { statSync } from 'node:fs';
 import { open, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { mountSmallFilesystem, type SmallFilesystem, startFaultServer } from './infra.js';
+import { loggedErrors, mountSmallFilesystem, type SmallFilesystem, startFaultServer } from './infra.js';
 import { CLEAN, LOAD_AFTER_MS, LOAD_BEFORE_MS, Scenario, sleep, WRITERS } from './scenario.js';
 
 /** The filesystem holding the SQLite file (MiB). */
@@ -104,7 +104,7 @@ try {
       first5xxMs: scenario.endedAfter(fillingAt, (attempt) => (attempt.status ?? 0) >= 500).map(({ endedAt }) => endedAt - fillingAt)[0],
       missingRetryAfter,
       recoveredMs: recovered ? recovered.endedAt - freedAt : undefined,
-    });
+    }, loggedErrors(server.process.output()));
     expect({
       // the fault took effect: some write could not be made while the disk was full
       writesFailedWhileFull: refusedWhileFull.length > 0,

@@ -233,3 +233,24 @@ export function scratchDir(name: string): string {
   mkdirSync(dir, { recursive: true });
   return dir;
 }
+
+/**
+ * The distinct errors a server logged at level error (50) or above — `type: message (code)` of the
+ * logged `err`, else the log message — at most `limit`, with how often each occurred.
+ */
+export function loggedErrors(output: string, limit = 5): string[] {
+  const counts = new Map<string, number>();
+  for (const line of output.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    let entry: { level?: number; msg?: string; err?: { type?: string; message?: string; code?: string } };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      continue;
+    }
+    if ((entry.level ?? 0) < 50) continue;
+    const text = entry.err ? `${entry.err.type ?? 'Error'}: ${(entry.err.message ?? '').slice(0, 160)}${entry.err.code ? ` (${entry.err.code})` : ''}` : String(entry.msg).slice(0, 160);
+    counts.set(text, (counts.get(text) ?? 0) + 1);
+  }
+  return [...counts].slice(0, limit).map(([text, count]) => `${count}× ${text}`);
+}

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { rmSync } from 'node:fs';
-import { type FaultServer, PgCluster, RedisServer, scratchDir, startFaultServer } from './infra.js';
+import { type FaultServer, loggedErrors, PgCluster, RedisServer, scratchDir, startFaultServer } from './infra.js';
 import { CLEAN, LOAD_AFTER_MS, LOAD_BEFORE_MS, Scenario, sleep, WRITERS } from './scenario.js';
 
 /** How often the SQLite process is killed (and restarted) in its scenario. */
@@ -34,11 +34,13 @@ describe('fault: SIGKILL under load', () => {
     await sleep(LOAD_BEFORE_MS);
 
     // three kills, each in the middle of the load: more chances to catch a create committed but not answered
+    const outputs: string[] = [];
     const killedAt: number[] = [];
     const downMs: number[] = [];
     for (let round = 0; round < KILLS; round += 1) {
       killedAt.push(Date.now());
       await server.process.kill();
+      outputs.push(server.process.output());
       server = await startFaultServer(dir, { PORT: String(first.port) });
       downMs.push(Date.now() - killedAt[round]);
       await sleep(round === KILLS - 1 ? LOAD_AFTER_MS : 2_000);
@@ -46,7 +48,7 @@ describe('fault: SIGKILL under load', () => {
     await scenario.stop();
     const report = await scenario.audit(target.url);
     const cutAtKill = scenario.ledger.attempts().filter(({ attempt }) => attempt.failure === 'cut').length;
-    scenario.summary(report, { kills: KILLS, cutAtKill, downMs: downMs.join('/') });
+    scenario.summary(report, { kills: KILLS, cutAtKill, downMs: downMs.join('/') }, loggedErrors(outputs.join('') + server.process.output()));
     expect(scenario.verdict(report)).toEqual(CLEAN);
   });
 
@@ -79,7 +81,7 @@ describe('fault: SIGKILL under load', () => {
     const report = await scenario.audit(b.base);
     const inFlight = scenario.ledger.attempts().filter(({ attempt }) => attempt.failure === 'cut' && attempt.target === a.base && attempt.at <= killedAt).length;
     const conflicts = scenario.ledger.attempts().filter(({ attempt }) => attempt.status === 409).length;
-    scenario.summary(report, { cutAtKill: inFlight, conflict409: conflicts, untilDrainedMs: drainedMs });
+    scenario.summary(report, { cutAtKill: inFlight, conflict409: conflicts, untilDrainedMs: drainedMs }, loggedErrors(a.process.output() + b.process.output()));
     expect(scenario.verdict(report)).toEqual(CLEAN);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { rmSync } from 'node:fs';
-import { PgCluster, scratchDir, startFaultServer } from './infra.js';
+import { loggedErrors, PgCluster, scratchDir, startFaultServer } from './infra.js';
 import { CLEAN, LOAD_AFTER_MS, LOAD_BEFORE_MS, Scenario, sleep, WRITERS } from './scenario.js';
 
 /** How long PostgreSQL stays down (ms from the stop command). */
@@ -65,7 +65,7 @@ describe('fault: PostgreSQL stopped and started under load', () => {
       missingRetryAfter,
       recoveredMs: recovered ? recovered.endedAt - backAt : undefined,
       pid: server.process.child.pid,
-    });
+    }, loggedErrors(server.process.output()));
     expect({
       first503Within2s: first503Ms !== undefined && first503Ms <= 2_000,
       lateRequestsSeen: late.length > 0,

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { rmSync } from 'node:fs';
-import { PgCluster, RedisServer, scratchDir, startFaultServer } from './infra.js';
+import { loggedErrors, PgCluster, RedisServer, scratchDir, startFaultServer } from './infra.js';
 import { CLEAN, LOAD_AFTER_MS, LOAD_BEFORE_MS, Scenario, sleep, WRITERS } from './scenario.js';
 
 /** How long Redis stays down each time (ms). */
@@ -61,7 +61,7 @@ describe('fault: Redis killed and started again empty under load', () => {
       slowOrFailedDuringOutage: slow.length,
       slowestMs: Math.max(0, ...during.map(({ attempt }) => attempt.ms)),
       missingRetryAfter,
-    });
+    }, loggedErrors(server.process.output()));
     expect({ slowOrFailedDuringOutage: slow.length, missingRetryAfter, ...scenario.verdict(report) }).toEqual({ slowOrFailedDuringOutage: 0, missingRetryAfter: 0, ...CLEAN });
   });
 });

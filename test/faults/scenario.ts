@@ -106,9 +106,10 @@ export class Scenario {
 
   /**
    * Prints (and returns) the scenario's one-line summary — the ledger's counts, the audit's
-   * findings, `extra` — and the first findings of each kind below it.
+   * findings, `extra` — and below it the first findings of each kind and `serverErrors` (see
+   * loggedErrors in infra.ts).
    */
-  summary(report: AuditReport | undefined, extra: Record<string, unknown> = {}): string {
+  summary(report: AuditReport | undefined, extra: Record<string, unknown> = {}, serverErrors: string[] = []): string {
     const stats: LedgerStats = this.ledger.stats();
     const fields: Record<string, unknown> = {
       ops: stats.ops,
@@ -136,6 +137,7 @@ export class Scenario {
     if (report) for (const [kind, items] of Object.entries(report)) if (Array.isArray(items)) show(kind, items);
     show('anomalies', this.anomalies());
     show('5xx other than 503', this.ledger.unexpected5xx().map((entry) => `${entry.status} ${entry.code ?? ''} on ${entry.kind}`));
+    show('errors the service logged', serverErrors);
     process.stdout.write(`\n${line}\n${details.join('\n')}${details.length ? '\n' : ''}`);
     return line;
   }

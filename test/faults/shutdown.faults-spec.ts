@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { rmSync } from 'node:fs';
-import { type FaultServer, PgCluster, probeUntilRefused, scratchDir, startFaultServer } from './infra.js';
+import { type FaultServer, loggedErrors, PgCluster, probeUntilRefused, scratchDir, startFaultServer } from './infra.js';
 import { CLEAN, LOAD_AFTER_MS, LOAD_BEFORE_MS, Scenario, sleep, WRITERS } from './scenario.js';
 
 /**
@@ -47,7 +47,7 @@ describe('fault: SIGTERM under load, then a restart on the same database', () =>
       exitMs: exitedAt - signalledAt,
       downMs: restartedAt - probe.firstRefusedAt,
       exit: `${exit.code}/${exit.signal}`,
-    });
+    }, loggedErrors(first.process.output() + server.process.output()));
     expect({ exit, cutBeforeStop: cutBeforeStop.length, ...scenario.verdict(report) }).toEqual({ exit: { code: 0, signal: null }, cutBeforeStop: 0, ...CLEAN });
   };
 
