@@ -16,6 +16,7 @@ const HARD_LIMIT_MS = 180_000;
 /** {@link Scenario.verdict} of a scenario that went right. */
 export const CLEAN: Record<string, number> = { non503: 0, unresolved: 0, anomalies: 0, duplicates: 0, lost: 0, mismatched: 0, resurrected: 0, refusedPresent: 0, unexplained: 0, wrongTotals: 0 };
 
+/** Resolves after `ms` milliseconds. */
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
