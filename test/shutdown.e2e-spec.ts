@@ -279,12 +279,14 @@ async function readTodos(port: number, token: string): Promise<Map<number, strin
   }
 }
 
+/** POST /v1/login (on a connection of its own); returns the access token, failing the test unless 200. */
 async function login(port: number, username: string, password: string): Promise<string> {
   const res = await oneShot(port, 'POST', '/v1/login', { body: { username, password } });
   expect(res.status).toBe(200);
   return (res.body as { token: string }).token;
 }
 
+/** Writers, each on its own keep-alive connection. */
 const CLIENTS = 30;
 /** The lame duck of the test: long enough for three requests on new connections behind the writers' queue on a busy machine. */
 const LAME_DUCK_MS = 5000;
