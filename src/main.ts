@@ -23,9 +23,9 @@ if (!process.execArgv.some((arg) => arg.startsWith('--heap-growing-percent'))) v
  * A configuration or start-up error is printed as one line and exits with status 1.
  *
  * SIGTERM and SIGINT close the application once (Nest's shutdown hooks, the only signal
- * handlers): readiness turns 503, the HTTP server drains (GracefulShutdown, at most
- * SHUTDOWN_TIMEOUT_MS), the database closes, the spans still buffered are exported, and the
- * process exits 0 (1 if closing failed).
+ * handlers): readiness turns 503 while requests are served as usual for SHUTDOWN_DELAY_MS, then
+ * the HTTP server drains (GracefulShutdown, at most SHUTDOWN_TIMEOUT_MS), the database closes,
+ * the spans still buffered are exported, and the process exits 0 (1 if closing failed).
  */
 async function main(): Promise<void> {
   try {

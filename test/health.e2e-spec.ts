@@ -125,8 +125,10 @@ describe('readiness with failing dependencies and during shutdown', () => {
   });
 
   it('→ 503 "shutting down" from the moment the application starts closing', async () => {
-    // what Nest calls first on SIGTERM; the test server is not listening, so there is nothing to drain
-    await app.get(GracefulShutdown).beforeApplicationShutdown('SIGTERM');
+    // what Nest calls first on SIGTERM (the test server is not listening, so there is nothing to drain)
+    app.get(GracefulShutdown).onModuleDestroy();
+    expect(app.get(GracefulShutdown).isShuttingDown).toBe(true);
+    await app.get(GracefulShutdown).beforeApplicationShutdown();
     const res = await api().get('/health/ready');
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBe('5');

@@ -57,6 +57,7 @@ describe('validateEnv', () => {
         REDIS_URL: undefined,
         REDIS_TIMEOUT_MS: 1000,
         IDEMPOTENCY_TTL: 86_400,
+        SHUTDOWN_DELAY_MS: 5000,
         SHUTDOWN_TIMEOUT_MS: 10_000,
         DB_QUERY_TIMEOUT_MS: 5000,
         HEALTH_CHECK_TIMEOUT_MS: 2000,
@@ -128,6 +129,7 @@ describe('validateEnv', () => {
         REDIS_URL: 'redis://:secret@redis.internal:6380/3',
         REDIS_TIMEOUT_MS: '250',
         IDEMPOTENCY_TTL: '3600',
+        SHUTDOWN_DELAY_MS: '15000',
         SHUTDOWN_TIMEOUT_MS: '0',
         DB_QUERY_TIMEOUT_MS: '1500',
         HEALTH_CHECK_TIMEOUT_MS: '500',
@@ -167,6 +169,7 @@ describe('validateEnv', () => {
         REDIS_URL: 'redis://:secret@redis.internal:6380/3',
         REDIS_TIMEOUT_MS: 250,
         IDEMPOTENCY_TTL: 3600,
+        SHUTDOWN_DELAY_MS: 15_000,
         SHUTDOWN_TIMEOUT_MS: 0,
         DB_QUERY_TIMEOUT_MS: 1500,
         HEALTH_CHECK_TIMEOUT_MS: 500,
@@ -218,6 +221,14 @@ describe('validateEnv', () => {
 
     it.each(['1', 'yes', 'on', 'truthy'])('rejects %j with one line naming REQUIRE_IF_MATCH', (value) => {
       expectOneLineNaming(configError({ REQUIRE_IF_MATCH: value }), 'REQUIRE_IF_MATCH');
+    });
+  });
+
+  describe('SHUTDOWN_DELAY_MS and SHUTDOWN_TIMEOUT_MS', () => {
+    it('take 0 (no lame duck; destroy at once) to 600000 each, independently', () => {
+      expect(validateEnv({ SHUTDOWN_DELAY_MS: '0' })).toMatchObject({ SHUTDOWN_DELAY_MS: 0, SHUTDOWN_TIMEOUT_MS: 10_000 });
+      expect(validateEnv({ SHUTDOWN_DELAY_MS: ' 600000 ', SHUTDOWN_TIMEOUT_MS: '0' })).toMatchObject({ SHUTDOWN_DELAY_MS: 600_000, SHUTDOWN_TIMEOUT_MS: 0 });
+      expect(validateEnv({ SHUTDOWN_DELAY_MS: '' }).SHUTDOWN_DELAY_MS).toBe(5000);
     });
   });
 
@@ -371,6 +382,9 @@ describe('validateEnv', () => {
       ['REFRESH_TOKEN_TTL', '59', 'REFRESH_TOKEN_TTL must be an integer from 60 to 31536000'],
       ['DB_POOL_SIZE', '0', 'DB_POOL_SIZE must be an integer from 1 to 200'],
       ['DB_POOL_SIZE', 'ten', 'DB_POOL_SIZE must be an integer from 1 to 200'],
+      ['SHUTDOWN_DELAY_MS', '-1', 'SHUTDOWN_DELAY_MS must be an integer from 0 to 600000'],
+      ['SHUTDOWN_DELAY_MS', '600001', 'SHUTDOWN_DELAY_MS must be an integer from 0 to 600000'],
+      ['SHUTDOWN_DELAY_MS', '5s', 'SHUTDOWN_DELAY_MS must be an integer from 0 to 600000'],
       ['SHUTDOWN_TIMEOUT_MS', '-1', 'SHUTDOWN_TIMEOUT_MS must be an integer from 0 to 600000'],
       ['SHUTDOWN_TIMEOUT_MS', '10s', 'SHUTDOWN_TIMEOUT_MS must be an integer from 0 to 600000'],
       ['DB_QUERY_TIMEOUT_MS', '99', 'DB_QUERY_TIMEOUT_MS must be an integer from 100 to 600000'],

@@ -60,7 +60,17 @@ export interface Env {
    * caller and key (default 86400, 24 h; 60 s to 30 days). See docs/writes.md.
    */
   IDEMPOTENCY_TTL: number;
-  /** Milliseconds SIGTERM/SIGINT waits for in-flight requests before closing their connections (default 10000). */
+  /**
+   * Milliseconds the lame-duck period lasts (default 5000; 0 to 600000, 0 = none): from SIGTERM/SIGINT
+   * readiness answers 503 while everything else is served as usual, so a load balancer moves the
+   * traffic away before the drain (docs/operations.md#shutdown).
+   */
+  SHUTDOWN_DELAY_MS: number;
+  /**
+   * Milliseconds the drain after the lame-duck period may take (default 10000): requests still in
+   * flight then have their connections closed. The whole shutdown takes at most
+   * SHUTDOWN_DELAY_MS + SHUTDOWN_TIMEOUT_MS before the database closes.
+   */
   SHUTDOWN_TIMEOUT_MS: number;
   /**
    * Milliseconds one database operation may take: PostgreSQL connect, pool wait and query
@@ -402,6 +412,7 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     REDIS_URL: redisUrl,
     REDIS_TIMEOUT_MS: int(raw, 'REDIS_TIMEOUT_MS', 1000, 50, 60_000),
     IDEMPOTENCY_TTL: int(raw, 'IDEMPOTENCY_TTL', 86_400, 60, 30 * 86_400),
+    SHUTDOWN_DELAY_MS: int(raw, 'SHUTDOWN_DELAY_MS', 5000, 0, 600_000),
     SHUTDOWN_TIMEOUT_MS: int(raw, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     DB_QUERY_TIMEOUT_MS: int(raw, 'DB_QUERY_TIMEOUT_MS', 5000, 100, 600_000),
     HEALTH_CHECK_TIMEOUT_MS: int(raw, 'HEALTH_CHECK_TIMEOUT_MS', 2000, 100, 60_000),

@@ -37,9 +37,9 @@ export interface ServerProcess {
 
 /**
  * Starts the built server as a child process with a minimal environment — NODE_ENV=test,
- * PORT=0, LOG_LEVEL=info (its log tells the port), a JWT secret and a fresh SQLite file in `dir` —
- * overridden by `env`. Resolves once it logs that it listens; rejects with its output when it
- * exits first or does not start within `timeoutMs`.
+ * PORT=0, LOG_LEVEL=info (its log tells the port), a JWT secret, a fresh SQLite file in `dir` and
+ * SHUTDOWN_DELAY_MS=0 (SIGTERM drains at once) — overridden by `env`. Resolves once it logs that
+ * it listens; rejects with its output when it exits first or does not start within `timeoutMs`.
  */
 export async function startServer(dir: string, env: Record<string, string> = {}, timeoutMs = 60_000): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['dist/src/main.js'], {
@@ -51,6 +51,8 @@ export async function startServer(dir: string, env: Record<string, string> = {},
       LOG_LEVEL: 'info',
       JWT_SECRET: 'spawned-server-test-secret-of-at-least-32-bytes',
       DATABASE_URL: `sqlite:${path.join(dir, 'app.sqlite')}`,
+      // no lame-duck period on SIGTERM unless a test asks for one: it would only make the suite slower
+      SHUTDOWN_DELAY_MS: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
