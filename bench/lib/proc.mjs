@@ -85,8 +85,9 @@ export function freePort() {
 const children = new Set();
 
 /**
- * Spawns `node <args>` pinned to `core` (via taskset when present) with exactly `env` (plus PATH
- * and HOME), stdout and stderr to `logFile`. Returns the ChildProcess; it is stopped by
+ * Spawns `node <args>` pinned to `core` (via taskset when present) with exactly `env` (plus PATH,
+ * HOME and SHUTDOWN_DELAY_MS=0: a benchmark's service has no load balancer to wait for, so it stops
+ * without a lame-duck period unless `env` says otherwise), stdout and stderr to `logFile`. Returns the ChildProcess; it is stopped by
  * {@link stopAll} on exit.
  */
 export function spawnNode(args, env, core, logFile) {
@@ -94,7 +95,7 @@ export function spawnNode(args, env, core, logFile) {
   const fd = openSync(logFile, 'w');
   const command = HAS_TASKSET ? 'taskset' : process.execPath;
   const argv = HAS_TASKSET ? ['-c', String(core), process.execPath, ...args] : args;
-  const child = spawn(command, argv, { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', fd, fd] });
+  const child = spawn(command, argv, { env: { PATH: process.env.PATH, HOME: process.env.HOME, SHUTDOWN_DELAY_MS: '0', ...env }, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   children.add(child);
   child.once('exit', () => children.delete(child));
