@@ -35,8 +35,10 @@ describe('validateEnv', () => {
       const env = validateEnv({});
       expect(env).toEqual({
         NODE_ENV: 'development',
+        ROLE: 'all',
         PORT: 3000,
         DATABASE_URL: 'sqlite:data/app.sqlite',
+        DATABASE_LISTEN_URL: undefined,
         JWT_SECRET: expect.any(String),
         LIST_CURSOR_SECRET: `jwt:${env.JWT_SECRET}`,
         ACCESS_TOKEN_TTL: 300,
@@ -144,12 +146,16 @@ describe('validateEnv', () => {
         METRICS_TOKEN: 'scrape-token-of-32-characters-ok',
         METRICS_PORT: '9464',
         SERVER_TIMING: 'true',
+        ROLE: 'worker',
+        DATABASE_LISTEN_URL: 'postgres://app:pw@db-direct:5432/app',
       });
       expect(env).toEqual({
         NODE_ENV: 'production',
+        ROLE: 'worker',
         OAUTH_ISSUER: ISSUER,
         PORT: 8080,
         DATABASE_URL: 'postgres://app:pw@db:5432/app',
+        DATABASE_LISTEN_URL: 'postgres://app:pw@db-direct:5432/app',
         JWT_SECRET: SECRET_32,
         LIST_CURSOR_SECRET: `jwt:${SECRET_32}`,
         ACCESS_TOKEN_TTL: 600,
@@ -200,6 +206,40 @@ describe('validateEnv', () => {
 
     it('ignores variables it does not know', () => {
       expect(validateEnv({ HOME: '/root', PATH: '/bin' })).not.toHaveProperty('HOME');
+    });
+  });
+
+  describe('ROLE and DATABASE_LISTEN_URL', () => {
+    const PG = 'postgres://app:pw@db:5432/app';
+
+    it('defaults to all; takes api and worker (any case, trimmed) on PostgreSQL', () => {
+      expect(validateEnv({}).ROLE).toBe('all');
+      expect(validateEnv({ ROLE: '' }).ROLE).toBe('all');
+      expect(validateEnv({ ROLE: 'all', DATABASE_URL: PG }).ROLE).toBe('all');
+      expect(validateEnv({ ROLE: 'api', DATABASE_URL: PG }).ROLE).toBe('api');
+      expect(validateEnv({ ROLE: ' Worker ', DATABASE_URL: PG }).ROLE).toBe('worker');
+    });
+
+    it.each(['both', 'workers', 'web', '1'])('rejects ROLE=%j with one line naming ROLE', (value) => {
+      const error = configError({ ROLE: value, DATABASE_URL: PG });
+      expectOneLineNaming(error, 'ROLE');
+      expect(error.message).toBe(`Invalid configuration: ROLE must be all, api or worker (got ${JSON.stringify(value)})`);
+    });
+
+    it.each(['api', 'worker'])('refuses ROLE=%s on SQLite (one process runs everything there)', (value) => {
+      expectOneLineNaming(configError({ ROLE: value }), 'ROLE');
+      expect(() => validateEnv({ ROLE: value, DATABASE_URL: 'sqlite:/tmp/x.sqlite' })).toThrow(`ROLE=${value} needs PostgreSQL`);
+    });
+
+    it('DATABASE_LISTEN_URL defaults to DATABASE_URL on PostgreSQL, is undefined on SQLite, and may name another postgres URL', () => {
+      expect(validateEnv({ DATABASE_URL: PG }).DATABASE_LISTEN_URL).toBe(PG);
+      expect(validateEnv({}).DATABASE_LISTEN_URL).toBeUndefined();
+      expect(validateEnv({ DATABASE_URL: PG, DATABASE_LISTEN_URL: 'postgresql://app:pw@db-direct:5432/app' }).DATABASE_LISTEN_URL).toBe('postgresql://app:pw@db-direct:5432/app');
+    });
+
+    it('rejects a DATABASE_LISTEN_URL that is not postgres://, or with SQLite', () => {
+      expectOneLineNaming(configError({ DATABASE_URL: PG, DATABASE_LISTEN_URL: 'redis://db:6379' }), 'DATABASE_LISTEN_URL');
+      expect(() => validateEnv({ DATABASE_LISTEN_URL: PG })).toThrow('DATABASE_LISTEN_URL is for PostgreSQL only');
     });
   });
 

@@ -7,13 +7,33 @@ import { tracingEnabled } from './tracing.config.js';
 /** Runtime environment names accepted in `NODE_ENV` (SPEC §10). */
 export type NodeEnv = 'development' | 'test' | 'production';
 
+/**
+ * What a process runs (docs/operations.md#roles-api-and-worker): `all` the HTTP API and the
+ * background work (webhook deliveries, event retention, idempotency-record pruning); `api` the
+ * HTTP API only; `worker` the background work only, with `/health/live`, `/health/ready` and
+ * `/metrics` on PORT for probes.
+ */
+export type ProcessRole = 'all' | 'api' | 'worker';
+
+/** The accepted values of ROLE. */
+export const PROCESS_ROLES: readonly ProcessRole[] = ['all', 'api', 'worker'];
+
 /** The validated, typed configuration. Keys are the environment variable names. */
 export interface Env {
   NODE_ENV: NodeEnv;
+  /** What this process runs (default `all`); `api` and `worker` need PostgreSQL. See {@link ProcessRole}. */
+  ROLE: ProcessRole;
   /** TCP port the HTTP server listens on. */
   PORT: number;
   /** Unset or `sqlite:<path>` → SQLite; `postgres://…` → PostgreSQL. Normalised to one of both. */
   DATABASE_URL: string;
+  /**
+   * PostgreSQL only: the URL of the one dedicated connection on which a process running the
+   * webhook worker (ROLE `all` or `worker`) LISTENs for wake-ups. It must reach PostgreSQL directly
+   * or through a session-mode pooler (a transaction-mode pooler cannot carry LISTEN). Defaults to
+   * DATABASE_URL; undefined on SQLite.
+   */
+  DATABASE_LISTEN_URL?: string;
   /** HS256 secret for access tokens. Generated per process when unset outside production. */
   JWT_SECRET: string;
   /**
@@ -308,6 +328,22 @@ export function validateEnv(raw: Record<string, unknown>): Env {
   if (!/^sqlite:.+/.test(url) && !/^postgres(ql)?:\/\/.+/.test(url)) {
     throw new ConfigError('Invalid configuration: DATABASE_URL must be sqlite:<path> or postgres://user@host:port/db');
   }
+  const postgres = url.startsWith('postgres');
+  const role = (optional(raw, 'ROLE')?.trim().toLowerCase() ?? 'all') as ProcessRole;
+  if (!PROCESS_ROLES.includes(role)) {
+    throw new ConfigError(`Invalid configuration: ROLE must be all, api or worker (got ${JSON.stringify(role)})`);
+  }
+  if (role !== 'all' && !postgres) {
+    // SQLite is one process: an api process alone would never deliver, a worker would be a second process on the file
+    throw new ConfigError(`Invalid configuration: ROLE=${role} needs PostgreSQL (DATABASE_URL=postgres://…); on SQLite one process runs everything (ROLE=all)`);
+  }
+  const listenUrl = optional(raw, 'DATABASE_LISTEN_URL');
+  if (listenUrl !== undefined && !postgres) {
+    throw new ConfigError('Invalid configuration: DATABASE_LISTEN_URL is for PostgreSQL only (DATABASE_URL is SQLite)');
+  }
+  if (listenUrl !== undefined && !/^postgres(ql)?:\/\/.+/.test(listenUrl)) {
+    throw new ConfigError('Invalid configuration: DATABASE_LISTEN_URL must be postgres://user@host:port/db');
+  }
   const privateKey = optional(raw, 'JWT_PRIVATE_KEY')?.replace(/\\n/g, '\n');
   const publicKey = optional(raw, 'JWT_PUBLIC_KEY')?.replace(/\\n/g, '\n');
   if ((privateKey === undefined) !== (publicKey === undefined)) {
@@ -391,8 +427,10 @@ export function validateEnv(raw: Record<string, unknown>): Env {
   }
   return {
     NODE_ENV: nodeEnv as NodeEnv,
+    ROLE: role,
     PORT: port,
     DATABASE_URL: url,
+    DATABASE_LISTEN_URL: postgres ? (listenUrl ?? url) : undefined,
     JWT_SECRET: secret,
     LIST_CURSOR_SECRET: listCursorSecret,
     JWT_PRIVATE_KEY: privateKey,
