@@ -21,6 +21,9 @@ function fakeRepository(rows: number) {
       return { affected: before - left.length, raw: [] };
     }),
   };
+  // prune() runs each batch through its data source (inExclusiveBatch): on SQLite, on the data source's manager
+  const dataSource = { options: { type: 'better-sqlite3' }, manager: { getRepository: () => repository } };
+  Object.assign(repository, { manager: { connection: dataSource } });
   return { repository: repository as unknown as Repository<EventRecord>, finds, left: () => left.length, calls: repository };
 }
 

@@ -1,13 +1,17 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, LessThanOrEqual, MoreThan } from 'typeorm';
+import type { Env } from '../../config/env.validation.js';
+import { runsBackgroundWork } from '../../config/process-role.js';
+import { ADVISORY_LOCK_KEYS, inExclusiveBatch } from '../../database/advisory-lock.js';
 import { safeError } from '../logging.js';
 import { IdempotencyRecord } from './idempotency-record.entity.js';
 
 /** Expired records deleted per statement: bounded, so a large backlog never holds long locks. */
 export const PRUNE_BATCH = 1000;
 
-/** How often each instance prunes expired records (milliseconds): hourly; the first run a minute after start. */
+/** How often each instance running the background work prunes expired records (milliseconds): hourly; the first run a minute after start. */
 export const PRUNE_INTERVAL_MS = 3_600_000;
 const FIRST_PRUNE_MS = 60_000;
 
@@ -20,8 +24,10 @@ export interface KeptResponse {
 /**
  * The idempotency records in the database (docs/writes.md#retrying-safely-idempotency-key): looked up
  * before a keyed request runs, inserted inside its request transaction, and pruned once expired by
- * an unref'd timer on every instance (stopped on shutdown; several instances deleting the same rows
- * is harmless).
+ * an unref'd timer on every instance whose ROLE runs the background work (`all`, `worker`; stopped
+ * on shutdown). On PostgreSQL each pruning batch is a transaction that first takes the advisory
+ * lock {@link ADVISORY_LOCK_KEYS}.idempotencyPruning without waiting ({@link inExclusiveBatch}):
+ * one instance prunes at a time (docs/operations.md#roles-api-and-worker).
  */
 @Injectable()
 export class IdempotencyRecords implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -30,7 +36,10 @@ export class IdempotencyRecords implements OnApplicationBootstrap, OnApplication
   private stopped = false;
   private running?: Promise<number>;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly config: ConfigService<Env, true>,
+  ) {}
 
   /**
    * The unexpired record of `keyHash`, or null. One primary-key lookup.
@@ -56,8 +65,9 @@ export class IdempotencyRecords implements OnApplicationBootstrap, OnApplication
     await records.insert({ key_hash: keyHash, fingerprint: kept.fingerprint, response: kept.response, created_at: now, expires_at: new Date(now.getTime() + ttlMs) });
   }
 
-  /** Starts the pruning timer: the first run a minute after start, then hourly. */
+  /** Starts the pruning timer (ROLE `all` or `worker`; none for `api`): the first run a minute after start, then hourly. */
   onApplicationBootstrap(): void {
+    if (!runsBackgroundWork(this.config.get('ROLE', { infer: true }))) return;
     this.timer = setTimeout(() => {
       this.tick();
       this.timer = setInterval(() => this.tick(), PRUNE_INTERVAL_MS).unref();
@@ -74,21 +84,27 @@ export class IdempotencyRecords implements OnApplicationBootstrap, OnApplication
 
   /**
    * Deletes the records expired at `now`, {@link PRUNE_BATCH} at a time, oldest first (served by
-   * idx_idempotency_keys_expires_at). Returns how many rows this call deleted.
+   * idx_idempotency_keys_expires_at), until none is left (or the process is shutting down, or —
+   * PostgreSQL — another instance holds the pruning lock). Returns how many rows this call deleted.
    * @throws what the database throws (the timer logs it and tries again at the next run)
    */
   async prune(now: Date = new Date()): Promise<number> {
-    const records = this.dataSource.getRepository(IdempotencyRecord);
     let deleted = 0;
     while (!this.stopped) {
-      const batch = await records.find({ select: { key_hash: true }, where: { expires_at: LessThanOrEqual(now) }, order: { expires_at: 'ASC' }, take: PRUNE_BATCH });
-      if (batch.length === 0) break;
-      for (let i = 0; i < batch.length; i += 100) {
-        const keys = batch.slice(i, i + 100).map((row) => row.key_hash);
-        const result = await records.delete({ key_hash: In(keys), expires_at: LessThanOrEqual(now) });
-        deleted += result.affected ?? 0;
-      }
-      if (batch.length < PRUNE_BATCH) break;
+      const run = await inExclusiveBatch(this.dataSource, ADVISORY_LOCK_KEYS.idempotencyPruning, async (manager) => {
+        const records = manager.getRepository(IdempotencyRecord);
+        const batch = await records.find({ select: { key_hash: true }, where: { expires_at: LessThanOrEqual(now) }, order: { expires_at: 'ASC' }, take: PRUNE_BATCH });
+        let affected = 0;
+        for (let i = 0; i < batch.length; i += 100) {
+          const keys = batch.slice(i, i + 100).map((row) => row.key_hash);
+          const result = await records.delete({ key_hash: In(keys), expires_at: LessThanOrEqual(now) });
+          affected += result.affected ?? 0;
+        }
+        return { found: batch.length, affected };
+      });
+      if (!run.locked) break;
+      deleted += run.value.affected;
+      if (run.value.found < PRUNE_BATCH) break;
     }
     return deleted;
   }
