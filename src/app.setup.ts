@@ -8,6 +8,7 @@ import type { Request } from 'express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { installClientErrorHandler } from './common/errors/client-error.js';
+import { writeErrorResp } from './common/errors/write-error.js';
 import { ensureRequestId } from './common/middleware/request-id.js';
 import { requestTargetRules } from './common/middleware/wire.middleware.js';
 import { cors, refusePlainHttp, securityHeaders } from './common/middleware/transport-security.js';
@@ -17,6 +18,7 @@ import { enableApiVersioning } from './common/versioning/api-versions.js';
 import { httpMetrics } from './observability/metrics/http-metrics.js';
 import { versionNegotiation } from './common/versioning/version-negotiation.js';
 import type { Env } from './config/env.validation.js';
+import { servesApi, WORKER_PATHS } from './config/process-role.js';
 
 /**
  * Applies what must be set on the application object rather than in a module, in this order: the
@@ -28,7 +30,9 @@ import type { Env } from './config/env.validation.js';
  * `Accept` vendor type or a version subdomain rewritten to the path prefix before routing — SPEC
  * §9, conventions §9.1); the cookie parser; Express settings (no generated ETag, 304 decided by
  * {@link evaluateConditionalReads}, no `X-Powered-By`, simple query parser, `trust proxy` from
- * TRUST_PROXY); the docs (one document per version). These run
+ * TRUST_PROXY); the docs (one document per version). With ROLE=worker the process serves
+ * `/health/live`, `/health/ready` and `/metrics` only: every other path answers 404 `not_found`
+ * ({@link workerPathsOnly}) and there are no docs. These run
  * before Nest's routing, so they cover the docs pages, unknown routes and CORS preflights too
  * (SPEC §1, §10). Used by main.ts and by the e2e tests, so both run the same application. Signal
  * handling is main.ts' (tests close their applications themselves).
@@ -47,6 +51,8 @@ export async function configureApp(app: NestExpressApplication): Promise<void> {
     ensureRequestId(req, res);
     next();
   });
+  const apiRoutes = servesApi(config.get('ROLE', { infer: true }));
+  if (!apiRoutes) app.use(workerPathsOnly());
   app.use(securityHeaders({ production, hstsMaxAge: config.get('HSTS_MAX_AGE', { infer: true }) }));
   app.use(cors(config.get('CORS_ORIGINS', { infer: true })));
   app.set('trust proxy', trustProxy);
@@ -60,11 +66,28 @@ export async function configureApp(app: NestExpressApplication): Promise<void> {
   evaluateConditionalReads(app);
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  if (!apiRoutes) return;
   await setupDocs(app, {
     NODE_ENV: config.get('NODE_ENV', { infer: true }),
     DOCS_USERNAME: config.get('DOCS_USERNAME', { infer: true }),
     DOCS_PASSWORD: config.get('DOCS_PASSWORD', { infer: true }),
   });
+}
+
+/**
+ * Express middleware of a ROLE=worker process (docs/operations.md#roles-api-and-worker): requests
+ * for the paths of {@link WORKER_PATHS} (`/health/live`, `/health/ready`, `/metrics`; the query is
+ * ignored) go on to Nest; any other path answers 404 `not_found` `no route for <path>` (the body of
+ * an unknown route), before routing, authentication or the database are touched.
+ */
+export function workerPathsOnly() {
+  return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    if (WORKER_PATHS.has(path)) return next();
+    writeErrorResp(req, res, 404, `no route for ${path.slice(0, 200)}`);
+  };
 }
 
 /**

@@ -19,7 +19,9 @@ if (!process.execArgv.some((arg) => arg.startsWith('--heap-growing-percent'))) v
 /**
  * Entry point: validates configuration, starts OpenTelemetry tracing when the OTEL_* variables
  * configure an exporter (before the application loads), creates the application (HTTPS with TLS_CERT/TLS_KEY),
- * applies migrations (on database initialisation) and listens on PORT (`0`: a free port, logged).
+ * applies migrations (on database initialisation) and listens on PORT (`0`: a free port, logged);
+ * then, for ROLE `all` and `worker`, starts the webhook worker and its LISTEN wake-up
+ * (docs/operations.md#roles-api-and-worker; the retention and pruning timers start with the application).
  * A configuration or start-up error is printed as one line and exits with status 1.
  *
  * SIGTERM and SIGINT close the application once (Nest's shutdown hooks, the only signal
@@ -33,6 +35,7 @@ async function main(): Promise<void> {
     // would surface a bad value as an unhandled rejection with a stack trace.
     const { validateEnv } = await import('./config/env.validation.js');
     const env = validateEnv(process.env);
+    const { runsBackgroundWork } = await import('./config/process-role.js');
     // before the application's modules load: the instrumentations patch them as they are loaded.
     // Off (no OTEL_* exporter configured): no OpenTelemetry module is loaded at all.
     if (env.TRACING) await (await import('./observability/tracing/start-tracing.js')).startTracing(process.env);
@@ -42,9 +45,14 @@ async function main(): Promise<void> {
     await app.listen(env.PORT);
     const { port } = app.getHttpServer().address() as AddressInfo;
     const scheme = env.TLS_CERT ? 'https' : 'http';
-    // webhook deliveries start once the server listens (and resume the pending ones of earlier runs)
-    app.get((await import('./webhooks/webhook-worker.js')).WebhookWorker).start();
-    app.get((await import('nestjs-pino')).Logger).log(`resource-api listening on ${scheme}://localhost:${port} (docs at /docs)`);
+    // webhook deliveries start once the server listens (and resume the pending ones of earlier runs),
+    // with the LISTEN connection that wakes them (PostgreSQL); not in an API-only process
+    if (runsBackgroundWork(env.ROLE)) {
+      app.get((await import('./webhooks/webhook-worker.js')).WebhookWorker).start();
+      app.get((await import('./webhooks/webhook-wake.js')).WebhookWakeListener).start();
+    }
+    const serves = env.ROLE === 'worker' ? 'ROLE=worker: /health/live, /health/ready and /metrics only' : `ROLE=${env.ROLE}; docs at /docs`;
+    app.get((await import('nestjs-pino')).Logger).log(`resource-api listening on ${scheme}://localhost:${port} (${serves})`);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(`resource-api failed to start: ${message.split('\n')[0]}\n`);

@@ -44,7 +44,8 @@ export class HealthController {
   }
 
   /**
-   * 200 with each check's result when every dependency answers within HEALTH_CHECK_TIMEOUT_MS.
+   * 200 with the process's ROLE and each check's result when every dependency answers within
+   * HEALTH_CHECK_TIMEOUT_MS (a worker's LISTEN connection is one: `webhook_listener`).
    * @throws 503 `service_unavailable` with `Retry-After`: while shutting down, or naming each
    *   failed dependency in `details` (`{field: "database", message: "no answer within 2000 ms"}`).
    */
@@ -53,7 +54,7 @@ export class HealthController {
   @ApiOperation({
     summary: 'Readiness: the dependencies answer',
     description:
-      'Checks every dependency (the database; more when configured) in parallel, each within HEALTH_CHECK_TIMEOUT_MS. 200 when all answer; 503 when one does not (named in `details`) or the process is shutting down (from the first moment of SIGTERM). Public, not rate-limited.',
+      'Checks every dependency (the database; more when configured; on a ROLE=worker process its LISTEN connection, `webhook_listener`) in parallel, each within HEALTH_CHECK_TIMEOUT_MS. 200 with the process role when all answer; 503 when one does not (named in `details`) or the process is shutting down (from the first moment of SIGTERM). Public, not rate-limited.',
   })
   @ApiOkResponse({ type: ReadinessResponse, description: 'Every dependency answers: route traffic here.' })
   @ApiResponse({
@@ -82,7 +83,7 @@ export class HealthController {
     for (const [name, detail] of Object.entries(result.details)) {
       checks[name] = { status: 'up', response_time_ms: Number(detail.responseTime ?? 0) };
     }
-    return { status: 'ok', checks };
+    return { status: 'ok', role: this.config.get('ROLE', { infer: true }), checks };
   }
 
   /** A safe reason for a failed check: terminus' messages may quote the driver, which a 5xx body never does (SPEC §2). */

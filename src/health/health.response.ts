@@ -24,7 +24,11 @@ export class ReadinessResponse {
   @ApiProperty({ enum: ['ok'], example: 'ok' })
   status: 'ok';
 
-  /** One entry per dependency checked (`database`, and whatever else is registered), keyed by its name. */
+  /** What this process runs (ROLE): `all`, `api` (HTTP only) or `worker` (background work; probes and metrics only). */
+  @ApiProperty({ enum: ['all', 'api', 'worker'], example: 'all' })
+  role: 'all' | 'api' | 'worker';
+
+  /** One entry per dependency checked (`database`, and whatever else is registered — `webhook_listener` on a worker), keyed by its name. */
   @ApiProperty({
     type: 'object',
     additionalProperties: { $ref: getSchemaPath(ReadinessCheckResponse) },

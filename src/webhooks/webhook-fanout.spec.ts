@@ -30,6 +30,19 @@ describe('WebhookFanout (the outbox listener that makes deliveries)', () => {
     expect(structured).toBe(true);
   });
 
+  it('on PostgreSQL, a transaction that inserted deliveries also runs NOTIFY resource_api_webhooks (delivered to the listening workers at its commit); none without deliveries', async () => {
+    const fanout = new WebhookFanout({ wake: jest.fn() } as unknown as WebhookWorker);
+    const heard = managerAffecting(2, 'postgres');
+    await fanout.inTransaction(heard.manager, event('todo.created', 7));
+    expect(heard.query.mock.calls.map(([sql]) => sql)).toEqual([expect.stringMatching(/^INSERT INTO webhook_deliveries/), 'NOTIFY resource_api_webhooks']);
+    const unheard = managerAffecting(0, 'postgres');
+    await fanout.inTransaction(unheard.manager, event('todo.created', 7));
+    expect(unheard.query).toHaveBeenCalledTimes(1);
+    const sqlite = managerAffecting(2, 'sqlite');
+    await fanout.inTransaction(sqlite.manager, event('todo.created', 7));
+    expect(sqlite.query).toHaveBeenCalledTimes(1);
+  });
+
   it('wakes the worker after the commit only when the fan-out inserted deliveries: a write no webhook listens to costs no claim transaction', async () => {
     const wake = jest.fn();
     const fanout = new WebhookFanout({ wake } as unknown as WebhookWorker);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { OutboxListener, StoredEvent } from '../events/event-outbox.js';
 import { sqlTime } from './webhook-times.js';
+import { NOTIFY_WORKERS_SQL } from './webhook-wake.js';
 import { WebhookWorker } from './webhook-worker.js';
 
 /**
@@ -11,7 +12,11 @@ import { WebhookWorker } from './webhook-worker.js';
  * is the event's owner, or it is an admin (an event without owner reaches admins only). So a
  * committed change has its deliveries and a rolled-back one has none. After the commit of a
  * write that made deliveries the worker is woken, so the first attempt starts at once rather than
- * at the next poll (a write no webhook listens to costs no claim transaction).
+ * at the next poll (a write no webhook listens to costs no claim transaction): in this process
+ * ({@link WebhookWorker.wake}; a no-op where the worker does not run, ROLE=api) and, on PostgreSQL,
+ * in every process running the worker: the writing transaction also runs
+ * `NOTIFY resource_api_webhooks`, which PostgreSQL delivers to the listeners at its commit and
+ * never after a rollback (webhook-wake.ts; docs/operations.md#roles-api-and-worker).
  */
 @Injectable()
 export class WebhookFanout implements OutboxListener {
@@ -36,7 +41,10 @@ export class WebhookFanout implements OutboxListener {
       [event.id, event.type, now, now, event.ownerId ?? -1, `%"${event.type}"%`],
       true,
     );
-    if ((inserted as { affected?: number }).affected) this.delivered.add(event);
+    if (!(inserted as { affected?: number }).affected) return;
+    this.delivered.add(event);
+    // delivered to the LISTENing workers at the commit (several in one transaction are folded into one)
+    if (postgres) await runner.query(NOTIFY_WORKERS_SQL);
   }
 
   /** Wakes the worker once a transaction that made deliveries committed (never after a rollback). */

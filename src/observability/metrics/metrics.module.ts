@@ -6,12 +6,13 @@ import type { Env } from '../../config/env.validation.js';
 import { instrumentDatabase } from './db-metrics.js';
 import { MetricsController } from './metrics.controller.js';
 import { type MetricsServer, startMetricsServer } from './metrics-server.js';
-import { enableMetrics } from './registry.js';
+import { enableMetrics, gauge } from './registry.js';
 
 /**
  * Starts what METRICS and SERVER_TIMING configure once the application is initialised: the
  * runtime defaults ({@link enableMetrics}), the database hooks and pool gauges
- * ({@link instrumentDatabase}), and — with METRICS_PORT — the separate metrics listener (its
+ * ({@link instrumentDatabase}), the role gauge `service_role_info{role}` (1 for this process's
+ * ROLE), and — with METRICS_PORT — the separate metrics listener (its
  * port logged: `metrics on http://localhost:<port>/metrics`). On shutdown it closes that
  * listener and detaches the gauges. The HTTP middleware is installed by configureApp
  * (app.setup.ts), before routing.
@@ -37,6 +38,9 @@ export class MetricsLifecycle implements OnApplicationBootstrap, OnApplicationSh
     const metrics = this.config.get('METRICS', { infer: true });
     const serverTiming = this.config.get('SERVER_TIMING', { infer: true });
     if (metrics) enableMetrics();
+    const roles = gauge('service_role_info', 'What this process runs (ROLE): all, api or worker; the series of its role is 1.', ['role']);
+    roles.reset();
+    roles.labels(this.config.get('ROLE', { infer: true })).set(1);
     this.detach = instrumentDatabase(this.dataSource, { metrics, serverTiming });
     const port = this.config.get('METRICS_PORT', { infer: true });
     if (metrics && port !== undefined) {
