@@ -34,7 +34,7 @@ describe('health (SPEC §10)', () => {
     expect(res.headers['cache-control']).toBe('no-store');
     const up = { status: 'up', response_time_ms: expect.any(Number) };
     // with REDIS_URL (CI's PostgreSQL phase) the shared state store is checked too
-    expect(res.body).toEqual({ status: 'ok', checks: { database: up, ...(WITH_REDIS ? { redis: up } : {}) } });
+    expect(res.body).toEqual({ status: 'ok', role: 'all', checks: { database: up, ...(WITH_REDIS ? { redis: up } : {}) } });
     expect(res.body.checks.database.response_time_ms).toBeGreaterThanOrEqual(0);
   });
 
