@@ -4,6 +4,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { EventRecord } from '../src/events/event.entity.js';
 import { EventRetention } from '../src/events/event-retention.js';
+import { ADVISORY_LOCK_KEYS } from '../src/database/advisory-lock.js';
 import { bearer, type CreatedUser, createUser } from './factories/user.factory.js';
 import { errorBody } from './setup/error-body.js';
 import { createTestApp, truncateAll } from './setup/test-app.js';
@@ -233,4 +234,28 @@ describe('events (outbox and event log)', () => {
     // a run 30 days later removes the recent one too
     expect(await app.get(EventRetention).prune(new Date(Date.now() + 31 * 86_400_000))).toBe(1);
   });
+
+  (/^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '') ? it : it.skip)(
+    'retention on PostgreSQL: while another instance holds the retention lock (pg_try_advisory_xact_lock) a run deletes nothing; once it is released, the run prunes',
+    async () => {
+      const dataSource = app.get(DataSource);
+      const repo = dataSource.getRepository(EventRecord);
+      const old = new Date(Date.now() - 31 * 86_400_000);
+      await repo.insert(Array.from({ length: 3 }, (_, i) => ({ event_id: `evt_${(i + 1).toString(16).padStart(32, 'f')}`, type: 'todo.created' as const, owner_id: alice.user.id, resource_id: i + 1, created_at: old, data_v1: '{}', data_v2: '{}' })));
+      // "another instance": a transaction on a connection of its own holding the same transaction-level lock
+      const other = dataSource.createQueryRunner();
+      await other.connect();
+      try {
+        await other.startTransaction();
+        expect(await other.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [ADVISORY_LOCK_KEYS.eventRetention])).toEqual([{ locked: true }]);
+        expect(await app.get(EventRetention).prune()).toBe(0);
+        expect(await repo.count()).toBe(3);
+        await other.commitTransaction();
+      } finally {
+        await other.release();
+      }
+      expect(await app.get(EventRetention).prune()).toBe(3);
+      expect(await repo.count()).toBe(0);
+    },
+  );
 });
