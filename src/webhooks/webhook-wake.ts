@@ -63,11 +63,6 @@ export class WebhookWakeListener implements OnApplicationShutdown {
     return this.connected;
   }
 
-  /** True once started on PostgreSQL (and until shutdown): the process is meant to LISTEN. */
-  get isEnabled(): boolean {
-    return this.started && !this.stopped;
-  }
-
   /** Connects and LISTENs (idempotent; nothing on SQLite). Returns at once; the connection is made in the background. */
   start(): void {
     if (this.started || this.stopped || this.config.get('DATABASE_LISTEN_URL', { infer: true }) === undefined) return;
