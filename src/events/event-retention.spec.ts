@@ -64,6 +64,17 @@ describe('EventRetention (the event log retention job)', () => {
     expect(await retention.prune()).toBe(0);
   });
 
+  it('starts no timer in an API-only process (ROLE=api): the workers prune', async () => {
+    const table = fakeRepository(3);
+    const apiOnly = { get: (key: string) => (key === 'ROLE' ? 'api' : 1) } as unknown as ConfigService<Env, true>;
+    const retention = new EventRetention(table.repository, apiOnly);
+    retention.onApplicationBootstrap();
+    await jest.advanceTimersByTimeAsync(3 * PRUNE_INTERVAL_MS);
+    expect(table.calls.find).not.toHaveBeenCalled();
+    expect(table.left()).toBe(3);
+    await retention.onApplicationShutdown();
+  });
+
   it('a failing run is logged and retried at the next one, never thrown out of the timer', async () => {
     const table = fakeRepository(1);
     table.calls.find.mockRejectedValueOnce(new Error('database down'));
