@@ -5,6 +5,7 @@ import { DataSource, LessThanOrEqual, MoreThan } from 'typeorm';
 import { ApiKey } from '../src/auth/api-key.entity.js';
 import { IdempotencyRecord } from '../src/common/idempotency/idempotency-record.entity.js';
 import { IdempotencyRecords } from '../src/common/idempotency/idempotency-records.js';
+import { ADVISORY_LOCK_KEYS } from '../src/database/advisory-lock.js';
 import { storeKeys } from '../src/common/idempotency/idempotency-key.js';
 import { Order } from '../src/orders/order.entity.js';
 import { SharedStore } from '../src/store/shared-store.js';
@@ -377,6 +378,26 @@ describe('Idempotency-Key (draft-ietf-httpapi-idempotency-key-header, docs/write
       const before = await records().count();
       expect(await store.prune(now)).toBe(2000);
       expect(await records().count()).toBe(before - 2000);
+      expect(await records().countBy({ expires_at: LessThanOrEqual(now) })).toBe(0);
+    });
+
+    (onPostgres ? it : it.skip)('on PostgreSQL a pruning run deletes nothing while another connection holds the pruning lock (pg_try_advisory_xact_lock); once released it prunes', async () => {
+      const now = new Date();
+      await records().insert(
+        Array.from({ length: 3 }, (_, i) => ({ key_hash: `a${String(i).padStart(63, '0')}`, fingerprint: 'x'.repeat(64), response: 'sealed', created_at: new Date(now.getTime() - 100_000), expires_at: new Date(now.getTime() - 50_000) })),
+      );
+      const store = app.get(IdempotencyRecords);
+      const other = dataSource.createQueryRunner();
+      await other.connect();
+      try {
+        await other.startTransaction();
+        expect(await other.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [ADVISORY_LOCK_KEYS.idempotencyPruning])).toEqual([{ locked: true }]);
+        expect(await store.prune(now)).toBe(0);
+        await other.commitTransaction();
+      } finally {
+        await other.release();
+      }
+      expect(await store.prune(now)).toBe(3);
       expect(await records().countBy({ expires_at: LessThanOrEqual(now) })).toBe(0);
     });
   });
