@@ -5,6 +5,7 @@ import type { Request, Response } from 'express';
 import { AuthService } from '../auth/auth.service.js';
 import type { AuthUser } from '../auth/auth-user.js';
 import { Public } from '../auth/decorators/auth.decorators.js';
+import { RateLimit } from '../auth/rate-limits.js';
 import { SESSION_COOKIE, SessionsService } from '../auth/sessions.service.js';
 import { ALL_SCOPES } from '../auth/scopes.js';
 import { ProtocolOperation } from '../common/decorators/operation.decorators.js';
@@ -154,6 +155,7 @@ export class OAuthController {
    * authorization request. Refused from another origin (login CSRF).
    */
   @Public()
+  @RateLimit('sign_in')
   @Post('sign-in')
   @ApiOperation({ summary: 'OAuth sign-in form post: start a session and return to the authorization request' })
   @ApiFormBody('OAuthSignInForm', SIGN_IN_FORM)

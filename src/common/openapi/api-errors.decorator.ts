@@ -14,7 +14,7 @@ const DESCRIPTIONS: Record<number, string> = {
   415: 'Request body is not application/json (PATCH also takes application/merge-patch+json; the OAuth form endpoints only application/x-www-form-urlencoded), its charset is not UTF-8, or its Content-Encoding is not one of gzip, deflate, br.',
   422: 'Well-formed, but a value breaks a rule (range, length, format, enumeration).',
   428: 'Precondition required: REQUIRE_IF_MATCH is on and this write sent no `If-Match` (the resource’s `ETag`, or `*`).',
-  429: 'Too many requests: an API key over its per-minute budget (RATE_LIMIT_PER_MINUTE), or too many failed logins from this address. Retry after `Retry-After` seconds.',
+  429: 'Too many requests: the caller is over the quota of its rate-limit policy (`RateLimit-Policy` names it: per API key, per user, per client address, or the tighter registration, sign-in and password-change policies; docs/limits.md#rates), or too many failed logins from this address. Nothing was done. Retry after `Retry-After` seconds.',
   500: 'Unexpected server error; the body carries no internals. Quote `request_id` when reporting it.',
   503: 'A dependency is unavailable or too slow: the database (no answer within DB_QUERY_TIMEOUT_MS), or Redis for sessions, the token deny list and login counters. Nothing was written. Retry after `Retry-After` seconds.',
 };
