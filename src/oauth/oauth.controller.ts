@@ -170,7 +170,7 @@ export class OAuthController {
   @ApiAuthorizeBadRequest()
   @ApiHtmlResponse(401, 'Wrong username or password: the form again, with the message.', { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } })
   @ApiHtmlResponse(403, 'Posted from another origin.')
-  @ApiHtmlResponse(429, 'Too many failed sign-ins.', { 'Retry-After': { $ref: '#/components/headers/Retry-After' } })
+  @ApiHtmlResponse(429, 'Too many failed sign-ins (this HTML page), or over the sign-in rate limit (`ErrorResp`, docs/limits.md#rates).', { 'Retry-After': { $ref: '#/components/headers/Retry-After' } })
   async signIn(@Req() req: Request, @Res() res: Response): Promise<void> {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const origin = req.headers.origin;

@@ -30,7 +30,7 @@ const EXAMPLES: Record<number, object> = {
   415: { error: 'content type text/plain is not supported; send application/json', code: 'unsupported_media_type', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
   422: { error: 'age must not be less than 0', code: 'validation_failed', details: [{ field: 'age', message: 'age must not be less than 0' }], request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
   428: { error: 'this write needs an If-Match header: the ETag of the representation it changes (or *)', code: 'precondition_required', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
-  429: { error: 'rate limit of 60 requests per minute for this API key exceeded', code: 'rate_limited', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
+  429: { error: 'rate limit of 600 requests per minute for this user exceeded; retry in 42 s', code: 'rate_limited', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
   500: { error: 'internal server error', code: 'internal', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
   503: { error: 'the database is unavailable; retry later', code: 'service_unavailable', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
 };
