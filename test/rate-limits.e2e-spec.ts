@@ -175,6 +175,27 @@ describe('rate limits of every caller (small quotas)', () => {
     expect(limitHeaders(byKey)).toMatchObject({ policy: '"api_key";q=5;w=60', remaining: 4 });
   });
 
+  it('a refused credential (401) counts as anonymous for its address: 401 with the headers, then 429; valid callers from there are unaffected', async () => {
+    const address = newAddress();
+    const junk = [
+      () => api().get('/v1/todos').set('Authorization', 'Bearer junk.token.here'),
+      () => api().get('/v1/todos').set('X-API-Key', 'rk_not-a-key'),
+      () => api().get('/v1/todos').set('Cookie', 'sid=unknown-session'),
+      () => api().get('/v1/todos'),
+      () => api().get('/v1/todos').set('Authorization', 'Bearer junk.token.here'),
+    ];
+    for (const [i, send] of junk.entries()) {
+      const res = await send().set('X-Forwarded-For', address);
+      expect(res.status).toBe(401);
+      expect(limitHeaders(res)).toMatchObject({ policy: '"anonymous";q=5;w=60', remaining: 4 - i });
+    }
+    expectLimited(await api().get('/v1/todos').set('Authorization', 'Bearer junk.token.here').set('X-Forwarded-For', address), 'anonymous');
+    const user = await fresh.createUser(app);
+    const valid = await api().get('/v1/todos').set('Authorization', `Bearer ${user.token}`).set('X-Forwarded-For', address);
+    expect(valid.status).toBe(200);
+    expect(limitHeaders(valid).name).toBe('user');
+  });
+
   it('password changes: RATE_LIMIT_PASSWORD_CHANGES_PER_HOUR per user (PUT and PATCH with a password); other updates count as ordinary calls', async () => {
     const target = await fresh.createUser(app);
     const changer = await fresh.createUser(app, { role: 'admin' });

@@ -18,6 +18,7 @@ import { RateLimitGuard } from './guards/rate-limit.guard.js';
 import { AuthenticationGuard } from './guards/authentication.guard.js';
 import { ScopeGuard } from './guards/scope.guard.js';
 import { LoginThrottle } from './login-throttle.js';
+import { RateLimiter } from './rate-limiter.js';
 import { SessionsController } from './sessions.controller.js';
 import { SessionsService } from './sessions.service.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
@@ -51,6 +52,7 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
         }),
     },
     LoginThrottle,
+    RateLimiter,
     AuthService,
     ApiKeysService,
     SessionsService,

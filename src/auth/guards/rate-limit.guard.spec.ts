@@ -7,7 +7,9 @@ import type { Env } from '../../config/env.validation.js';
 import { MemoryStore } from '../../store/memory-store.js';
 import { SharedStore } from '../../store/shared-store.js';
 import type { AuthUser } from '../auth-user.js';
+import { RateLimiter } from '../rate-limiter.js';
 import { RateLimit, setsPassword, SkipRateLimit } from '../rate-limits.js';
+import { AuthenticationGuard } from './authentication.guard.js';
 import { RateLimitGuard } from './rate-limit.guard.js';
 
 class UsersController {
@@ -35,7 +37,7 @@ const QUOTAS = {
 /** A guard over `store` with {@link QUOTAS}. */
 function guard(store: SharedStore = new MemoryStore()): RateLimitGuard {
   const config = { get: (key: keyof typeof QUOTAS) => QUOTAS[key] } as unknown as ConfigService<Env, true>;
-  return new RateLimitGuard(store, new Reflector(), config);
+  return new RateLimitGuard(new RateLimiter(store, config), new Reflector());
 }
 
 /** One request: the guard's verdict (or its ApiException) and the response headers. */
@@ -50,7 +52,7 @@ async function call(limiter: RateLimitGuard, options: { user?: AuthUser; ip?: st
 
 const bearer = (id: number): AuthUser => ({ id, role: 'user', scheme: 'bearer' });
 
-describe('RateLimitGuard (docs/limits.md#rates)', () => {
+describe('RateLimitGuard and RateLimiter (docs/limits.md#rates)', () => {
   it('counts anonymous requests per client address, with draft-10 and earlier-draft headers', async () => {
     const limiter = guard();
     const first = await call(limiter);
@@ -127,5 +129,25 @@ describe('RateLimitGuard (docs/limits.md#rates)', () => {
     const limiter = guard();
     const outcomes = await Promise.all(Array.from({ length: 30 }, () => call(limiter, { user: bearer(9) })));
     expect(outcomes.filter((o) => o.outcome === true)).toHaveLength(4);
+  });
+
+  it('counts a request refused with 401 as anonymous: 401 with the headers, then 429 over the quota', async () => {
+    const config = { get: (key: keyof typeof QUOTAS) => QUOTAS[key] } as unknown as ConfigService<Env, true>;
+    const authentication = new AuthenticationGuard(new Reflector(), undefined, new RateLimiter(new MemoryStore(), config));
+    const attempt = async () => {
+      const res = new FakeResponse();
+      const req = { ...fakeRequest('GET', '/v1/users'), ip: '192.0.2.9' };
+      const error = await authentication.canActivate(httpContext(req, res, UsersController as never, 'list')).then(
+        () => undefined,
+        (thrown: unknown) => thrown as ApiException,
+      );
+      return { status: error?.getStatus(), headers: res.headers };
+    };
+    for (let i = 0; i < 5; i++) {
+      const { status, headers } = await attempt();
+      expect(status).toBe(401);
+      expect(headers['ratelimit']).toMatch(new RegExp(`^"anonymous";r=${4 - i};t=\\d+$`));
+    }
+    expect((await attempt()).status).toBe(429);
   });
 });

@@ -1,23 +1,7 @@
-import { type CanActivate, type ExecutionContext, Injectable, Logger } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Env } from '../../config/env.validation.js';
-import { ApiException } from '../../common/errors/api-exception.js';
-import { countRefusal } from '../../observability/metrics/registry.js';
-import { SharedStore } from '../../store/shared-store.js';
-import type { AuthUser } from '../auth-user.js';
-import { choosePolicy, type CostlyRule, type QuotaVariable, RATE_LIMIT_RULE, type RatePolicy, type RatePolicyName, ratePolicies, SKIP_RATE_LIMIT } from '../rate-limits.js';
-
-interface LimitedRequest {
-  user?: AuthUser;
-  body?: unknown;
-  ip?: string;
-  socket?: { remoteAddress?: string };
-}
-
-interface HeaderSink {
-  setHeader(name: string, value: string): void;
-}
+import { type HeaderSink, type LimitedRequest, RateLimiter } from '../rate-limiter.js';
+import { choosePolicy, type CostlyRule, RATE_LIMIT_RULE, SKIP_RATE_LIMIT } from '../rate-limits.js';
 
 /** What a handler's metadata says, resolved once per handler. */
 interface HandlerRule {
@@ -25,52 +9,22 @@ interface HandlerRule {
   costly?: CostlyRule;
 }
 
-/** Words for the 429 message, per policy. */
-const PER: Record<RatePolicyName, string> = {
-  api_key: 'for this API key',
-  user: 'for this user',
-  anonymous: 'from this client address',
-  registration: 'of registrations from this client address',
-  sign_in: 'of sign-ins from this client address',
-  password_change: 'of password changes for this user',
-};
-
 /**
- * The request-rate limit of every caller (docs/limits.md#rates), a global guard after
- * authentication: each request is counted in the one policy {@link choosePolicy} picks (costly
- * operation, API key, user, or client address — `req.ip`, which honours TRUST_PROXY), with ONE
- * atomic fixed-window hit in the {@link SharedStore} (Redis with several instances, else memory).
- * Every limited response carries `RateLimit-Policy: "<name>";q=<quota>;w=<window s>` and
- * `RateLimit: "<name>";r=<remaining>;t=<seconds to reset>` (draft-ietf-httpapi-ratelimit-headers-10)
- * and the earlier draft's `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds).
- * Over the quota: 429 `rate_limited` with `Retry-After` (seconds until the window ends; a refused
- * request is not counted). Operations marked `@SkipRateLimit()` are not limited. Fails open: when
- * the store does not answer the request passes uncounted (headers show the full quota) and a
- * warning is logged at most every 5 s — a limiter protects capacity; refusing everyone during a
- * Redis outage would make it an outage.
+ * The request-rate limit of every caller (docs/limits.md#rates), a global guard right after
+ * authentication: each request is counted by the {@link RateLimiter} in the one policy
+ * {@link choosePolicy} picks — the handler's costly policy (`@RateLimit(…)`), else per API key,
+ * per user, or per client address — with one store round trip. Operations marked
+ * `@SkipRateLimit()` (health probes, metrics) are not limited. (A request whose credential is
+ * refused never gets here: the authentication guard counts it as anonymous.)
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
-  private readonly logger = new Logger('RateLimit');
-  private readonly policies: Record<RatePolicyName, RatePolicy>;
   private readonly rules = new Map<Function, HandlerRule>();
-  private lastWarningAt = 0;
 
   constructor(
-    private readonly store: SharedStore,
+    private readonly limiter: RateLimiter,
     private readonly reflector: Reflector,
-    config: ConfigService<Env, true>,
-  ) {
-    const quota = (variable: QuotaVariable) => config.get(variable, { infer: true });
-    this.policies = ratePolicies({
-      RATE_LIMIT_PER_MINUTE: quota('RATE_LIMIT_PER_MINUTE'),
-      RATE_LIMIT_USER_PER_MINUTE: quota('RATE_LIMIT_USER_PER_MINUTE'),
-      RATE_LIMIT_ANONYMOUS_PER_MINUTE: quota('RATE_LIMIT_ANONYMOUS_PER_MINUTE'),
-      RATE_LIMIT_REGISTRATIONS_PER_HOUR: quota('RATE_LIMIT_REGISTRATIONS_PER_HOUR'),
-      RATE_LIMIT_SIGN_INS_PER_MINUTE: quota('RATE_LIMIT_SIGN_INS_PER_MINUTE'),
-      RATE_LIMIT_PASSWORD_CHANGES_PER_HOUR: quota('RATE_LIMIT_PASSWORD_CHANGES_PER_HOUR'),
-    });
-  }
+  ) {}
 
   /**
    * Counts the request. Returns true (with the headers set) while within the quota.
@@ -81,34 +35,7 @@ export class RateLimitGuard implements CanActivate {
     if (rule.skip) return true;
     const http = context.switchToHttp();
     const req = http.getRequest<LimitedRequest>();
-    const policy = this.policies[choosePolicy(rule.costly, req, req.user?.scheme)];
-    const windowMs = policy.windowSeconds * 1000;
-    let hits = 0;
-    let resetMs = windowMs;
-    let blocked = false;
-    try {
-      const outcome = await this.store.hit(`rate:${policy.name}:${partitionKey(policy, req)}`, windowMs, policy.quota, 0);
-      hits = outcome.hits;
-      blocked = outcome.blocked;
-      resetMs = blocked ? outcome.blockMs : outcome.windowMs;
-    } catch (error) {
-      this.warnFailOpen(error);
-    }
-    const remaining = blocked ? 0 : Math.max(0, policy.quota - hits);
-    const reset = Math.max(blocked ? 1 : 0, Math.ceil(resetMs / 1000));
-    const res = http.getResponse<HeaderSink>();
-    res.setHeader('RateLimit-Policy', `"${policy.name}";q=${policy.quota};w=${policy.windowSeconds}`);
-    res.setHeader('RateLimit', `"${policy.name}";r=${remaining};t=${reset}`);
-    res.setHeader('RateLimit-Limit', String(policy.quota));
-    res.setHeader('RateLimit-Remaining', String(remaining));
-    res.setHeader('RateLimit-Reset', String(reset));
-    if (blocked) {
-      countRefusal(policy.name);
-      const per = policy.windowSeconds === 3600 ? 'hour' : 'minute';
-      throw new ApiException(429, `rate limit of ${policy.quota} requests per ${per} ${PER[policy.name]} exceeded; retry in ${reset} s`, undefined, {
-        'Retry-After': String(reset),
-      });
-    }
+    await this.limiter.count(choosePolicy(rule.costly, req, req.user?.scheme), req, http.getResponse<HeaderSink>());
     return true;
   }
 
@@ -125,18 +52,4 @@ export class RateLimitGuard implements CanActivate {
     }
     return rule;
   }
-
-  private warnFailOpen(error: unknown): void {
-    if (Date.now() - this.lastWarningAt < 5000) return;
-    this.lastWarningAt = Date.now();
-    this.logger.warn(`rate limiting is off while the shared store is unavailable (failing open): ${(error as Error).message}`);
-  }
-}
-
-/** The partition a request counts in under `policy`: the API key's id, the user's id, or the client address. */
-function partitionKey(policy: RatePolicy, req: LimitedRequest): string {
-  const user = req.user;
-  if (policy.partition === 'api_key' && user?.apiKeyId !== undefined) return `k${user.apiKeyId}`;
-  if (policy.partition === 'user' && user !== undefined) return `u${user.id}`;
-  return `a${req.ip ?? req.socket?.remoteAddress ?? 'unknown'}`;
 }

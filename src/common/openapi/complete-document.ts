@@ -24,7 +24,7 @@ const UNSAFE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 const VERSIONED_RESOURCES = new Set(['Todo', 'Article', 'ArticleV2', 'Comment', 'CommentV2', 'Tag', 'Order', 'User']);
 
 const RATE_LIMIT_NOTE =
-  'Sent on every response of a rate-limited operation (every operation but the health probes) once the request reached the limiter: after authentication, so not on a 401 of a protected operation, nor on a 413 or 415 (docs/limits.md#rates).';
+  'Sent on every response of a rate-limited operation (every operation but the health probes) once the request reached the limiter, which runs after the body is read (so not on a 413 or 415); a 401 for a refused credential is counted as anonymous (docs/limits.md#rates).';
 
 /** Response headers, shared through `components.headers`. */
 const HEADERS: Record<string, Json> = {
@@ -364,8 +364,8 @@ export function completeDocument(document: OpenAPIObject, resources: readonly Re
         if (code === 201 && operation[LOCATION_EXTENSION]) names.push('Location');
         if (code === 401) names.push('WWW-Authenticate');
         if (code === 429 || code === 503) names.push('Retry-After');
-        // the limiter runs after authentication and the body parser, before everything else of the operation
-        if (rateLimited && ![413, 415].includes(code) && !(protectedOperation && code === 401)) names.push(...RATE_LIMIT_HEADERS);
+        // the limiter runs after the body parser (a refused credential counts as anonymous), before everything else of the operation
+        if (rateLimited && ![413, 415].includes(code)) names.push(...RATE_LIMIT_HEADERS);
         addHeaders(response, names);
         if (code < 200 || code >= 300) continue;
         const media = response.content?.['application/json'];
