@@ -229,7 +229,8 @@ describe('API keys (SPEC §3)', () => {
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toMatch(/^Bearer realm="api"/);
       expect(res.body).toEqual(errorBody('unauthorized'));
-      expect(res.headers['ratelimit-limit']).toBeUndefined();
+      // a refused key is an anonymous caller: counted per client address, not as a key (docs/limits.md#rates)
+      expect(res.headers['ratelimit-policy']).toMatch(/^"anonymous";q=\d+;w=60$/);
     });
 
     it('answers an expired key with 401', async () => {
