@@ -85,7 +85,9 @@ export interface CostlyRule {
   when?: (req: { body?: unknown }) => boolean;
 }
 
+/** Metadata key of {@link RateLimit} (a {@link CostlyRule}), read by the RateLimitGuard. */
 export const RATE_LIMIT_RULE = 'resource-api:rate-limit-rule';
+/** Metadata key of {@link SkipRateLimit}, read by the RateLimitGuard. */
 export const SKIP_RATE_LIMIT = 'resource-api:skip-rate-limit';
 /** OpenAPI extension set by {@link SkipRateLimit}: the document gives the operation no 429 and no rate-limit headers (removed from the output). */
 export const NO_RATE_LIMIT_EXTENSION = 'x-no-rate-limit';
