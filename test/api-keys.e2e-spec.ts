@@ -229,7 +229,8 @@ describe('API keys (SPEC §3)', () => {
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toMatch(/^Bearer realm="api"/);
       expect(res.body).toEqual(errorBody('unauthorized'));
-      expect(res.headers['ratelimit-limit']).toBeUndefined();
+      // a refused key is an anonymous caller: counted per client address, not as a key (docs/limits.md#rates)
+      expect(res.headers['ratelimit-policy']).toMatch(/^"anonymous";q=\d+;w=60$/);
     });
 
     it('answers an expired key with 401', async () => {
@@ -290,7 +291,8 @@ describe('API keys (SPEC §3)', () => {
       expect(todos.status).toBe(200);
       expect(todos.body.data.length).toBeGreaterThan(0);
       expect(todos.body.data.every((t: { owner: number }) => t.owner === bob.user.id)).toBe(true);
-      expect(todos.headers['ratelimit-limit']).toBeUndefined();
+      // counted as the bearer user, not as a key
+      expect(todos.headers['ratelimit-policy']).toMatch(/^"user";/);
       // an API key would get 403 here: the bearer decided
       const keys = await api().get('/v1/api-keys').set('Authorization', bearer(bob.token)).set('X-API-Key', readWriteKey);
       expect(keys.status).toBe(200);
@@ -373,7 +375,7 @@ describe('API-key rate limit (SPEC §7), RATE_LIMIT_PER_MINUTE=5', () => {
     restoreEnv?.();
   });
 
-  it('counts per key across operations: 5 requests → 200 with RateLimit headers counting down, the 6th → 429 with Retry-After; another key of the user is unaffected; bearer is not limited', async () => {
+  it('counts per key across operations: 5 requests → 200 with RateLimit headers counting down, the 6th → 429 with Retry-After; another key of the user is unaffected; bearer calls count in the user policy', async () => {
     const key = await newKey();
     // different operations, one budget: the limit is per key, not per key and route
     const paths = ['/v1/todos', `/v1/todos/${todoId}`, '/v1/todos', `/v1/todos/${todoId}`, '/v1/todos'];
@@ -405,13 +407,16 @@ describe('API-key rate limit (SPEC §7), RATE_LIMIT_PER_MINUTE=5', () => {
     expect(other.headers['ratelimit-limit']).toBe('5');
     expect(other.headers['ratelimit-remaining']).toBe('4');
 
-    // bearer requests of the same user are not rate limited and carry no RateLimit headers
+    // bearer requests of the same user count in the user's own policy (docs/limits.md#rates), not the key's
     for (let i = 0; i < 7; i += 1) {
       const res = await api().get('/v1/todos').set('Authorization', bearer(owner.token));
       expect(res.status).toBe(200);
-      expect(res.headers['ratelimit-limit']).toBeUndefined();
-      expect(res.headers['ratelimit-remaining']).toBeUndefined();
-      expect(res.headers['ratelimit-reset']).toBeUndefined();
+      expect(res.headers['ratelimit-policy']).toMatch(/^"user";q=\d+;w=60$/);
+      expect(res.headers['ratelimit-limit']).not.toBe('5');
     }
+    // and the key's responses carry the draft-10 fields too
+    const drafted = await api().get('/v1/todos').set('X-API-Key', second);
+    expect(drafted.headers['ratelimit-policy']).toBe('"api_key";q=5;w=60');
+    expect(drafted.headers.ratelimit).toMatch(/^"api_key";r=3;t=\d+$/);
   });
 });

@@ -141,6 +141,17 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
       const { op } = operations.find((o) => o.at === at)!;
       expect(op.responses).toHaveProperty(['429']);
     }
+    // every caller is rate limited (docs/limits.md#rates): 429 and the five rate-limit headers on every operation but the health probes
+    const LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+    for (const { at, op } of operations) {
+      if (at.includes('/health/')) {
+        expect({ at, statuses: Object.keys(op.responses) }).toEqual({ at, statuses: expect.not.arrayContaining(['429']) });
+        continue;
+      }
+      expect({ at, headers: Object.keys(op.responses['429']?.headers ?? {}) }).toEqual({ at, headers: expect.arrayContaining(['Retry-After', ...LIMIT_HEADERS]) });
+      const success = Object.keys(op.responses).find((status) => /^[23]/.test(status))!;
+      expect({ at, success, headers: Object.keys(op.responses[success].headers ?? {}) }).toEqual({ at, success, headers: expect.arrayContaining(LIMIT_HEADERS) });
+    }
   });
 
   it('describes every parameter with type, required flag, description and example', () => {

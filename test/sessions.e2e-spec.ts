@@ -148,7 +148,8 @@ describe('cookie sessions (SPEC §3), SESSION_IDLE_TTL=60', () => {
       const res = await api().get('/v1/todos').set('Cookie', cookie);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ data: expect.any(Array), total: expect.any(Number) });
-      expect(res.headers['ratelimit-limit']).toBeUndefined();
+      // counted per user like any authenticated call (docs/limits.md#rates)
+      expect(res.headers['ratelimit-policy']).toMatch(/^"user";q=\d+;w=60$/);
     });
 
     it('POST /v1/todos without X-CSRF-Token → 403 naming the header', async () => {

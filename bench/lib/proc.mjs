@@ -85,9 +85,22 @@ export function freePort() {
 const children = new Set();
 
 /**
+ * Rate limits a benchmark never reaches (docs/limits.md#rates): the limiter still counts every
+ * request — its cost is part of what is measured — but refuses none.
+ */
+export const BENCH_RATE_LIMITS = {
+  RATE_LIMIT_PER_MINUTE: '1000000',
+  RATE_LIMIT_USER_PER_MINUTE: '1000000',
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000',
+  RATE_LIMIT_REGISTRATIONS_PER_HOUR: '1000000',
+  RATE_LIMIT_SIGN_INS_PER_MINUTE: '1000000',
+  RATE_LIMIT_PASSWORD_CHANGES_PER_HOUR: '1000000',
+};
+
+/**
  * Spawns `node <args>` pinned to `core` (via taskset when present) with exactly `env` (plus PATH,
  * HOME and SHUTDOWN_DELAY_MS=0: a benchmark's service has no load balancer to wait for, so it stops
- * without a lame-duck period unless `env` says otherwise), stdout and stderr to `logFile`. Returns the ChildProcess; it is stopped by
+ * without a lame-duck period unless `env` says otherwise; and {@link BENCH_RATE_LIMITS}), stdout and stderr to `logFile`. Returns the ChildProcess; it is stopped by
  * {@link stopAll} on exit.
  */
 export function spawnNode(args, env, core, logFile) {
@@ -95,7 +108,7 @@ export function spawnNode(args, env, core, logFile) {
   const fd = openSync(logFile, 'w');
   const command = HAS_TASKSET ? 'taskset' : process.execPath;
   const argv = HAS_TASKSET ? ['-c', String(core), process.execPath, ...args] : args;
-  const child = spawn(command, argv, { env: { PATH: process.env.PATH, HOME: process.env.HOME, SHUTDOWN_DELAY_MS: '0', ...env }, stdio: ['ignore', fd, fd] });
+  const child = spawn(command, argv, { env: { PATH: process.env.PATH, HOME: process.env.HOME, SHUTDOWN_DELAY_MS: '0', ...BENCH_RATE_LIMITS, ...env }, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   children.add(child);
   child.once('exit', () => children.delete(child));

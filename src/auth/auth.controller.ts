@@ -5,6 +5,7 @@ import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { ApiCredentials, CurrentUser, Public, RequireScope } from './decorators/auth.decorators.js';
 import { LoginDto, RefreshDto } from './dto/login.dto.js';
 import { TokenResponse } from './dto/token.response.js';
+import { RateLimit } from './rate-limits.js';
 import { AuthService } from './auth.service.js';
 
 /** Token endpoints of SPEC §3: `POST /v1/login`, `POST /v1/refresh`, `POST /v1/logout`. */
@@ -20,6 +21,7 @@ export class AuthController {
    * get the same 401.
    */
   @Public()
+  @RateLimit('sign_in')
   @Post('login')
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')

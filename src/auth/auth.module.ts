@@ -10,16 +10,15 @@ import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
 import { JwtKeys } from './jwt-keys.js';
 import { WellKnownController } from './well-known.controller.js';
-import { ThrottlerModule } from '@nestjs/throttler';
-import { SharedThrottlerStorage } from '../store/throttler-storage.js';
 import { ApiKeysController } from './api-keys.controller.js';
 import { API_KEYS } from './api-keys.resource.js';
 import { AUTH } from './auth.resource.js';
 import { ApiKeysService } from './api-keys.service.js';
-import { ApiKeyThrottlerGuard } from './guards/api-key-throttler.guard.js';
+import { RateLimitGuard } from './guards/rate-limit.guard.js';
 import { AuthenticationGuard } from './guards/authentication.guard.js';
 import { ScopeGuard } from './guards/scope.guard.js';
 import { LoginThrottle } from './login-throttle.js';
+import { RateLimiter } from './rate-limiter.js';
 import { SessionsController } from './sessions.controller.js';
 import { SessionsService } from './sessions.service.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
@@ -30,7 +29,7 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
 /**
  * Authentication and authorization (SPEC §3): login, refresh, logout, the JWKS, API keys,
  * cookie sessions, the three passport strategies (JWT with its deny list, API key, session),
- * login throttling, the per-key rate limit, and the
+ * login throttling, the request-rate limit of every caller (docs/limits.md#rates), and the
  * global guards — authentication first (401), then roles (403).
  */
 @Module({
@@ -39,14 +38,6 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
     UsersModule,
     TypeOrmModule.forFeature([...AUTH.entities, ...API_KEYS.entities]),
     JwtModule.register({}),
-    ThrottlerModule.forRootAsync({
-      inject: [ConfigService, SharedThrottlerStorage],
-      useFactory: (config: ConfigService<Env, true>, storage: SharedThrottlerStorage) => ({
-        // fixed one-minute windows counted in the shared store; blockDuration 0: refused until the window ends
-        throttlers: [{ name: 'default', ttl: 60_000, limit: config.get('RATE_LIMIT_PER_MINUTE', { infer: true }), blockDuration: 0 }],
-        storage,
-      }),
-    }),
   ],
   controllers: [AuthController, WellKnownController, ApiKeysController, SessionsController],
   providers: [
@@ -61,6 +52,7 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
         }),
     },
     LoginThrottle,
+    RateLimiter,
     AuthService,
     ApiKeysService,
     SessionsService,
@@ -69,7 +61,7 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
     SessionStrategy,
     // global guards run in this order: who is calling (401), how often (429), with which scope and role (403)
     { provide: APP_GUARD, useClass: AuthenticationGuard },
-    { provide: APP_GUARD, useClass: ApiKeyThrottlerGuard },
+    { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_GUARD, useClass: ScopeGuard },
     { provide: APP_GUARD, useClass: RolesGuard },
   ],

@@ -9,6 +9,7 @@ import type { AuthUser } from './auth-user.js';
 import { CurrentUser, Public, RequireScope } from './decorators/auth.decorators.js';
 import { LoginDto } from './dto/login.dto.js';
 import { SessionResponse } from './dto/session.response.js';
+import { RateLimit } from './rate-limits.js';
 import { SESSION_COOKIE, type SessionView, SessionsService } from './sessions.service.js';
 
 /** `/v1/sessions` (SPEC §3): cookie sign-in for browsers. */
@@ -31,6 +32,7 @@ export class SessionsController {
    * Secure in production) with a new session id, and returns the CSRF token.
    */
   @Public()
+  @RateLimit('sign_in')
   @Post()
   @HttpCode(201)
   @Header('Cache-Control', 'no-store')

@@ -58,8 +58,18 @@ export interface Env {
   DOCS_PASSWORD?: string;
   /** Maximum PostgreSQL pool size. */
   DB_POOL_SIZE: number;
-  /** Requests per minute per API key (SPEC §7). */
+  /** Requests per minute per API key (default 60; docs/limits.md#rates). */
   RATE_LIMIT_PER_MINUTE: number;
+  /** Requests per minute per user, bearer token, cookie session or OAuth token alike (default 600; docs/limits.md#rates). */
+  RATE_LIMIT_USER_PER_MINUTE: number;
+  /** Anonymous requests per minute per client address, the costly operations aside (default 120; docs/limits.md#rates). */
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: number;
+  /** Registrations (`POST /v{version}/users`) per hour per client address (default 20; docs/limits.md#rates). */
+  RATE_LIMIT_REGISTRATIONS_PER_HOUR: number;
+  /** Password sign-ins (login, session, OAuth sign-in form, together) per minute per client address (default 20; docs/limits.md#rates). */
+  RATE_LIMIT_SIGN_INS_PER_MINUTE: number;
+  /** Password changes (PUT or PATCH of a user with `password`) per hour per user (default 10; docs/limits.md#rates). */
+  RATE_LIMIT_PASSWORD_CHANGES_PER_HOUR: number;
   /** Session cookie: seconds without use before a session ends, and its absolute lifetime. */
   SESSION_IDLE_TTL: number;
   SESSION_ABSOLUTE_TTL: number;
@@ -444,6 +454,11 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     DOCS_PASSWORD: docsPassword,
     DB_POOL_SIZE: int(raw, 'DB_POOL_SIZE', 10, 1, 200),
     RATE_LIMIT_PER_MINUTE: int(raw, 'RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
+    RATE_LIMIT_USER_PER_MINUTE: int(raw, 'RATE_LIMIT_USER_PER_MINUTE', 600, 1, 1_000_000),
+    RATE_LIMIT_ANONYMOUS_PER_MINUTE: int(raw, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 120, 1, 1_000_000),
+    RATE_LIMIT_REGISTRATIONS_PER_HOUR: int(raw, 'RATE_LIMIT_REGISTRATIONS_PER_HOUR', 20, 1, 1_000_000),
+    RATE_LIMIT_SIGN_INS_PER_MINUTE: int(raw, 'RATE_LIMIT_SIGN_INS_PER_MINUTE', 20, 1, 1_000_000),
+    RATE_LIMIT_PASSWORD_CHANGES_PER_HOUR: int(raw, 'RATE_LIMIT_PASSWORD_CHANGES_PER_HOUR', 10, 1, 1_000_000),
     SESSION_IDLE_TTL: int(raw, 'SESSION_IDLE_TTL', 1800, 60, 30 * 86_400),
     SESSION_ABSOLUTE_TTL: int(raw, 'SESSION_ABSOLUTE_TTL', 12 * 3600, 60, 90 * 86_400),
     TRUST_PROXY: trustProxy,

@@ -2,7 +2,7 @@ import { Controller, Get, Header, ServiceUnavailableException } from '@nestjs/co
 import { ConfigService } from '@nestjs/config';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { type HealthCheckResult, HealthCheckService, type HealthIndicatorResult } from '@nestjs/terminus';
-import { SkipThrottle } from '@nestjs/throttler';
+import { SkipRateLimit } from '../auth/rate-limits.js';
 import { Public } from '../auth/decorators/auth.decorators.js';
 import { ApiException, type ErrorDetail } from '../common/errors/api-exception.js';
 import { ErrorResp } from '../common/errors/error-resp.js';
@@ -23,7 +23,7 @@ const REQUEST_ID = '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90';
 @ApiTags('health')
 @ApiExtraModels(ReadinessCheckResponse)
 @Public()
-@SkipThrottle()
+@SkipRateLimit()
 @Controller('health')
 export class HealthController {
   constructor(

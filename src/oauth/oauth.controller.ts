@@ -5,6 +5,7 @@ import type { Request, Response } from 'express';
 import { AuthService } from '../auth/auth.service.js';
 import type { AuthUser } from '../auth/auth-user.js';
 import { Public } from '../auth/decorators/auth.decorators.js';
+import { RateLimit } from '../auth/rate-limits.js';
 import { SESSION_COOKIE, SessionsService } from '../auth/sessions.service.js';
 import { ALL_SCOPES } from '../auth/scopes.js';
 import { ProtocolOperation } from '../common/decorators/operation.decorators.js';
@@ -154,6 +155,7 @@ export class OAuthController {
    * authorization request. Refused from another origin (login CSRF).
    */
   @Public()
+  @RateLimit('sign_in')
   @Post('sign-in')
   @ApiOperation({ summary: 'OAuth sign-in form post: start a session and return to the authorization request' })
   @ApiFormBody('OAuthSignInForm', SIGN_IN_FORM)
@@ -168,7 +170,7 @@ export class OAuthController {
   @ApiAuthorizeBadRequest()
   @ApiHtmlResponse(401, 'Wrong username or password: the form again, with the message.', { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } })
   @ApiHtmlResponse(403, 'Posted from another origin.')
-  @ApiHtmlResponse(429, 'Too many failed sign-ins.', { 'Retry-After': { $ref: '#/components/headers/Retry-After' } })
+  @ApiHtmlResponse(429, 'Too many failed sign-ins (this HTML page), or over the sign-in rate limit (`ErrorResp`, docs/limits.md#rates).', { 'Retry-After': { $ref: '#/components/headers/Retry-After' } })
   async signIn(@Req() req: Request, @Res() res: Response): Promise<void> {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const origin = req.headers.origin;

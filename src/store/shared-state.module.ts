@@ -6,13 +6,12 @@ import { HealthModule } from '../health/health.module.js';
 import { ReadinessChecks } from '../health/readiness-checks.js';
 import { MemoryStore } from './memory-store.js';
 import { SharedStore } from './shared-store.js';
-import { SharedThrottlerStorage } from './throttler-storage.js';
 
 /**
  * Provides the {@link SharedStore} everywhere (SPEC §10 "shared state"): {@link RedisStore} when
  * `REDIS_URL` is set (start-up fails with one line when Redis is unreachable), else
  * {@link MemoryStore}. This is the one switch; the deny list, login throttle, session store and
- * the throttler storage only ever see `SharedStore`. With Redis, readiness (`GET /health/ready`)
+ * the request-rate limiter only ever see `SharedStore`. With Redis, readiness (`GET /health/ready`)
  * checks it too. Also provides the {@link TokenDenyList}
  * globally: the auth strategies read it and deleting a user (UsersModule) writes it.
  */
@@ -31,10 +30,9 @@ import { SharedThrottlerStorage } from './throttler-storage.js';
         return RedisStore.connect(url, config.get('REDIS_TIMEOUT_MS', { infer: true }));
       },
     },
-    SharedThrottlerStorage,
     TokenDenyList,
   ],
-  exports: [SharedStore, SharedThrottlerStorage, TokenDenyList],
+  exports: [SharedStore, TokenDenyList],
 })
 export class SharedStateModule implements OnModuleInit {
   constructor(

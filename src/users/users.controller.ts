@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put } from
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../auth/auth-user.js';
 import { CurrentUser, Public, Roles, ScopedResource } from '../auth/decorators/auth.decorators.js';
+import { RateLimit, setsPassword } from '../auth/rate-limits.js';
 import { CreateOperation, ListOperation, ListParams, ReadOperation } from '../common/decorators/operation.decorators.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
@@ -21,8 +22,9 @@ import { UsersService } from './users.service.js';
 export class UsersController {
   constructor(private readonly users: UsersService) {}
 
-  /** Register a new user (public; the role is always `user`). */
+  /** Register a new user (public; the role is always `user`; RATE_LIMIT_REGISTRATIONS_PER_HOUR per client address). */
   @Public()
+  @RateLimit('registration')
   @Post()
   @CreateOperation()
   @ApiOperation({ summary: 'Register a user' })
@@ -53,8 +55,9 @@ export class UsersController {
     return this.users.findOne(id, caller);
   }
 
-  /** Replace a user: omitted `age` and `email` become null. */
+  /** Replace a user: omitted `age` and `email` become null. With `password`, counted as a password change (RATE_LIMIT_PASSWORD_CHANGES_PER_HOUR). */
   @Put(':id')
+  @RateLimit('password_change', setsPassword)
   @ApiOperation({ summary: 'Replace a user' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors(400, 401, 403, 404, 409, 413, 415, 422)
@@ -62,8 +65,9 @@ export class UsersController {
     return this.users.replace(id, body, caller);
   }
 
-  /** Update some fields of a user (JSON merge patch; `null` clears `age` or `email`). */
+  /** Update some fields of a user (JSON merge patch; `null` clears `age` or `email`). With `password`, counted as a password change (RATE_LIMIT_PASSWORD_CHANGES_PER_HOUR). */
   @Patch(':id')
+  @RateLimit('password_change', setsPassword)
   @ApiOperation({ summary: 'Update a user' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors(400, 401, 403, 404, 409, 413, 415, 422)

@@ -36,9 +36,22 @@ export interface ServerProcess {
 }
 
 /**
+ * Rate limits out of reach (docs/limits.md#rates: every caller is limited): the default of every
+ * server process, so suites doing many requests per user or address are not refused; a test of
+ * the limits passes small ones in `env`. The per-API-key limit keeps its default (60 a minute).
+ */
+export const GENEROUS_RATE_LIMITS: Record<string, string> = {
+  RATE_LIMIT_USER_PER_MINUTE: '1000000',
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000',
+  RATE_LIMIT_REGISTRATIONS_PER_HOUR: '1000000',
+  RATE_LIMIT_SIGN_INS_PER_MINUTE: '1000000',
+  RATE_LIMIT_PASSWORD_CHANGES_PER_HOUR: '1000000',
+};
+
+/**
  * Starts the built server as a child process with a minimal environment — NODE_ENV=test,
- * PORT=0, LOG_LEVEL=info (its log tells the port), a JWT secret, a fresh SQLite file in `dir` and
- * SHUTDOWN_DELAY_MS=0 (SIGTERM drains at once) — overridden by `env`. Resolves once it logs that
+ * PORT=0, LOG_LEVEL=info (its log tells the port), a JWT secret, a fresh SQLite file in `dir`,
+ * SHUTDOWN_DELAY_MS=0 (SIGTERM drains at once) and {@link GENEROUS_RATE_LIMITS} — overridden by `env`. Resolves once it logs that
  * it listens; rejects with its output when it exits first or does not start within `timeoutMs`.
  */
 export async function startServer(dir: string, env: Record<string, string> = {}, timeoutMs = 60_000): Promise<ServerProcess> {
@@ -53,6 +66,7 @@ export async function startServer(dir: string, env: Record<string, string> = {},
       DATABASE_URL: `sqlite:${path.join(dir, 'app.sqlite')}`,
       // no lame-duck period on SIGTERM unless a test asks for one: it would only make the suite slower
       SHUTDOWN_DELAY_MS: '0',
+      ...GENEROUS_RATE_LIMITS,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

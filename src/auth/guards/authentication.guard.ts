@@ -1,11 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
-import { type CanActivate, type ExecutionContext, Injectable, Optional } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, HttpException, Injectable, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { forbidden, unauthorized } from '../../common/errors/api-exception.js';
 import type { AuthScheme, AuthUser } from '../auth-user.js';
 import { IS_PUBLIC } from '../decorators/auth.decorators.js';
+import { type HeaderSink, RateLimiter } from '../rate-limiter.js';
 import { SESSION_COOKIE } from '../sessions.service.js';
 import { JwtStrategy } from '../strategies/jwt.strategy.js';
 
@@ -56,8 +57,11 @@ class SessionGuard extends AuthGuard('session') {
  * machinery cost more than the verification), an API key and a session by their passport strategies. Then, for a session, unsafe methods need `X-CSRF-Token`
  * equal to the session's token. Scopes are checked later by ScopeGuard, after the rate limit, so
  * that refused calls of an API key count and carry the rate-limit headers too.
- * Per-handler metadata is resolved once and cached.
+ * Per-handler metadata is resolved once and cached. A request refused with 401 is an anonymous
+ * caller: it is counted in the `anonymous` rate-limit policy of its client address
+ * (docs/limits.md#rates), so guessing credentials is limited like any public request.
  * @throws 401 `unauthorized` (+ `WWW-Authenticate`) when the credential is missing or invalid;
+ *   429 `rate_limited` instead when that address is over its anonymous quota;
  *   403 `forbidden` for a missing/wrong CSRF token.
  */
 @Injectable()
@@ -72,20 +76,31 @@ export class AuthenticationGuard implements CanActivate {
   /**
    * `jwt`: the application's JwtStrategy (always there in the application, where AuthModule
    * provides it); without it — a guard built by hand — a Bearer token goes through the passport
-   * strategy registered as `jwt`, with the same verdicts.
+   * strategy registered as `jwt`, with the same verdicts. `limiter`: counts refused requests
+   * (absent in a guard built by hand: they are not counted).
    */
   constructor(
     private readonly reflector: Reflector,
     @Optional() private readonly jwt?: JwtStrategy,
+    @Optional() private readonly limiter?: RateLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.isPublic(context)) return true;
     const req = context.switchToHttp().getRequest<Request & { user?: AuthUser }>();
     const scheme = presentScheme(req);
-    if (!scheme) throw unauthorized('authentication required');
-    if (scheme === 'bearer' && this.jwt) req.user = verdict(null, await this.jwt.authenticateBearer(req), () => unauthorized('invalid or expired token', true));
-    else await this.guards[scheme].canActivate(context);
+    try {
+      if (!scheme) throw unauthorized('authentication required');
+      if (scheme === 'bearer' && this.jwt) req.user = verdict(null, await this.jwt.authenticateBearer(req), () => unauthorized('invalid or expired token', true));
+      else await this.guards[scheme].canActivate(context);
+    } catch (error) {
+      if (this.limiter && error instanceof HttpException && error.getStatus() === 401) {
+        req.user = undefined;
+        // 429 instead of the 401 when the address is over its quota; the 401 carries the headers otherwise
+        await this.limiter.count('anonymous', req, context.switchToHttp().getResponse<HeaderSink>());
+      }
+      throw error;
+    }
     const user = req.user as AuthUser;
     user.scheme = scheme;
     if (scheme === 'session' && UNSAFE_METHODS.has(req.method)) {

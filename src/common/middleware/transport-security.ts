@@ -20,6 +20,8 @@ export const CORS_EXPOSED_HEADERS = [
   'ETag',
   'X-Request-Id',
   'Retry-After',
+  'RateLimit-Policy',
+  'RateLimit',
   'RateLimit-Limit',
   'RateLimit-Remaining',
   'RateLimit-Reset',

@@ -14,7 +14,7 @@ const DESCRIPTIONS: Record<number, string> = {
   415: 'Request body is not application/json (PATCH also takes application/merge-patch+json; the OAuth form endpoints only application/x-www-form-urlencoded), its charset is not UTF-8, or its Content-Encoding is not one of gzip, deflate, br.',
   422: 'Well-formed, but a value breaks a rule (range, length, format, enumeration).',
   428: 'Precondition required: REQUIRE_IF_MATCH is on and this write sent no `If-Match` (the resource’s `ETag`, or `*`).',
-  429: 'Too many requests: an API key over its per-minute budget (RATE_LIMIT_PER_MINUTE), or too many failed logins from this address. Retry after `Retry-After` seconds.',
+  429: 'Too many requests: the caller is over the quota of its rate-limit policy (`RateLimit-Policy` names it: per API key, per user, per client address, or the tighter registration, sign-in and password-change policies; docs/limits.md#rates), or too many failed logins from this address. Nothing was done. Retry after `Retry-After` seconds.',
   500: 'Unexpected server error; the body carries no internals. Quote `request_id` when reporting it.',
   503: 'A dependency is unavailable or too slow: the database (no answer within DB_QUERY_TIMEOUT_MS), or Redis for sessions, the token deny list and login counters. Nothing was written. Retry after `Retry-After` seconds.',
 };
@@ -30,7 +30,7 @@ const EXAMPLES: Record<number, object> = {
   415: { error: 'content type text/plain is not supported; send application/json', code: 'unsupported_media_type', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
   422: { error: 'age must not be less than 0', code: 'validation_failed', details: [{ field: 'age', message: 'age must not be less than 0' }], request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
   428: { error: 'this write needs an If-Match header: the ETag of the representation it changes (or *)', code: 'precondition_required', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
-  429: { error: 'rate limit of 60 requests per minute for this API key exceeded', code: 'rate_limited', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
+  429: { error: 'rate limit of 600 requests per minute for this user exceeded; retry in 42 s', code: 'rate_limited', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
   500: { error: 'internal server error', code: 'internal', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
   503: { error: 'the database is unavailable; retry later', code: 'service_unavailable', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' },
 };

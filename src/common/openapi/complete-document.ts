@@ -1,4 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { NO_RATE_LIMIT_EXTENSION } from '../../auth/rate-limits.js';
 import { RESOURCES } from '../../resources.js';
 import { documentIdempotency } from '../idempotency/idempotency.openapi.js';
 import { type ResourceDeclaration, tagsOf } from '../resources/define-resource.js';
@@ -11,6 +12,8 @@ type Json = Record<string, any>;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const BODY_METHODS = new Set(['post', 'put', 'patch']);
+/** The headers of a rate-limited response: draft 10's two fields, then the earlier draft's three that v1 clients read. */
+const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
 const UNSAFE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 
 /**
@@ -20,7 +23,8 @@ const UNSAFE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
  */
 const VERSIONED_RESOURCES = new Set(['Todo', 'Article', 'ArticleV2', 'Comment', 'CommentV2', 'Tag', 'Order', 'User']);
 
-const RATE_LIMIT_NOTE = 'Sent on responses to requests authenticated with an API key (the per-key rate limit, SPEC §7).';
+const RATE_LIMIT_NOTE =
+  'Sent on every response of a rate-limited operation (every operation but the health probes) once the request reached the limiter, which runs after the body is read (so not on a 413 or 415); a 401 for a refused credential is counted as anonymous (docs/limits.md#rates).';
 
 /** Response headers, shared through `components.headers`. */
 const HEADERS: Record<string, Json> = {
@@ -45,16 +49,24 @@ const HEADERS: Record<string, Json> = {
     schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 86_400, example: 42 },
   },
   'RateLimit-Limit': {
-    description: `Requests the API key may make per minute (RATE_LIMIT_PER_MINUTE). ${RATE_LIMIT_NOTE}`,
-    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647, example: 60 },
+    description: `The quota of the policy the request was counted in: requests per window (the window is the \`w\` of \`RateLimit-Policy\`: 60 s, or 3,600 s for registrations and password changes). Kept from an earlier draft of the RateLimit fields; prefer \`RateLimit-Policy\`. ${RATE_LIMIT_NOTE}`,
+    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 1_000_000, example: 60 },
   },
   'RateLimit-Remaining': {
-    description: `Requests left in the current minute. ${RATE_LIMIT_NOTE}`,
-    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 2_147_483_647, example: 59 },
+    description: `Requests left in the current window (0 on a 429). Kept from an earlier draft; prefer the \`r\` of \`RateLimit\`. ${RATE_LIMIT_NOTE}`,
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 1_000_000, example: 59 },
   },
   'RateLimit-Reset': {
-    description: `Seconds until the budget is renewed. ${RATE_LIMIT_NOTE}`,
-    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 60, example: 42 },
+    description: `Seconds until the window ends and the quota is renewed. Kept from an earlier draft; prefer the \`t\` of \`RateLimit\`. ${RATE_LIMIT_NOTE}`,
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 3600, example: 42 },
+  },
+  'RateLimit-Policy': {
+    description: `The policy the request was counted in (draft-ietf-httpapi-ratelimit-headers-10): \`"<name>";q=<quota>;w=<window seconds>\`. Names: \`api_key\` (per API key), \`user\` (per user: bearer token, session, OAuth token), \`anonymous\` (per client address), \`registration\`, \`sign_in\` (per client address), \`password_change\` (per user). ${RATE_LIMIT_NOTE}`,
+    schema: { type: 'string', pattern: '^"[a-z_]{1,32}";q=[0-9]{1,7};w=[0-9]{1,5}$', maxLength: 64, example: '"user";q=600;w=60' },
+  },
+  RateLimit: {
+    description: `The policy's current service limit (draft-ietf-httpapi-ratelimit-headers-10): \`"<name>";r=<remaining>;t=<seconds until the window ends>\`. ${RATE_LIMIT_NOTE}`,
+    schema: { type: 'string', pattern: '^"[a-z_]{1,32}";r=[0-9]{1,7};t=[0-9]{1,5}$', maxLength: 64, example: '"user";r=599;t=42' },
   },
 };
 
@@ -268,10 +280,11 @@ function addHeaders(response: Json, names: string[]): void {
  * - error statuses the shared pipeline can return: 400 (bad query parameter, credential in the
  *   query) and 500 everywhere; 503 (database or Redis unavailable, with `Retry-After`) everywhere but on
  *   operations marked `NoDatabase()`; 413 and 415 wherever a body is read (POST, PUT, PATCH); 401, 403
- *   (role, ownership, API-key scope, CSRF token) and 429 (per-key rate limit) on every protected
- *   operation — each with `ErrorResp` and an example;
+ *   (role, ownership, API-key scope, CSRF token) on every protected operation, and 429 (rate
+ *   limit) on every operation not marked `SkipRateLimit()` — each with `ErrorResp` and an example;
  * - response headers: `X-Request-Id` on every response, `Location` on creations, `WWW-Authenticate`
- *   on 401, `Retry-After` on 429 and 503, `RateLimit-*` where an API-key request can get them;
+ *   on 401, `Retry-After` on 429 and 503, `RateLimit-Policy`, `RateLimit` and the earlier draft's
+ *   `RateLimit-Limit`, `-Remaining`, `-Reset` wherever the rate limiter has run;
  * - `X-CSRF-Token` as an optional header parameter of protected writes; `Idempotency-Key` (with
  *   `Idempotent-Replayed`, 409, 422) where `Idempotent()` marks it (idempotency.openapi.ts);
  * - conditional requests: `ETag` on responses carrying a versioned resource, `If-None-Match` and
@@ -315,8 +328,16 @@ export function completeDocument(document: OpenAPIObject, resources: readonly Re
       if (!operation[NO_DATABASE_EXTENSION]) statuses.push(503);
       delete operation[NO_DATABASE_EXTENSION];
       if (BODY_METHODS.has(method)) statuses.push(413, 415);
-      if (protectedOperation) statuses.push(401, 403, 429);
+      // every operation but the health probes is rate limited (docs/limits.md#rates)
+      const rateLimited = !operation[NO_RATE_LIMIT_EXTENSION];
+      delete operation[NO_RATE_LIMIT_EXTENSION];
+      if (protectedOperation) statuses.push(401, 403);
+      if (rateLimited) statuses.push(429);
       for (const status of statuses) responses[status] ??= errorResponse(status);
+      // an HTML page's own 429 (the OAuth sign-in form's failed-login throttle): the limiter's 429 is JSON
+      if (rateLimited && !responses[429].content?.['application/json']) {
+        responses[429].content = { ...responses[429].content, 'application/json': errorResponse(429).content['application/json'] };
+      }
       describeConditionalRequests(pathItem, method, operation);
 
       for (const parameter of operation.parameters ?? []) defaultIntegerFormats(parameter.schema);
@@ -343,8 +364,8 @@ export function completeDocument(document: OpenAPIObject, resources: readonly Re
         if (code === 201 && operation[LOCATION_EXTENSION]) names.push('Location');
         if (code === 401) names.push('WWW-Authenticate');
         if (code === 429 || code === 503) names.push('Retry-After');
-        // the per-key throttler runs after authentication and before everything else of the operation
-        if (protectedOperation && ![401, 413, 415].includes(code)) names.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
+        // the limiter runs after the body parser (a refused credential counts as anonymous), before everything else of the operation
+        if (rateLimited && ![413, 415].includes(code)) names.push(...RATE_LIMIT_HEADERS);
         addHeaders(response, names);
         if (code < 200 || code >= 300) continue;
         const media = response.content?.['application/json'];

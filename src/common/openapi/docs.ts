@@ -30,9 +30,15 @@ short-lived bearer token (JWT, 300 s) and a refresh token for \`POST /v{version}
 \`X-API-Key: <key>\`; \`POST /v{version}/sessions\` sets a \`sid\` cookie — writes then need
 \`X-CSRF-Token\`. Credentials in the query string are refused (400). A missing or invalid
 credential is 401; a valid one without the role, ownership, scope or CSRF token needed is 403.
-Each API key may make \`RATE_LIMIT_PER_MINUTE\` (default 60) requests a minute: its responses carry
-\`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`, and a request over the limit
-gets 429 with \`Retry-After\`. Repeated failed logins from one address are throttled (429).
+**Rate limits.** Every caller is limited, each request in one policy: an API key per key
+(\`RATE_LIMIT_PER_MINUTE\`, default 60 a minute), a user per user whatever the credential (bearer,
+session, OAuth token: default 600 a minute), anonymous requests per client address (default 120 a
+minute); registrations (20 an hour), sign-ins (login, sessions, the OAuth sign-in form: 20 a minute)
+per address and password changes per user (10 an hour) each in a tighter policy of their own.
+Responses carry \`RateLimit-Policy: "user";q=600;w=60\` and \`RateLimit: "user";r=599;t=42\`
+(draft-ietf-httpapi-ratelimit-headers-10) and \`RateLimit-Limit\`, \`RateLimit-Remaining\`,
+\`RateLimit-Reset\`; a request over the quota gets 429 \`rate_limited\` with \`Retry-After\`.
+Repeated failed logins from one address are throttled too (429).
 Third-party applications use OAuth 2.0 (authorization code with PKCE S256, \`oauth2\` scheme):
 their access tokens are bearer JWTs limited to the scopes the user approved, exactly like API keys;
 the token and revocation endpoints answer RFC 6749 \`{error, error_description}\` bodies instead of

@@ -1,7 +1,7 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
+import { SkipRateLimit } from '../../auth/rate-limits.js';
 import type { Request, Response } from 'express';
 import { Public } from '../../auth/decorators/auth.decorators.js';
 import { ApiException } from '../../common/errors/api-exception.js';
@@ -25,7 +25,7 @@ export function metricsUnauthorized(): ApiException {
  */
 @ApiExcludeController()
 @Public()
-@SkipThrottle()
+@SkipRateLimit()
 @Controller('metrics')
 export class MetricsController {
   private readonly access: MetricsAccessConfig;

@@ -74,11 +74,19 @@ function existing<T>(name: string, type: abstract new (...args: never[]) => T): 
   return metric as T;
 }
 
-/** Which limiter refused a request with 429: the per-API-key rate limit, or the failed-login throttle. */
-export type Limiter = 'api_key' | 'login';
+/**
+ * Which limiter refused a request with 429: a request-rate policy (docs/limits.md#rates: `api_key`,
+ * `user`, `anonymous`, `registration`, `sign_in`, `password_change`), or the failed-login throttle (`login`).
+ */
+export type Limiter = 'api_key' | 'user' | 'anonymous' | 'registration' | 'sign_in' | 'password_change' | 'login';
 
-const refusals = counter('rate_limit_refusals_total', 'Requests refused with 429 by a limiter: api_key (RATE_LIMIT_PER_MINUTE per API key) or login (failed-login throttle).', ['limiter']);
-const refusedByLimiter: Record<Limiter, ReturnType<typeof refusals.labels>> = { api_key: refusals.labels('api_key'), login: refusals.labels('login') };
+const LIMITERS: Limiter[] = ['api_key', 'user', 'anonymous', 'registration', 'sign_in', 'password_change', 'login'];
+const refusals = counter(
+  'rate_limit_refusals_total',
+  'Requests refused with 429 by a limiter: a request-rate policy (api_key, user, anonymous, registration, sign_in, password_change) or login (failed-login throttle).',
+  ['limiter'],
+);
+const refusedByLimiter = Object.fromEntries(LIMITERS.map((limiter) => [limiter, refusals.labels(limiter)])) as Record<Limiter, ReturnType<typeof refusals.labels>>;
 
 /** Counts one 429 of `limiter` (`rate_limit_refusals_total{limiter}`); nothing while metrics are off. */
 export function countRefusal(limiter: Limiter): void {
