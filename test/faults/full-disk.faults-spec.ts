@@ -5,8 +5,12 @@ import path from 'node:path';
 import { loggedErrors, mountSmallFilesystem, type SmallFilesystem, startFaultServer } from './infra.js';
 import { CLEAN, LOAD_AFTER_MS, LOAD_BEFORE_MS, Scenario, sleep, WRITERS } from './scenario.js';
 
-/** The filesystem holding the SQLite file (MiB). */
-const DISK_MB = 48;
+/**
+ * The filesystem holding the SQLite file (MiB): far more than the load writes before the disk is
+ * filled (about 45 MiB on a quiet machine), so that freeing the filler frees room for the database
+ * again — a disk the database itself has filled cannot recover without an operator.
+ */
+const DISK_MB = 256;
 /** Characters added to each todo's content (six times that to an article's body): the database file must grow while the disk is full, not only reuse its WAL. */
 const CONTENT_PADDING = 9_000;
 /** How long the disk stays full (ms). */
