@@ -8,8 +8,10 @@
 # on a free port of 127.0.0.1, with its configuration and auth file in a temporary folder
 # (pool_mode transaction, auth_type trust, every database forwarded to DATABASE_URL's host and
 # port); it is stopped and the folder removed at exit. Nothing of the machine's own PgBouncer
-# service is used. Without arguments: lists, writes, idempotency, webhooks, login, and
-# test/pooler.e2e-spec.ts (its own PgBouncer in front of a proxy it cuts: the outage case).
+# service is used. Without arguments (about 2-3 minutes): test/pooler.e2e-spec.ts (its own
+# PgBouncer in front of a proxy it cuts and stalls: the outage case, 503 within 2 s),
+# test/database-faults.e2e-spec.ts (a proxy it cuts between the service and this PgBouncer), lists,
+# writes (orders, concurrent writes), idempotency, webhooks and login.
 # REQUIRE_PGBOUNCER=1 makes that file fail rather than skip without PgBouncer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +20,7 @@ cd "$(dirname "$0")/.."
 if [ "$#" -gt 0 ]; then
   files=("$@")
 else
-  files=(test/pooler.e2e-spec.ts test/lists.e2e-spec.ts test/write-answers.e2e-spec.ts test/concurrency-writes.e2e-spec.ts test/idempotency.e2e-spec.ts test/webhooks.e2e-spec.ts test/auth.e2e-spec.ts)
+  files=(test/pooler.e2e-spec.ts test/database-faults.e2e-spec.ts test/lists.e2e-spec.ts test/orders.e2e-spec.ts test/concurrency-writes.e2e-spec.ts test/idempotency.e2e-spec.ts test/webhooks.e2e-spec.ts test/auth.e2e-spec.ts)
 fi
 
 bash scripts/ci-install.sh pgbouncer
