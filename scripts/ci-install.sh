@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # `bash scripts/ci-install.sh <package>`: makes sure Debian's <package> is installed, with its
-# program at /usr/bin/<package>, for an e2e test CI must not skip:
+# program at /usr/bin/<package> (/usr/sbin/pgbouncer), for an e2e test CI must not skip:
 #   chromium   — test/browser.e2e-spec.ts drives /usr/bin/chromium with playwright-core;
 #   prometheus — test/prometheus.e2e-spec.ts starts /usr/bin/prometheus on a free port with its own
-#                scrape config pointing at the service (the package's own service is not used).
+#                scrape config pointing at the service (the package's own service is not used);
+#   pgbouncer  — scripts/ci-pgbouncer.sh and test/pooler.e2e-spec.ts start /usr/sbin/pgbouncer on a
+#                free port with a configuration of their own (the package's own service is not used).
 # Idempotent: does nothing when the program is there; otherwise installs the package with apt (as
 # root, or through sudo). Exit 1 when it is missing and cannot be installed.
 set -euo pipefail
 
-package="${1:?usage: bash scripts/ci-install.sh <package>   (chromium, prometheus)}"
+package="${1:?usage: bash scripts/ci-install.sh <package>   (chromium, prometheus, pgbouncer)}"
 program="/usr/bin/$package"
+[ "$package" = pgbouncer ] && program=/usr/sbin/pgbouncer
 
 if [ -x "$program" ]; then
   echo "ci-install: $("$program" --version 2>/dev/null | head -n 1 || echo "$package") already installed"

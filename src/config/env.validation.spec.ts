@@ -67,6 +67,8 @@ describe('validateEnv', () => {
         SHUTDOWN_DELAY_MS: 5000,
         SHUTDOWN_TIMEOUT_MS: 10_000,
         DB_QUERY_TIMEOUT_MS: 5000,
+        DB_POOLER: 'none',
+        DB_PREPARED_STATEMENTS: true,
         HEALTH_CHECK_TIMEOUT_MS: 2000,
         TLS_CERT: undefined,
         TLS_KEY: undefined,
@@ -144,6 +146,8 @@ describe('validateEnv', () => {
         SHUTDOWN_DELAY_MS: '15000',
         SHUTDOWN_TIMEOUT_MS: '0',
         DB_QUERY_TIMEOUT_MS: '1500',
+        DB_POOLER: 'Transaction',
+        DB_PREPARED_STATEMENTS: 'false',
         HEALTH_CHECK_TIMEOUT_MS: '500',
         CORS_ORIGINS: 'https://app.example.com, http://localhost:5173,https://app.example.com',
         HSTS_MAX_AGE: '63072000',
@@ -193,6 +197,8 @@ describe('validateEnv', () => {
         SHUTDOWN_DELAY_MS: 15_000,
         SHUTDOWN_TIMEOUT_MS: 0,
         DB_QUERY_TIMEOUT_MS: 1500,
+        DB_POOLER: 'transaction',
+        DB_PREPARED_STATEMENTS: false,
         HEALTH_CHECK_TIMEOUT_MS: 500,
         TLS_CERT: undefined,
         TLS_KEY: undefined,
@@ -460,6 +466,37 @@ describe('validateEnv', () => {
       const error = configError({ [variable]: value });
       expectOneLineNaming(error, variable);
       expect(error.message).toBe(`Invalid configuration: ${message} (got "${value}")`);
+    });
+  });
+
+  describe('DB_POOLER and DB_PREPARED_STATEMENTS (a connection pooler)', () => {
+    it.each([
+      ['none', 'none'],
+      ['transaction', 'transaction'],
+      [' TRANSACTION ', 'transaction'],
+      ['', 'none'],
+    ])('DB_POOLER=%j → %s', (value, expected) => {
+      expect(validateEnv({ DB_POOLER: value }).DB_POOLER).toBe(expected);
+    });
+
+    it.each(['session', 'statement', 'pgbouncer', 'true'])('rejects DB_POOLER=%j with one line naming it', (value) => {
+      const error = configError({ DB_POOLER: value });
+      expectOneLineNaming(error, 'DB_POOLER');
+      expect(error.message).toBe(`Invalid configuration: DB_POOLER must be none (PostgreSQL directly) or transaction (a transaction-mode pooler such as PgBouncer) (got "${value}")`);
+    });
+
+    it.each([
+      [undefined, true],
+      ['true', true],
+      ['FALSE', false],
+    ])('DB_PREPARED_STATEMENTS=%j → %s', (value, expected) => {
+      expect(validateEnv({ DB_PREPARED_STATEMENTS: value }).DB_PREPARED_STATEMENTS).toBe(expected);
+    });
+
+    it.each(['0', 'no', 'off'])('rejects DB_PREPARED_STATEMENTS=%j with one line naming it', (value) => {
+      const error = configError({ DB_PREPARED_STATEMENTS: value });
+      expectOneLineNaming(error, 'DB_PREPARED_STATEMENTS');
+      expect(error.message).toBe(`Invalid configuration: DB_PREPARED_STATEMENTS must be true or false (got "${value}")`);
     });
   });
 

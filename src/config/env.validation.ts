@@ -108,6 +108,14 @@ export interface Env {
    * (default 5000). Past it the request answers 503 `service_unavailable`.
    */
   DB_QUERY_TIMEOUT_MS: number;
+  /**
+   * `none` (default): PostgreSQL directly, `statement_timeout` and `jit=off` as start-up parameters.
+   * `transaction`: through a transaction-mode pooler (PgBouncer, RDS Proxy, Supavisor): no start-up
+   * parameters, the settings by `SET LOCAL` in each transaction (docs/operations.md#behind-a-connection-pooler).
+   */
+  DB_POOLER: 'none' | 'transaction';
+  /** `false`: statements run unnamed, for poolers without protocol-level prepared statements (PgBouncer before 1.21); default true. */
+  DB_PREPARED_STATEMENTS: boolean;
   /** Milliseconds each readiness check of GET /health/ready may take before it counts as down (default 2000). */
   HEALTH_CHECK_TIMEOUT_MS: number;
   /** PEM certificate (chain) and private key file paths: when both are set the service speaks HTTPS itself. */
@@ -430,6 +438,10 @@ export function validateEnv(raw: Record<string, unknown>): Env {
   if (metricsToken !== undefined && !/^[\x21-\x7e]{16,512}$/.test(metricsToken)) {
     throw new ConfigError('Invalid configuration: METRICS_TOKEN must be 16-512 printable ASCII characters without spaces');
   }
+  const pooler = optional(raw, 'DB_POOLER')?.trim().toLowerCase() ?? 'none';
+  if (pooler !== 'none' && pooler !== 'transaction') {
+    throw new ConfigError(`Invalid configuration: DB_POOLER must be none (PostgreSQL directly) or transaction (a transaction-mode pooler such as PgBouncer) (got ${JSON.stringify(pooler)})`);
+  }
   const port = int(raw, 'PORT', 3000, 0, 65535);
   const metricsPort = optional(raw, 'METRICS_PORT') === undefined ? undefined : int(raw, 'METRICS_PORT', 0, 0, 65535);
   if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
@@ -468,6 +480,8 @@ export function validateEnv(raw: Record<string, unknown>): Env {
     SHUTDOWN_DELAY_MS: int(raw, 'SHUTDOWN_DELAY_MS', 5000, 0, 600_000),
     SHUTDOWN_TIMEOUT_MS: int(raw, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     DB_QUERY_TIMEOUT_MS: int(raw, 'DB_QUERY_TIMEOUT_MS', 5000, 100, 600_000),
+    DB_POOLER: pooler,
+    DB_PREPARED_STATEMENTS: bool(raw, 'DB_PREPARED_STATEMENTS', true),
     HEALTH_CHECK_TIMEOUT_MS: int(raw, 'HEALTH_CHECK_TIMEOUT_MS', 2000, 100, 60_000),
     TLS_CERT: tlsCert,
     TLS_KEY: tlsKey,

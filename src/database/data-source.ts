@@ -15,7 +15,7 @@ import { Webhooks1764510000000 } from './migrations/1764510000000-webhooks.js';
 import { EventTraceContext1764520000000 } from './migrations/1764520000000-event-trace-context.js';
 import { IdempotencyKeys1764600000000 } from './migrations/1764600000000-idempotency-keys.js';
 import { IdempotencyRecord } from '../common/idempotency/idempotency-record.entity.js';
-import { preparingClient } from './pg-client.js';
+import { poolClient, transactionSettings, type PoolClientOptions } from './pg-client.js';
 import { loadSqliteDriver } from './sqlite-driver.js';
 import { installSqliteConnectionGate } from './sqlite-transactions.js';
 
@@ -26,24 +26,47 @@ export const ENTITIES = [...RESOURCE_ENTITIES, IdempotencyRecord];
 export const MIGRATIONS = [InitialSchema1763700000000, ArticlesCommentsTagsOrders1763800000000, ApiKeysSessions1763900000000, OAuth1764000000000, SessionsToSharedStore1764100000000, ListIndexes1764200000000, ResourceVersions1764300000000, SyncIndexes1764420000000, Events1764500000000, Webhooks1764510000000, EventTraceContext1764520000000, IdempotencyKeys1764600000000];
 
 /**
- * TypeORM options for a `DATABASE_URL` (SPEC §10): `postgres://…` → PostgreSQL with a pool of
+ * How the service reaches PostgreSQL (DB_POOLER, DB_PREPARED_STATEMENTS; README "Operating" ›
+ * "Behind a connection pooler", docs/operations.md#behind-a-connection-pooler).
+ */
+export interface PostgresConnectionOptions {
+  /**
+   * `none` (default): a direct connection; the settings go as start-up parameters (free: no extra
+   * statement). `transaction`: through a pooler that hands a server connection to a client per
+   * transaction (PgBouncer, RDS Proxy, Supavisor), which refuses or drops start-up parameters: the
+   * settings go with `SET LOCAL` at the start of each transaction instead.
+   */
+  pooler?: 'none' | 'transaction';
+  /** `false`: no named prepared statements, for poolers without protocol-level support for them. Default true. */
+  preparedStatements?: boolean;
+}
+
+/**
+ * TypeORM options for a `DATABASE_URL` (README "Configuration"): `postgres://…` → PostgreSQL with a pool of
  * `poolSize` connections; `sqlite:<path>` → a better-sqlite3 file (its folder is created) in WAL
  * mode. Migrations run on initialisation; `synchronize` is never on.
  *
  * `timeoutMs` (DB_QUERY_TIMEOUT_MS) bounds every database operation so that a down or slow
  * database turns into a 503 instead of a hanging request (see database-errors.ts):
  * - PostgreSQL: connecting and waiting for a pool slot (`connectionTimeoutMillis`), each statement
- *   on the server (`statement_timeout` → error 57014) and, for a dead network, in the client
- *   (`query_timeout`, one second later so the server's cancel normally wins); TCP keep-alive
- *   finds dead peers. Connections are named `resource-api` (`application_name`). Statements with
- *   parameters run as named prepared statements ({@link preparingClient}: parsed and planned once
- *   per connection); JIT compilation is off for these short OLTP statements (`-c jit=off`: compiling
- *   costs more than they run).
- * - SQLite: how long a write waits for the file lock (`busy_timeout` → SQLITE_BUSY).
+ *   in the client (`query_timeout`, `timeoutMs` + 1 s: the bound that always holds, also for a dead
+ *   network or a pooler that keeps the statement waiting) and on the server (`statement_timeout`
+ *   → error 57014; one second earlier than the client's, so the server's cancel normally wins);
+ *   TCP keep-alive finds dead peers. Connections are named `resource-api` (`application_name`).
+ *   JIT compilation is off for these short OLTP statements (compiling costs more than they run).
+ *   With `connection.pooler` `none`, `statement_timeout` and `jit=off` are start-up parameters of
+ *   each connection; with `transaction` they are set by `SET LOCAL` in the round trip of each
+ *   `START TRANSACTION` (a statement outside a transaction then has the role's settings, see
+ *   docs/operations.md#behind-a-connection-pooler). Statements with parameters run as named
+ *   prepared statements ({@link poolClient}: parsed and planned once per connection) unless
+ *   `connection.preparedStatements` is false.
+ * - SQLite: how long a write waits for the file lock (`busy_timeout` → SQLITE_BUSY); `connection` does not apply.
  */
-export function buildDataSourceOptions(databaseUrl: string, poolSize = 10, timeoutMs = 5000): DataSourceOptions {
+export function buildDataSourceOptions(databaseUrl: string, poolSize = 10, timeoutMs = 5000, connection: PostgresConnectionOptions = {}): DataSourceOptions {
   const common = { entities: ENTITIES, migrations: MIGRATIONS, migrationsRun: true, synchronize: false, logging: false } as const;
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    const pooled = connection.pooler === 'transaction';
+    const client: PoolClientOptions = { preparedStatements: connection.preparedStatements !== false, transactionSettings: pooled ? transactionSettings(timeoutMs) : undefined };
     return {
       ...common,
       type: 'postgres',
@@ -53,11 +76,12 @@ export function buildDataSourceOptions(databaseUrl: string, poolSize = 10, timeo
       extra: {
         max: poolSize,
         connectionTimeoutMillis: timeoutMs,
-        statement_timeout: timeoutMs,
         query_timeout: timeoutMs + 1000,
         keepAlive: true,
-        Client: preparingClient(),
-        options: '-c jit=off',
+        Client: poolClient(),
+        ...client,
+        // start-up parameters: a transaction-mode pooler refuses them (or drops them unseen)
+        ...(pooled ? {} : { statement_timeout: timeoutMs, options: '-c jit=off' }),
       },
     };
   }

@@ -5,7 +5,8 @@ import type { Env } from '../config/env.validation.js';
 import { buildDataSourceOptions, openDataSource } from './data-source.js';
 
 /**
- * The TypeORM connection from DATABASE_URL; migrations are applied on start-up. On SQLite each
+ * The TypeORM connection from DATABASE_URL (with DB_POOL_SIZE, DB_QUERY_TIMEOUT_MS, DB_POOLER and
+ * DB_PREPARED_STATEMENTS: see {@link buildDataSourceOptions}); migrations are applied on start-up. On SQLite each
  * transaction has the one connection to itself until it ends, and TypeORM's transaction state
  * follows the connection's after a storage fault ({@link openDataSource}).
  */
@@ -19,6 +20,7 @@ import { buildDataSourceOptions, openDataSource } from './data-source.js';
           config.get('DATABASE_URL', { infer: true }),
           config.get('DB_POOL_SIZE', { infer: true }),
           config.get('DB_QUERY_TIMEOUT_MS', { infer: true }),
+          { pooler: config.get('DB_POOLER', { infer: true }), preparedStatements: config.get('DB_PREPARED_STATEMENTS', { infer: true }) },
         ),
         retryAttempts: 3,
         retryDelay: 1000,

@@ -5,11 +5,12 @@ import { buildDataSourceOptions, openDataSource } from '../../src/database/data-
 /**
  * A plain TypeORM DataSource on the e2e database (DATABASE_URL from global-setup.ts: the run's
  * SQLite file, or PostgreSQL), with the production options (buildDataSourceOptions: entities,
- * migrations applied on initialisation) and every table emptied. For tests below HTTP — the
+ * migrations applied on initialisation; DB_POOLER and DB_PREPARED_STATEMENTS as the application's) and every table emptied. For tests below HTTP — the
  * service tier (test/services) — and for createTestApp's `before-init` truncation. Destroy it after use.
  */
 export async function openTestDataSource(poolSize = 2): Promise<DataSource> {
-  const dataSource = await openDataSource(buildDataSourceOptions(validateEnv(process.env).DATABASE_URL, poolSize));
+  const env = validateEnv(process.env);
+  const dataSource = await openDataSource(buildDataSourceOptions(env.DATABASE_URL, poolSize, undefined, { pooler: env.DB_POOLER, preparedStatements: env.DB_PREPARED_STATEMENTS }));
   try {
     await truncateDataSource(dataSource);
   } catch (error) {

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Histogram } from 'prom-client';
 import type { DataSource } from 'typeorm';
-import { preparingClient } from '../../database/pg-client.js';
+import { poolClient } from '../../database/pg-client.js';
 import { gauge, histogram } from './registry.js';
 import { addDbTime } from './request-timing.js';
 
@@ -68,7 +68,7 @@ export function instrumentDatabase(dataSource: DataSource, options: { metrics: b
     record = (_sql, ms) => addDbTime(ms);
   }
   const postgres = dataSource.options.type === 'postgres';
-  patch(postgres ? preparingClient().prototype : Object.getPrototypeOf(dataSource.createQueryRunner()), postgres);
+  patch(postgres ? poolClient().prototype : Object.getPrototypeOf(dataSource.createQueryRunner()), postgres);
   const view = postgres ? () => pgPool(dataSource) : () => (dataSource.isInitialized ? { max: 1, total: 1, idle: 1, waiting: 0 } : undefined);
   currentPool = view;
   return () => {
