@@ -40,7 +40,8 @@ describe('docs in production without DOCS_USERNAME/DOCS_PASSWORD (SPEC §8: off)
 
   beforeAll(async () => {
     ({ app, restoreEnv } = await bootFreshApp({ ...PRODUCTION, DOCS_USERNAME: undefined, DOCS_PASSWORD: undefined }));
-  });
+    // a fresh copy of the application is loaded and compiled again: slow on a busy machine
+  }, 180_000);
   afterAll(async () => {
     await app?.close();
     restoreEnv?.();
@@ -72,7 +73,8 @@ describe('docs in production with DOCS_USERNAME/DOCS_PASSWORD (SPEC §8: behind 
 
   beforeAll(async () => {
     ({ app, restoreEnv } = await bootFreshApp({ ...PRODUCTION, DOCS_USERNAME, DOCS_PASSWORD }));
-  });
+    // a fresh copy of the application is loaded and compiled again: slow on a busy machine
+  }, 180_000);
   afterAll(async () => {
     await app?.close();
     restoreEnv?.();
