@@ -27,14 +27,14 @@ import { servesApi, WORKER_PATHS } from './config/process-role.js';
  * production); CORS for CORS_ORIGINS; in production behind TRUST_PROXY, the refusal of requests
  * the proxy got over plain HTTP (400); the request-target rules (credential-named query
  * parameters, U+0000 in the query or path → 400, on every path); API versioning (every controller under /v1 and /v2; the version chosen by an
- * `Accept` vendor type or a version subdomain rewritten to the path prefix before routing — SPEC
- * §9, conventions §9.1); the cookie parser; Express settings (no generated ETag, 304 decided by
+ * `Accept` vendor type or a version subdomain rewritten to the path prefix before routing —
+ * docs/versioning.md#choosing-the-version); the cookie parser; Express settings (no generated ETag, 304 decided by
  * {@link evaluateConditionalReads}, no `X-Powered-By`, simple query parser, `trust proxy` from
  * TRUST_PROXY); the docs (one document per version). With ROLE=worker the process serves
  * `/health/live`, `/health/ready` and `/metrics` only: every other path answers 404 `not_found`
  * ({@link workerPathsOnly}) and there are no docs. These run
  * before Nest's routing, so they cover the docs pages, unknown routes and CORS preflights too
- * (SPEC §1, §10). Used by main.ts and by the e2e tests, so both run the same application. Signal
+ * (docs/wire.md#responses, docs/wire.md#cors). Used by main.ts and by the e2e tests, so both run the same application. Signal
  * handling is main.ts' (tests close their applications themselves).
  */
 export async function configureApp(app: NestExpressApplication): Promise<void> {
@@ -46,7 +46,7 @@ export async function configureApp(app: NestExpressApplication): Promise<void> {
   // first: request metrics and Server-Timing time every response, refusals before routing included
   const metrics = httpMetrics({ metrics: config.get('METRICS', { infer: true }), serverTiming: config.get('SERVER_TIMING', { infer: true }) });
   if (metrics) app.use(metrics);
-  // first of all, so that every response — docs pages included — carries X-Request-Id (SPEC §1)
+  // first of all, so that every response — docs pages included — carries X-Request-Id (docs/wire.md#x-request-id)
   app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
     ensureRequestId(req, res);
     next();
@@ -57,7 +57,7 @@ export async function configureApp(app: NestExpressApplication): Promise<void> {
   app.use(cors(config.get('CORS_ORIGINS', { infer: true })));
   app.set('trust proxy', trustProxy);
   if (production && trustProxy !== false) app.use(refusePlainHttp());
-  // before the docs and routing: the query and path rules hold on every path (SPEC §1, §3)
+  // before the docs and routing: the query and path rules hold on every path (docs/wire.md#paths, docs/wire.md#query-strings)
   app.use(requestTargetRules());
   enableApiVersioning(app);
   app.use(versionNegotiation(config.get('API_BASE_HOST', { infer: true })));
