@@ -43,8 +43,7 @@ if (db === 'postgres') {
   id = (await c.query(`SELECT id FROM articles WHERE status='published' AND author_id<>7 AND id>=${id} ORDER BY id LIMIT 1`)).rows[0].id;
   await c.end();
 } else {
-  const { loadSqliteDriver } = await import('../dist/src/database/sqlite-driver.js');
-  const Database = loadSqliteDriver();
+  const { default: Database } = await import('better-sqlite3');
   const file = new Database(target, { readonly: true });
   id = file.prepare(`SELECT id FROM articles WHERE status='published' AND author_id<>7 AND id>=${id} ORDER BY id LIMIT 1`).get().id;
   file.close();

@@ -40,10 +40,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-// the service's choice of better-sqlite3 build for this Node (13 on Node-API ≥ 10, else 12); dist/ is built by prebench
-import { loadSqliteDriver } from '../dist/src/database/sqlite-driver.js';
-
-const Database = loadSqliteDriver();
+import Database from 'better-sqlite3';
 import { cpuCount, cpuMicros, freePort, HAS_TASKSET, memory, pin, spawnNode, stop, stopAll, waitReady } from './lib/proc.mjs';
 import { CACHE_DIR, dropPostgres, parseSize, PG_ADMIN_URL, prepareSqlite, preparePostgres, ROOT } from './lib/seed.mjs';
 import { compare, exchange } from './lib/verify.mjs';

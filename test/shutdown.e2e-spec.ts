@@ -5,9 +5,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureBuilt, type ServerProcess, startServer } from './setup/server-process.js';
-import { loadSqliteDriver } from '../src/database/sqlite-driver.js';
+import Database from 'better-sqlite3';
 
-const Database = loadSqliteDriver();
 
 /** A raw HTTP/1.1 exchange on one socket: send the head and body in pieces, read the whole answer. */
 interface SlowRequest {

@@ -138,8 +138,7 @@ if (PG) {
   // JIT off: compiling a plan costs more than these short queries run (PostgreSQL's own advice for OLTP)
   db = new pg.Pool({ connectionString: DATABASE_URL, max: Number(process.env.DB_POOL_SIZE ?? 10), application_name: process.env.BENCH_APPLICATION_NAME ?? 'resource-api-limit', options: '-c jit=off' });
 } else {
-  // the same better-sqlite3 build as the service for this Node (dist/ is built by prebench)
-  const Database = (await import('../../dist/src/database/sqlite-driver.js')).loadSqliteDriver();
+  const { default: Database } = await import('better-sqlite3');
   db = new Database(DATABASE_URL.replace(/^sqlite:/, ''));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

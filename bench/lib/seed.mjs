@@ -19,10 +19,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameS
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-// the service's choice of better-sqlite3 build for this Node (13 on Node-API ≥ 10, else 12); dist/ is built by prebench
-import { loadSqliteDriver } from '../../dist/src/database/sqlite-driver.js';
-
-const Database = loadSqliteDriver();
+import Database from 'better-sqlite3';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const ROOT = path.resolve(HERE, '../..');

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { RESOURCE_ENTITIES } from '../resources.js';
@@ -16,8 +17,11 @@ import { EventTraceContext1764520000000 } from './migrations/1764520000000-event
 import { IdempotencyKeys1764600000000 } from './migrations/1764600000000-idempotency-keys.js';
 import { IdempotencyRecord } from '../common/idempotency/idempotency-record.entity.js';
 import { poolClient, transactionSettings, type PoolClientOptions } from './pg-client.js';
-import { loadSqliteDriver } from './sqlite-driver.js';
 import { installSqliteConnectionGate } from './sqlite-transactions.js';
+
+// better-sqlite3 loaded with `require`, not `import`: tracing patches it through require hooks
+// (src/observability/tracing/sqlite-instrumentation.ts), which an ES import of it would bypass
+const Database = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3');
 
 /** Every entity of the service: those of the declarations in src/resources.ts (a resource declares its own), and the idempotency records of the common kernel. */
 export const ENTITIES = [...RESOURCE_ENTITIES, IdempotencyRecord];
@@ -90,7 +94,7 @@ export function buildDataSourceOptions(databaseUrl: string, poolSize = 10, timeo
   return {
     ...common,
     type: 'better-sqlite3',
-    driver: loadSqliteDriver(),
+    driver: Database,
     database: file,
     enableWAL: true,
     // better-sqlite3's busy timeout (ms); openDataSource also bounds the wait for the connection with it

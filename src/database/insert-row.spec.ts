@@ -1,6 +1,6 @@
 import { Column, DataSource, Entity, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
 import { insertRow } from './insert-row.js';
-import { loadSqliteDriver } from './sqlite-driver.js';
+import Database from 'better-sqlite3';
 
 @Entity('notes')
 class Note {
@@ -24,7 +24,7 @@ describe('insertRow (SQLite)', () => {
   let dataSource: DataSource;
 
   beforeAll(async () => {
-    dataSource = new DataSource({ type: 'better-sqlite3', driver: loadSqliteDriver(), database: ':memory:', entities: [Note] });
+    dataSource = new DataSource({ type: 'better-sqlite3', driver: Database, database: ':memory:', entities: [Note] });
     await dataSource.initialize();
     // the table as a migration would create it (the service never lets TypeORM synchronize a schema)
     await dataSource.query(

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { loadSqliteDriver } from './sqlite-driver.js';
+import Database from 'better-sqlite3';
 import { installSqliteConnectionGate } from './sqlite-transactions.js';
 
 /** A row big enough to need new pages (overflow pages of 4 KiB). */
@@ -16,7 +16,7 @@ describe('the SQLite connection gate: a transaction SQLite rolled back by itself
   let rollbacks: number;
 
   beforeEach(async () => {
-    dataSource = await new DataSource({ type: 'better-sqlite3', driver: loadSqliteDriver(), database: ':memory:' }).initialize();
+    dataSource = await new DataSource({ type: 'better-sqlite3', driver: Database, database: ':memory:' }).initialize();
     installSqliteConnectionGate(dataSource, 1000);
     level = 0;
     rollbacks = 0;

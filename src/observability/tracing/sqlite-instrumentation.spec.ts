@@ -1,28 +1,29 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { node, tracing } from '@opentelemetry/sdk-node';
-import { loadSqliteDriver } from '../../database/sqlite-driver.js';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import Database from 'better-sqlite3';
 import { BetterSqlite3Instrumentation } from './sqlite-instrumentation.js';
 
-const Database = loadSqliteDriver();
 
 describe('BetterSqlite3Instrumentation (a span per SQLite statement)', () => {
-  const exporter = new tracing.InMemorySpanExporter();
-  const provider = new node.NodeTracerProvider({ spanProcessors: [new tracing.SimpleSpanProcessor(exporter)] });
+  const exporter = new InMemorySpanExporter();
+  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
   const instrumentation = new BetterSqlite3Instrumentation();
   const [definition] = instrumentation.getModuleDefinitions();
   let db: InstanceType<typeof Database>;
 
   beforeAll(() => {
-    provider.register();
+    trace.setGlobalTracerProvider(provider);
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
     instrumentation.setTracerProvider(provider);
-    definition.patch!(Database, '12.0.0');
+    definition.patch!(Database, '13.2.0');
     db = new Database(':memory:');
     db.exec('CREATE TABLE todos (id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE)');
   });
   afterAll(async () => {
     db.close();
-    definition.unpatch!(Database, '12.0.0');
+    definition.unpatch!(Database, '13.2.0');
     instrumentation.disable();
     await provider.shutdown();
     trace.disable();

@@ -44,8 +44,7 @@ interface DatabaseConstructor {
  * `error.type` (the SQLite code) and the exception event. Spans are made only inside a traced
  * operation (an active span, as for the PostgreSQL spans), so start-up and migrations add none.
  *
- * Hooks both builds the service loads (`better-sqlite3` and the `better-sqlite3-napi10` alias, see
- * src/database/sqlite-driver.ts) when they are `require`d: `Database.prototype.exec` at once,
+ * Hooks better-sqlite3 when it is `require`d: `Database.prototype.exec` at once,
  * and the native statement prototype on the first `prepare`. Loaded only when tracing is on.
  */
 export class BetterSqlite3Instrumentation extends InstrumentationBase<InstrumentationConfig> {
@@ -57,15 +56,14 @@ export class BetterSqlite3Instrumentation extends InstrumentationBase<Instrument
   }
 
   protected init(): InstrumentationNodeModuleDefinition[] {
-    return ['better-sqlite3', 'better-sqlite3-napi10'].map(
-      (name) =>
-        new InstrumentationNodeModuleDefinition(
-          name,
-          ['>=12 <14'],
-          (exports: DatabaseConstructor) => this.patch(exports),
-          (exports?: DatabaseConstructor) => this.unpatch(exports),
-        ),
-    );
+    return [
+      new InstrumentationNodeModuleDefinition(
+        'better-sqlite3',
+        ['>=13 <14'],
+        (exports: DatabaseConstructor) => this.patch(exports),
+        (exports?: DatabaseConstructor) => this.unpatch(exports),
+      ),
+    ];
   }
 
   private patch(Database: DatabaseConstructor): DatabaseConstructor {

@@ -1,5 +1,4 @@
 import { IncomingMessage } from 'node:http';
-import module from 'node:module';
 import { formatTraceparent, installTraceContext, parseTraceparent } from './trace-context.js';
 
 /**
@@ -13,28 +12,21 @@ const ESM_IMPORTED = ['ioredis', 'pg', 'pg-pool', 'http', 'https', 'node:http', 
 const UNTRACED_PATH = /^\/(health\/|metrics(\/|\?|$))/;
 
 /**
- * Registers import-in-the-middle, so that the instrumentations also patch modules the
- * application imports as ES modules (ES imports bypass `require`, where the instrumentations
- * otherwise hook): the synchronous in-thread hooks where this Node.js runs them (22.22.3+,
- * 24.11.1+), else the loader thread of `module.register` (Node 20.19+, older 22), which only
- * wraps the modules an instrumentation asked for. Must run before those modules are first loaded.
- * Returns a promise that resolves once the loader knows every module to wrap.
+ * Registers import-in-the-middle's synchronous in-thread hooks (Node 22.22.3+ and 24.11.1+, so every
+ * supported Node), so that the instrumentations also patch the modules in {@link ESM_IMPORTED} that
+ * the application imports as ES modules (ES imports bypass `require`, where the instrumentations
+ * otherwise hook). Must run before those modules are first loaded.
+ * @throws Error when this Node.js has no synchronous module hooks (older than `engines` allows).
  */
-async function registerEsmHooks(): Promise<() => Promise<void>> {
+async function registerEsmHooks(): Promise<void> {
   const { supportsSyncHooks, register } = await import('import-in-the-middle/register-hooks.mjs');
-  if (supportsSyncHooks()) {
-    register({ include: ESM_IMPORTED });
-    return async () => undefined;
-  }
-  const { createAddHookMessageChannel } = await import('import-in-the-middle');
-  const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
-  module.register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
-  return waitForAllMessagesAcknowledged;
+  if (!supportsSyncHooks()) throw new Error(`tracing needs synchronous module hooks (Node.js 22.22.3+ or 24.15+), this is ${process.version}`);
+  register({ include: ESM_IMPORTED });
 }
 
 /**
- * Starts OpenTelemetry tracing (SPEC §10 "OpenTelemetry by the standard `OTEL_*` variables;
- * `traceparent` honoured, trace ids in logs"). main.ts calls it when `env.TRACING` is true and
+ * Starts OpenTelemetry tracing (docs/operations.md#traces: configured by the standard `OTEL_*`
+ * variables; `traceparent` honoured; trace ids in the logs). main.ts calls it when `env.TRACING` is true and
  * BEFORE it imports the application, since the instrumentations patch modules as they load.
  *
  * The OpenTelemetry Node SDK reads the standard variables (exporter, endpoint, protocol, headers,
@@ -63,7 +55,7 @@ async function registerEsmHooks(): Promise<() => Promise<void>> {
  * into a one-line start-up error).
  */
 export async function startTracing(raw: Record<string, unknown>): Promise<void> {
-  const loaderReady = await registerEsmHooks();
+  await registerEsmHooks();
   const [api, { NodeSDK }, { HttpInstrumentation }, { PgInstrumentation }, { IORedisInstrumentation }, { BetterSqlite3Instrumentation }, { serverSpanDetails }, { summarizeSql }] =
     await Promise.all([
       import('@opentelemetry/api'),
@@ -112,7 +104,6 @@ export async function startTracing(raw: Record<string, unknown>): Promise<void> 
     ],
   });
   sdk.start();
-  await loaderReady();
   ({ redactUrl } = await import('../../common/logging.js'));
 
   const tracer = api.trace.getTracer('resource-api');
