@@ -8,9 +8,9 @@ import { bearer, createUser, type CreatedUser } from './factories/user.factory.j
 import { loadFreshApp } from './setup/fresh-app.js';
 import { createTestApp } from './setup/test-app.js';
 import { errorBody } from './setup/error-body.js';
+import { ISO_MS } from './setup/formats.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const KEY = /^rk_[A-Za-z0-9_-]{43}$/;
 /** A well-formed key (rk_ + 43 base64url characters) that was never issued. */
 const UNKNOWN_KEY = `rk_${'A'.repeat(43)}`;
@@ -56,7 +56,7 @@ describe('API keys (SPEC §3)', () => {
         scopes: ['articles:read', 'todos:read', 'todos:write'],
         expires_at: null,
         last_used_at: null,
-        created_at: expect.stringMatching(ISO),
+        created_at: expect.stringMatching(ISO_MS),
         links: [{ rel: 'self', href: `/v1/api-keys/${res.body.id}` }],
       });
       expect(res.body.key).toHaveLength(46);
@@ -279,7 +279,7 @@ describe('API keys (SPEC §3)', () => {
       expect((await api().get('/v1/todos').set('X-API-Key', key.key)).status).toBe(200);
       const list = await api().get('/v1/api-keys').set('Authorization', bearer(alice.token));
       const listed = list.body.data.find((k: { id: number }) => k.id === key.id);
-      expect(listed.last_used_at).toMatch(ISO);
+      expect(listed.last_used_at).toMatch(ISO_MS);
       expect(new Date(listed.last_used_at).getTime()).toBeGreaterThanOrEqual(before - 1000);
       expect(new Date(listed.last_used_at).getTime()).toBeLessThanOrEqual(Date.now());
       const row = await app.get(DataSource).getRepository(ApiKey).findOneByOrFail({ id: key.id });

@@ -8,9 +8,9 @@ import { ADVISORY_LOCK_KEYS } from '../src/database/advisory-lock.js';
 import { bearer, type CreatedUser, createUser } from './factories/user.factory.js';
 import { errorBody } from './setup/error-body.js';
 import { createTestApp, truncateAll } from './setup/test-app.js';
+import { ISO_MS } from './setup/formats.js';
 
 const EVENT_ID = /^evt_[0-9a-f]{32}$/;
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /**
  * The event log (docs/events.md): every write emits its event once, in its transaction (a refused

@@ -10,9 +10,9 @@ import { OAuthRefreshToken } from '../src/oauth/oauth-refresh-token.entity.js';
 import { form, hiddenFields, locationParams, pkce, registerClient, type RegisteredClient, sidCookie, signIn } from './factories/oauth.factory.js';
 import { bearer, createUser, type CreatedUser } from './factories/user.factory.js';
 import { errorBody } from './setup/error-body.js';
+import { ISO_MS } from './setup/formats.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const oauthError = (error: string) => ({ error, error_description: expect.any(String) });
 const REDIRECT = 'https://todo-sync.example/callback';
 const FORM = 'application/x-www-form-urlencoded';
@@ -130,8 +130,8 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
         redirect_uris: ['https://reports.example/oauth/cb', 'http://localhost:3000/cb'],
         scopes: ['articles:read', 'todos:read'],
         confidential: true,
-        created_at: expect.stringMatching(ISO),
-        updated_at: expect.stringMatching(ISO),
+        created_at: expect.stringMatching(ISO_MS),
+        updated_at: expect.stringMatching(ISO_MS),
         links: [{ rel: 'self', href: `/v1/oauth-clients/${res.body.id}` }],
       });
       const row = await app.get(DataSource).getRepository(OAuthClient).findOneByOrFail({ id: res.body.id });
@@ -630,8 +630,8 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
         client_id: client.client_id,
         client_name: 'Todo Sync',
         scopes: ['todos:read'],
-        created_at: expect.stringMatching(ISO),
-        last_used_at: expect.stringMatching(ISO),
+        created_at: expect.stringMatching(ISO_MS),
+        last_used_at: expect.stringMatching(ISO_MS),
         links: [{ rel: 'self', href: `/v1/oauth-grants/${list.body.data[0].id}` }],
       });
       const read = await api().get(`/v1/oauth-grants/${list.body.data[0].id}`).set('Authorization', bearer(bob.token));

@@ -7,9 +7,8 @@ import type { User } from '../src/users/user.entity.js';
 import { bearer, createUser } from './factories/user.factory.js';
 import { createTestApp, truncateAll } from './setup/test-app.js';
 import { errorBody } from './setup/error-body.js';
+import { ISO_MS } from './setup/formats.js';
 
-/** ISO 8601 UTC with milliseconds (SPEC §1). */
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

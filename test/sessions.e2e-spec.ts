@@ -6,9 +6,9 @@ import { SharedStore } from '../src/store/shared-store.js';
 import type { CreatedUser } from './factories/user.factory.js';
 import { loadFreshApp } from './setup/fresh-app.js';
 import { errorBody } from './setup/error-body.js';
+import { ISO_MS } from './setup/formats.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const PASSWORD = 'password-123'; // DEFAULT_PASSWORD of the user factory
 const bearer = (token: string) => `Bearer ${token}`;
 
@@ -84,7 +84,7 @@ describe('cookie sessions (SPEC §3), SESSION_IDLE_TTL=60', () => {
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(res.headers['cache-control']).toBe('no-store');
       const me = await api().get(`/v1/users/${alice.user.id}`).set('Authorization', bearer(alice.token));
-      expect(res.body).toEqual({ user: me.body, csrf_token: expect.any(String), expires_at: expect.stringMatching(ISO) });
+      expect(res.body).toEqual({ user: me.body, csrf_token: expect.any(String), expires_at: expect.stringMatching(ISO_MS) });
       expect(res.body.user).toMatchObject({ id: alice.user.id, username: alice.user.username });
       expect(res.body.user).not.toHaveProperty('password_hash');
       expect(res.body.csrf_token.length).toBeGreaterThanOrEqual(32);
@@ -141,7 +141,7 @@ describe('cookie sessions (SPEC §3), SESSION_IDLE_TTL=60', () => {
       const res = await api().get('/v1/sessions/current').set('Cookie', cookie);
       expect(res.status).toBe(200);
       expect(res.headers['cache-control']).toBe('no-store');
-      expect(res.body).toEqual({ user: expect.objectContaining({ id: alice.user.id, username: alice.user.username }), csrf_token: csrf, expires_at: expect.stringMatching(ISO) });
+      expect(res.body).toEqual({ user: expect.objectContaining({ id: alice.user.id, username: alice.user.username }), csrf_token: csrf, expires_at: expect.stringMatching(ISO_MS) });
     });
 
     it('GET /v1/todos → 200 without a CSRF token (safe method)', async () => {

@@ -6,9 +6,8 @@ import { Todo, type TodoStatus } from '../src/todos/todo.entity.js';
 import type { User } from '../src/users/user.entity.js';
 import { bearer, createUser } from './factories/user.factory.js';
 import { createTestApp, truncateAll } from './setup/test-app.js';
+import { ISO_MS } from './setup/formats.js';
 
-/** ISO 8601 UTC with milliseconds (SPEC §1). */
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -3,9 +3,9 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { bearer, createUser, DEFAULT_PASSWORD, type CreatedUser } from './factories/user.factory.js';
 import { createTestApp, truncateAll } from './setup/test-app.js';
+import { ISO_MS } from './setup/formats.js';
 
 /** ISO 8601 UTC with milliseconds (SPEC §1). */
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
 const userLinks = (id: number) => [

@@ -10,6 +10,7 @@ import { bearer } from './factories/user.factory.js';
 import { errorBody } from './setup/error-body.js';
 import { parseSamples, type Sample, total } from './setup/prometheus-text.js';
 import { type FreshApp, loadFreshApp } from './setup/fresh-app.js';
+import { ISO_MS } from './setup/formats.js';
 
 /**
  * Webhooks end to end (SPEC §11), with a real receiver: a node:http server on 127.0.0.1 (so the
@@ -20,7 +21,6 @@ import { type FreshApp, loadFreshApp } from './setup/fresh-app.js';
  * application with the defaults (https only, no private networks).
  */
 
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One request the receiver got. */

@@ -1,5 +1,6 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, PrimaryGeneratedColumn, type Relation, VersionColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, PrimaryGeneratedColumn, type Relation } from 'typeorm';
 import { TIMESTAMP_TYPE } from '../config/database-kind.js';
+import { VersionedEntity } from '../database/versioned-entity.js';
 import { Tag } from '../tags/tag.entity.js';
 import { User } from '../users/user.entity.js';
 
@@ -26,7 +27,7 @@ export const ARTICLE_TRANSITIONS: Readonly<Record<ArticleStatus, readonly Articl
 @Index('idx_articles_status_created_at_id', ['status', 'created_at', 'id'])
 @Index('idx_articles_status_updated_at_id', ['status', 'updated_at', 'id'])
 @Index('idx_articles_author_id_status_id', ['author_id', 'status', 'id'])
-export class Article {
+export class Article extends VersionedEntity {
   @PrimaryGeneratedColumn()
   id: number;
 
@@ -49,20 +50,6 @@ export class Article {
   /** Set on the first publication; kept when unpublished or archived. */
   @Column({ type: TIMESTAMP_TYPE, nullable: true })
   published_at: Date | null;
-
-  @Column({ type: TIMESTAMP_TYPE })
-  created_at: Date;
-
-  @Column({ type: TIMESTAMP_TYPE })
-  updated_at: Date;
-
-  /**
-   * 1 on insert, incremented by every UPDATE of the row (TypeORM's query builder adds
-   * `version = version + 1`) and by the writes that change what its representation embeds: the
-   * source of its entity tag and the condition of `If-Match` writes (src/common/writes/preconditions.ts).
-   */
-  @VersionColumn({ type: 'integer', default: 1 })
-  version: number;
 }
 
 /** Join table of articles and tags; rows go with either side. */

@@ -1,6 +1,6 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation, VersionColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from 'typeorm';
 import { Article } from '../articles/article.entity.js';
-import { TIMESTAMP_TYPE } from '../config/database-kind.js';
+import { VersionedEntity } from '../database/versioned-entity.js';
 import { User } from '../users/user.entity.js';
 
 /** A comment on an article (SPEC §6 comments). Deleted with its article or its author. */
@@ -9,7 +9,7 @@ import { User } from '../users/user.entity.js';
 @Index('idx_comments_article_id_created_at_id', ['article_id', 'created_at', 'id'])
 @Index('idx_comments_article_id_updated_at_id', ['article_id', 'updated_at', 'id'])
 @Index('idx_comments_author_id', ['author_id'])
-export class Comment {
+export class Comment extends VersionedEntity {
   @PrimaryGeneratedColumn()
   id: number;
 
@@ -29,18 +29,4 @@ export class Comment {
   @ManyToOne(() => User, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'author_id' })
   author?: Relation<User>;
-
-  @Column({ type: TIMESTAMP_TYPE })
-  created_at: Date;
-
-  @Column({ type: TIMESTAMP_TYPE })
-  updated_at: Date;
-
-  /**
-   * 1 on insert, incremented by every UPDATE of the row (TypeORM's query builder adds
-   * `version = version + 1`) and by the writes that change what its representation embeds: the
-   * source of its entity tag and the condition of `If-Match` writes (src/common/writes/preconditions.ts).
-   */
-  @VersionColumn({ type: 'integer', default: 1 })
-  version: number;
 }

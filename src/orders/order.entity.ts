@@ -1,5 +1,5 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation, VersionColumn } from 'typeorm';
-import { TIMESTAMP_TYPE } from '../config/database-kind.js';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from 'typeorm';
+import { VersionedEntity } from '../database/versioned-entity.js';
 import { User } from '../users/user.entity.js';
 
 /** Order statuses of SPEC §6; who may make which move is in the orders service. */
@@ -24,7 +24,7 @@ export type Currency = (typeof CURRENCIES)[number];
 @Index('idx_orders_created_at_id', ['created_at', 'id'])
 @Index('idx_orders_updated_at_id', ['updated_at', 'id'])
 @Index('idx_orders_user_id_updated_at_id', ['user_id', 'updated_at', 'id'])
-export class Order {
+export class Order extends VersionedEntity {
   @PrimaryGeneratedColumn()
   id: number;
 
@@ -43,20 +43,6 @@ export class Order {
 
   @Column({ type: 'bigint' })
   total_cents: string | number;
-
-  @Column({ type: TIMESTAMP_TYPE })
-  created_at: Date;
-
-  @Column({ type: TIMESTAMP_TYPE })
-  updated_at: Date;
-
-  /**
-   * 1 on insert, incremented by every UPDATE of the row (TypeORM's query builder adds
-   * `version = version + 1`) and by the writes that change what its representation embeds: the
-   * source of its entity tag and the condition of `If-Match` writes (src/common/writes/preconditions.ts).
-   */
-  @VersionColumn({ type: 'integer', default: 1 })
-  version: number;
 }
 
 /** One line of an order; `position` keeps the order the client sent the items in. */

@@ -1,5 +1,5 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation, VersionColumn } from 'typeorm';
-import { TIMESTAMP_TYPE } from '../config/database-kind.js';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from 'typeorm';
+import { VersionedEntity } from '../database/versioned-entity.js';
 import { User } from '../users/user.entity.js';
 
 /** Todo statuses of SPEC §6; any transition is allowed. */
@@ -15,7 +15,7 @@ export type TodoStatus = (typeof TODO_STATUSES)[number];
 @Index('idx_todos_status_id', ['status', 'id'])
 @Index('idx_todos_created_at_id', ['created_at', 'id'])
 @Index('idx_todos_updated_at_id', ['updated_at', 'id'])
-export class Todo {
+export class Todo extends VersionedEntity {
   @PrimaryGeneratedColumn()
   id: number;
 
@@ -34,18 +34,4 @@ export class Todo {
   @ManyToOne(() => User, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'owner_id' })
   owner?: Relation<User>;
-
-  @Column({ type: TIMESTAMP_TYPE })
-  created_at: Date;
-
-  @Column({ type: TIMESTAMP_TYPE })
-  updated_at: Date;
-
-  /**
-   * 1 on insert, incremented by every UPDATE of the row (TypeORM's query builder adds
-   * `version = version + 1`) and by the writes that change what its representation embeds: the
-   * source of its entity tag and the condition of `If-Match` writes (src/common/writes/preconditions.ts).
-   */
-  @VersionColumn({ type: 'integer', default: 1 })
-  version: number;
 }

@@ -1,5 +1,5 @@
-import { Column, Entity, Index, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
-import { TIMESTAMP_TYPE } from '../config/database-kind.js';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { VersionedEntity } from '../database/versioned-entity.js';
 
 /** Roles of SPEC §3: `user` (default) and `admin`. */
 export const ROLES = ['user', 'admin'] as const;
@@ -12,7 +12,7 @@ export type Role = (typeof ROLES)[number];
 @Index('idx_users_role_id', ['role', 'id'])
 @Index('idx_users_created_at_id', ['created_at', 'id'])
 @Index('idx_users_updated_at_id', ['updated_at', 'id'])
-export class User {
+export class User extends VersionedEntity {
   @PrimaryGeneratedColumn()
   id: number;
 
@@ -35,18 +35,4 @@ export class User {
 
   @Column({ type: 'varchar', length: 16, default: 'user' })
   role: Role;
-
-  @Column({ type: TIMESTAMP_TYPE })
-  created_at: Date;
-
-  @Column({ type: TIMESTAMP_TYPE })
-  updated_at: Date;
-
-  /**
-   * 1 on insert, incremented by every UPDATE of the row (TypeORM's query builder adds
-   * `version = version + 1`) and by the writes that change what its representation embeds: the
-   * source of its entity tag and the condition of `If-Match` writes (src/common/writes/preconditions.ts).
-   */
-  @VersionColumn({ type: 'integer', default: 1 })
-  version: number;
 }

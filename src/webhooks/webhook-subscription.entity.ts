@@ -1,5 +1,6 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation, VersionColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from 'typeorm';
 import { TIMESTAMP_TYPE } from '../config/database-kind.js';
+import { VersionedEntity } from '../database/versioned-entity.js';
 import { User } from '../users/user.entity.js';
 
 /** The payload shapes a subscription can choose: the resource as API v1 or v2 shows it. */
@@ -15,7 +16,7 @@ export type WebhookApiVersion = (typeof WEBHOOK_API_VERSIONS)[number];
 @Index('idx_webhook_subscriptions_owner_id_id', ['owner_id', 'id'])
 @Index('idx_webhook_subscriptions_enabled_owner_id', ['enabled', 'owner_id'])
 @Index('idx_webhook_subscriptions_created_at_id', ['created_at', 'id'])
-export class WebhookSubscription {
+export class WebhookSubscription extends VersionedEntity {
   @PrimaryGeneratedColumn()
   id: number;
 
@@ -58,14 +59,4 @@ export class WebhookSubscription {
 
   @Column({ type: 'varchar', length: 200, nullable: true })
   disabled_reason: string | null;
-
-  @Column({ type: TIMESTAMP_TYPE })
-  created_at: Date;
-
-  @Column({ type: TIMESTAMP_TYPE })
-  updated_at: Date;
-
-  /** The entity tag's source and the `If-Match` condition (src/common/writes/preconditions.ts). */
-  @VersionColumn({ type: 'integer', default: 1 })
-  version: number;
 }
