@@ -9,6 +9,7 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { installClientErrorHandler } from './common/errors/client-error.js';
 import { writeErrorResp } from './common/errors/write-error.js';
+import { enterRequestContext } from './common/context/request-context.js';
 import { ensureRequestId } from './common/middleware/request-id.js';
 import { requestTargetRules } from './common/middleware/wire.middleware.js';
 import { cors, refusePlainHttp, securityHeaders } from './common/middleware/transport-security.js';
@@ -43,14 +44,14 @@ export async function configureApp(app: NestExpressApplication): Promise<void> {
   const config = app.get<ConfigService<Env, true>>(ConfigService);
   const production = config.get('NODE_ENV', { infer: true }) === 'production';
   const trustProxy = config.get('TRUST_PROXY', { infer: true });
-  // first: request metrics and Server-Timing time every response, refusals before routing included
+  // first of all: every response — docs pages included — carries X-Request-Id (docs/wire.md#x-request-id),
+  // and the rest of the request runs in its one request context (src/common/context/request-context.ts)
+  app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
+    enterRequestContext(ensureRequestId(req, res), next);
+  });
+  // then request metrics and Server-Timing time every response, refusals before routing included
   const metrics = httpMetrics({ metrics: config.get('METRICS', { infer: true }), serverTiming: config.get('SERVER_TIMING', { infer: true }) });
   if (metrics) app.use(metrics);
-  // first of all, so that every response — docs pages included — carries X-Request-Id (docs/wire.md#x-request-id)
-  app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
-    ensureRequestId(req, res);
-    next();
-  });
   const apiRoutes = servesApi(config.get('ROLE', { infer: true }));
   if (!apiRoutes) app.use(workerPathsOnly());
   app.use(securityHeaders({ production, hstsMaxAge: config.get('HSTS_MAX_AGE', { infer: true }) }));

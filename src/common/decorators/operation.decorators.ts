@@ -1,7 +1,9 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, HttpCode, SetMetadata } from '@nestjs/common';
 import { ApiExtension, ApiHeader, ApiQuery } from '@nestjs/swagger';
 import { ESTIMATE_THRESHOLD } from '../list/find-page.js';
-import { DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_FILTER_INT, MAX_OFFSET, MAX_PAGE, MAX_PAGE_SIZE, RANGE_OPERATORS, type ListQuery, type ListSpec } from '../list/list-query.js';
+import type { Request } from 'express';
+import { DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_FILTER_INT, MAX_OFFSET, MAX_PAGE, MAX_PAGE_SIZE, RANGE_OPERATORS, type ListQuery, type ListSpec, type RawQuery } from '../list/list-query.js';
+import { type ListQueryInput, ListQueryPipe } from '../list/list-query.pipe.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { LOCATION_EXTENSION } from '../openapi/complete-document.js';
 
@@ -15,8 +17,6 @@ export type OperationQuery =
   | { kind: 'create' }
   | { kind: 'protocol' };
 
-/** Where the interceptor leaves the parsed list query for {@link ListParams}. */
-export const PARSED_LIST_QUERY = Symbol('parsedListQuery');
 
 /**
  * The documented `sort` grammar of a list (SPEC §4): comma-separated sortable fields, each with an
@@ -144,7 +144,16 @@ export function ProtocolOperation() {
   return SetMetadata(OPERATION_QUERY, { kind: 'protocol' } satisfies OperationQuery);
 }
 
-/** Injects the {@link ListQuery} parsed by the interceptor for a {@link ListOperation}. */
-export const ListParams = createParamDecorator((_: unknown, ctx: ExecutionContext): ListQuery => {
-  return ctx.switchToHttp().getRequest()[PARSED_LIST_QUERY];
+/** What {@link ListQueryPipe} parses: the request's query string, path and `Prefer`, and the {@link ListOperation}'s field table. */
+const listQueryInput = createParamDecorator((_: unknown, ctx: ExecutionContext): ListQueryInput => {
+  const req = ctx.switchToHttp().getRequest<Request>();
+  const operation = Reflect.getMetadata(OPERATION_QUERY, ctx.getHandler()) as OperationQuery | undefined;
+  if (operation?.kind !== 'list') throw new Error(`@ListParams() on ${ctx.getClass().name}.${ctx.getHandler().name}, which is no @ListOperation(…)`);
+  return { query: req.query as RawQuery, spec: operation.spec, path: req.baseUrl + req.path, prefer: req.headers.prefer };
 });
+
+/**
+ * The parameter decorator of a {@link ListOperation}'s handler: injects its {@link ListQuery},
+ * parsed from the request by {@link ListQueryPipe} (400 on a bad parameter, before the handler runs).
+ */
+export const ListParams = (): ParameterDecorator => listQueryInput(undefined, ListQueryPipe);

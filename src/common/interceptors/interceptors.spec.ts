@@ -4,9 +4,11 @@ import { Body, type CallHandler, Req, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { lastValueFrom, of, defer } from 'rxjs';
 import { FakeResponse, type FakeRequest, fakeRequest, httpContext } from '../../../test/unit/http-context.js';
-import { OPERATION_QUERY, PARSED_LIST_QUERY, type OperationQuery } from '../decorators/operation.decorators.js';
+import { OPERATION_QUERY, type OperationQuery } from '../decorators/operation.decorators.js';
 import { ApiException } from '../errors/api-exception.js';
 import { defineFields } from '../list/field-table.js';
+import type { ListQuery } from '../list/list-query.js';
+import { ListQueryPipe } from '../list/list-query.pipe.js';
 import { Page } from '../list/page.js';
 import { linkPrefix } from '../versioning/api-versions.js';
 import { BodylessOperationInterceptor } from './bodyless-operation.interceptor.js';
@@ -60,6 +62,12 @@ async function run(req: FakeRequest, method: keyof TodosController, produce: () 
   }
 }
 
+/** The list query ListQueryPipe parses of `req` (as `@ListParams()` hands it to the handler), or the exception it throws. */
+function listQuery(req: FakeRequest): ListQuery {
+  const url = new URL(req.originalUrl, 'http://localhost');
+  return new ListQueryPipe().transform({ query: Object.fromEntries(url.searchParams), spec: TODO_LIST, path: url.pathname, prefer: undefined });
+}
+
 /** Asserts `outcome` is a 400 naming `fields` in its details. */
 function expect400(outcome: unknown, fields: string[]) {
   expect(outcome).toBeInstanceOf(ApiException);
@@ -71,7 +79,7 @@ function expect400(outcome: unknown, fields: string[]) {
 describe('ResourceInterceptor (SPEC §4, §5)', () => {
   it('wraps a list Page into the envelope with paging links that repeat the query', async () => {
     const req = fakeRequest('GET', '/v1/todos?status=open&sort=-title&page=2&size=1');
-    const body = await run(req, 'list', () => new Page([todo(2)], 3, (req as unknown as Record<symbol, never>)[PARSED_LIST_QUERY]));
+    const body = await run(req, 'list', () => new Page([todo(2)], 3, listQuery(req)));
     expect(body).toEqual({
       data: [todo(2)].map((t) => ({ ...t, links: [{ rel: 'self', href: '/v1/todos/2' }] })),
       page: 2,
@@ -87,21 +95,25 @@ describe('ResourceInterceptor (SPEC §4, §5)', () => {
     });
   });
 
-  it('hands the parsed list query to the handler and applies `fields` to each item', async () => {
+  it('applies the parsed list query\'s `fields` to each item', async () => {
     const req = fakeRequest('GET', '/v1/todos?fields=title');
-    const body = (await run(req, 'list', () => new Page([todo(1), todo(2)], 2, (req as unknown as Record<symbol, never>)[PARSED_LIST_QUERY]))) as { data: unknown[] };
-    expect((req as unknown as Record<symbol, { fields?: string[] }>)[PARSED_LIST_QUERY]?.fields).toEqual(['title']);
+    const query = listQuery(req);
+    expect(query.fields).toEqual(['title']);
+    const body = (await run(req, 'list', () => new Page([todo(1), todo(2)], 2, query))) as { data: unknown[] };
     expect(body.data).toEqual([
       { id: 1, title: 'todo 1', links: [{ rel: 'self', href: '/v1/todos/1' }] },
       { id: 2, title: 'todo 2', links: [{ rel: 'self', href: '/v1/todos/2' }] },
     ]);
   });
 
-  it('refuses a bad list query with 400 before the handler runs', async () => {
-    let ran = false;
-    const outcome = await run(fakeRequest('GET', '/v1/todos?sort=password&colour=red'), 'list', () => (ran = true));
+  it('ListQueryPipe refuses a bad list query with 400, naming every bad parameter', () => {
+    let outcome: unknown;
+    try {
+      listQuery(fakeRequest('GET', '/v1/todos?sort=password&colour=red'));
+    } catch (error) {
+      outcome = error;
+    }
     expect400(outcome, ['colour', 'sort']);
-    expect(ran).toBe(false);
   });
 
   it('passes a list result that is not a Page through unchanged', async () => {

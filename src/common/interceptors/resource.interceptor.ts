@@ -3,10 +3,10 @@ import { ConfigService } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { map, type Observable } from 'rxjs';
-import { OPERATION_QUERY, PARSED_LIST_QUERY, type OperationQuery } from '../decorators/operation.decorators.js';
+import { OPERATION_QUERY, type OperationQuery } from '../decorators/operation.decorators.js';
 import type { Env } from '../../config/env.validation.js';
 import { cursorKey } from '../list/cursor.js';
-import { parseListQuery, parseReadQuery, rejectQuery } from '../list/list-query.js';
+import { parseReadQuery, rejectQuery } from '../list/list-query.js';
 import { type Link, Page, pickFields, toEnvelope } from '../list/page.js';
 import { serveAsVersion, versionOfPath } from '../versioning/api-versions.js';
 import { parseEntityTags, responseTag, withPreconditions } from '../writes/preconditions.js';
@@ -19,9 +19,7 @@ const AUTHENTICATED_VARY = ['Authorization', 'Cookie', 'Accept'];
 
 /**
  * Shapes every controller response by the operation's declared query grammar (SPEC §4, §5):
- * - list: parses the list query before the handler (400 on a bad parameter; cursors checked with
- *   the key derived from LIST_CURSOR_SECRET, `Prefer: count=…` read) and turns the returned
- *   {@link Page} into `{data, page, size, total, next_cursor, prev_cursor, links}`, applying
+ * - list: turns the returned {@link Page} — of the query `@ListParams()` parsed (ListQueryPipe) — into `{data, page, size, total, next_cursor, prev_cursor, links}`, applying
  *   `fields` to each item; answers `Preference-Applied: count=…` (the count it applied) and
  *   `Vary: Prefer`;
  * - read: accepts only `fields` and applies it;
@@ -65,7 +63,7 @@ export class ResourceInterceptor implements NestInterceptor {
       operation = this.reflector.get<OperationQuery>(OPERATION_QUERY, handler) ?? null;
       this.operations.set(handler, operation);
     }
-    const req = context.switchToHttp().getRequest<Request & { [PARSED_LIST_QUERY]?: unknown; user?: unknown }>();
+    const req = context.switchToHttp().getRequest<Request & { user?: unknown }>();
     const res = context.switchToHttp().getResponse<Response>();
     const query = req.query as Record<string, unknown>;
     const path = req.baseUrl + req.path;
@@ -85,8 +83,6 @@ export class ResourceInterceptor implements NestInterceptor {
       return result;
     };
     if (operation?.kind === 'list') {
-      const parsed = parseListQuery(query, operation.spec, { key: this.cursorKey, path, prefer: req.headers.prefer });
-      req[PARSED_LIST_QUERY] = parsed;
       return handled().pipe(
         map((result: unknown) => {
           if (!(result instanceof Page)) return result;
@@ -94,7 +90,8 @@ export class ResourceInterceptor implements NestInterceptor {
           const vary = res.getHeader('Vary');
           if (!/(^|,)\s*(prefer|\*)\s*(,|$)/i.test(String(vary ?? ''))) res.setHeader('Vary', vary ? `${String(vary)}, Prefer` : 'Prefer');
           const envelope = toEnvelope(result, path, this.cursorKey);
-          if (parsed.fields) envelope.data = envelope.data.map((item) => pickFields(item as object, parsed.fields!));
+          const fields = result.query.fields;
+          if (fields) envelope.data = envelope.data.map((item) => pickFields(item as object, fields));
           return envelope;
         }),
       );

@@ -194,7 +194,8 @@ function parseRanges(query: RawQuery, spec: ListSpec, problems: ErrorDetail[]): 
   return ranges.sort((a, b) => a.field.localeCompare(b.field) || order.indexOf(a.op) - order.indexOf(b.op));
 }
 
-type RawQuery = Record<string, unknown>;
+/** A request's query string as Express's simple parser gives it. */
+export type RawQuery = Record<string, unknown>;
 
 /**
  * Direction of the implicit `id` tie-breaker after the given sort keys (SPEC §4 "`id` is always

@@ -1,7 +1,7 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { type INestApplication, VERSION_NEUTRAL, VersioningType } from '@nestjs/common';
 import { PATH_METADATA, VERSION_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
+import { requestContext, withRequestContext } from '../context/request-context.js';
 
 /** The API versions served, oldest first (SPEC §9, conventions §9). Each is a path prefix `/v<n>`. */
 export const API_VERSIONS = ['1', '2'] as const;
@@ -70,16 +70,13 @@ export function enableApiVersioning(app: INestApplication): void {
   app.enableVersioning({ type: VersioningType.URI, defaultVersion: [...API_VERSIONS] });
 }
 
-/** The path prefix (`/v2`) of the API version the current request is served as; see {@link linkPrefix}. */
-const servedPrefix = new AsyncLocalStorage<string>();
-
 /**
  * Runs `handle` — and everything it awaits — as serving API `version` (`'2'`), so that the links
  * resource mappers write meanwhile point into that version ({@link linkPrefix}). ResourceInterceptor
  * runs every handler of a versioned path so, whatever chose the version (path, Accept or subdomain).
  */
 export function serveAsVersion<T>(version: string, handle: () => T): T {
-  return servedPrefix.run(`/v${version}`, handle);
+  return withRequestContext({ apiVersion: version }, handle);
 }
 
 /**
@@ -89,7 +86,7 @@ export function serveAsVersion<T>(version: string, handle: () => T): T {
  * import CLI, unit tests).
  */
 export function linkPrefix(): string {
-  return servedPrefix.getStore() ?? '/v1';
+  return `/v${requestContext()?.apiVersion ?? '1'}`;
 }
 
 /** The API version the current request is served as (`'2'` under `/v2`), `'1'` outside a request (as {@link linkPrefix}). */

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { requestContext, withRequestContext, type RequestPreconditions } from '../context/request-context.js';
 import { type ApiException, preconditionFailed, preconditionRequired } from '../errors/api-exception.js';
 import { linkPrefix } from '../versioning/api-versions.js';
 
@@ -20,15 +20,8 @@ import { linkPrefix } from '../versioning/api-versions.js';
  */
 export const ENTITY_TAG = Symbol('entityTag');
 
-/** What the request said about its precondition: the parsed `If-Match`, and whether one is required. */
-export interface WritePreconditions {
-  /** `'*'`, the listed entity tags (quotes included, `W/` kept), or undefined without `If-Match`. */
-  ifMatch?: '*' | string[];
-  /** REQUIRE_IF_MATCH: a PUT/PATCH/DELETE of a resource without `If-Match` → 428. */
-  required: boolean;
-}
-
-const current = new AsyncLocalStorage<WritePreconditions>();
+/** What the request said about its precondition (the request context's `preconditions`). */
+export type WritePreconditions = RequestPreconditions;
 
 /**
  * The entity tags of an `If-Match` / `If-None-Match` field value (RFC 9110 §8.8.3, §13.1.1):
@@ -99,7 +92,7 @@ export function notModified(request: ConditionalRead, response: ReadValidators):
  * services' conditional writes ({@link versionCondition}) see them. ResourceInterceptor does this for PUT, PATCH and DELETE.
  */
 export function withPreconditions<T>(preconditions: WritePreconditions, handle: () => T): T {
-  return current.run(preconditions, handle);
+  return withRequestContext({ preconditions }, handle);
 }
 
 /** The strong entity tag of row `version` served as the current API version: `"3.v2"` (see the module comment). */
@@ -134,7 +127,7 @@ export function responseTag(response: unknown): string | undefined {
  *   412 `precondition_failed` when no listed tag is the row's current one.
  */
 export function versionCondition(resource: string, id: number, version: number): { version?: number } {
-  const preconditions = current.getStore();
+  const preconditions = requestContext()?.preconditions;
   if (!preconditions) return {};
   const { ifMatch, required } = preconditions;
   if (ifMatch === undefined) {

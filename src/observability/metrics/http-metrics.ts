@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Histogram } from 'prom-client';
 import { routeTemplate } from '../tracing/http-route.js';
 import { gauge, histogram } from './registry.js';
-import { type RequestTiming, runWithTiming } from './request-timing.js';
+import { type RequestTiming, startTiming } from './request-timing.js';
 
 /** The `route` label of a request no controller route took (unknown path, 405, refused before routing). */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -34,8 +34,9 @@ type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) 
  *
  * Server-Timing (SPEC §10, W3C Server Timing): `Server-Timing: db;dur=<ms>, total;dur=<ms>` on
  * every response, `db` the summed time of the request's database statements so far and `total`
- * the time until the headers were written (ms, one decimal). Needs the request's timing context
- * (AsyncLocalStorage), entered only when SERVER_TIMING is true.
+ * the time until the headers were written (ms, one decimal). The timing lives in the request
+ * context (src/common/context/request-context.ts), set only when SERVER_TIMING is true; this
+ * middleware runs after the one that enters the context.
  */
 export function httpMetrics(options: HttpMetricsOptions): Middleware | undefined {
   if (!options.metrics && !options.serverTiming) return undefined;
@@ -71,6 +72,7 @@ export function httpMetrics(options: HttpMetricsOptions): Middleware | undefined
       if (!this.headersSent) this.setHeader('Server-Timing', `db;dur=${timing.dbMs.toFixed(1)}, total;dur=${(performance.now() - start).toFixed(1)}`);
       return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
     } as ServerResponse['writeHead'];
-    runWithTiming(timing, next);
+    startTiming(timing);
+    next();
   };
 }

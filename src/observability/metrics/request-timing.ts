@@ -1,24 +1,19 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { requestContext, type RequestTiming } from '../../common/context/request-context.js';
 
-/** The time one request spent so far in database statements, in milliseconds (summed, so overlapping statements count each). */
-export interface RequestTiming {
-  dbMs: number;
-}
-
-const current = new AsyncLocalStorage<RequestTiming>();
+export type { RequestTiming };
 
 /**
- * Runs `handle` — and everything it awaits — with `timing` as the current request's timing, so
- * that {@link addDbTime} accumulates the request's database time into it. Used by the
- * Server-Timing middleware only (SERVER_TIMING=true); without it no context is entered.
+ * Makes `timing` the current request's timing (the request context's `timing`), so that
+ * {@link addDbTime} accumulates the request's database time into it. Used by the Server-Timing
+ * middleware only (SERVER_TIMING=true), inside the request context the first middleware entered.
  */
-export function runWithTiming<T>(timing: RequestTiming, handle: () => T): T {
-  return current.run(timing, handle);
+export function startTiming(timing: RequestTiming): void {
+  const context = requestContext();
+  if (context !== undefined) context.timing = timing;
 }
 
 /** Adds `ms` milliseconds of database time to the current request's timing; nothing outside a timed request. */
 export function addDbTime(ms: number): void {
-  const timing = current.getStore();
+  const timing = requestContext()?.timing;
   if (timing !== undefined) timing.dbMs += ms;
 }
-
