@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ApiException } from '../errors/api-exception.js';
 
 /**
  * What a request's code reads beside its parameters, in one typed place — the request context,
@@ -11,6 +12,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * - `preconditions`: the request's `If-Match` and whether one is required (REQUIRE_IF_MATCH), for
  *   the one conditional write of a PUT, PATCH or DELETE (src/common/writes/preconditions.ts); set
  *   by ResourceInterceptor for those methods;
+ * - `targetRefusal`: the 400 of a request target that breaks the path or query rules
+ *   (docs/wire.md#paths), found before routing and thrown by the WireMiddleware inside Nest's
+ *   pipeline, so that it is logged and written like any other error;
  * - `timing`: the database time the request spent so far, for `Server-Timing`
  *   (README "Metrics": `SERVER_TIMING`); set by the metrics middleware when SERVER_TIMING is on.
  * Outside a request (the import CLI, the webhook worker, unit tests) there is none: readers fall
@@ -20,6 +24,7 @@ export interface RequestContext {
   readonly requestId: string;
   apiVersion?: string;
   preconditions?: RequestPreconditions;
+  targetRefusal?: ApiException;
   timing?: RequestTiming;
 }
 

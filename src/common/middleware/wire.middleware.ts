@@ -10,6 +10,7 @@ import { servedUrl } from '../versioning/version-negotiation.js';
 import { bodyProblems, CREDENTIAL_QUERY_PARAMS, jsonDepth, MAX_JSON_DEPTH, pathProblem, queryProblems } from './input-rules.js';
 import { ensureRequestId } from './request-id.js';
 import { RouteTable } from '../routing/route-table.js';
+import { requestContext } from '../context/request-context.js';
 
 export { CREDENTIAL_QUERY_PARAMS, MAX_JSON_DEPTH };
 
@@ -49,11 +50,6 @@ function refuse(message: string, details: ErrorDetail[]): ApiException {
   return badRequest(details.length === 1 ? details[0].message : message, details);
 }
 
-/** Where {@link requestTargetRules} leaves a refusal for the WireMiddleware to throw. */
-const TARGET_REFUSAL = Symbol.for('resource-api.target-refusal');
-
-type WithRefusal = IncomingMessage & { [TARGET_REFUSAL]?: ApiException };
-
 /** The paths served before Nest's pipeline (the docs page, its assets and documents). */
 const OUTSIDE_NEST = /^\/docs(\/|\?|$)/;
 
@@ -77,7 +73,8 @@ export function targetRefusal(url: string): ApiException | undefined {
 /**
  * Express middleware applying {@link targetRefusal} on every path, installed by configureApp
  * before the docs and routing. The docs (`/docs*`), served outside Nest's pipeline, are answered
- * here with `ErrorResp`; every other request carries its refusal on to the WireMiddleware, the
+ * here with `ErrorResp`; every other request carries its refusal on to the WireMiddleware (in the
+ * request context's `targetRefusal`, src/common/context/request-context.ts), the
  * first middleware after the request logger, which throws it — so the refusal is logged (with
  * the credential parameters redacted) and written by the exception filter like any other.
  */
@@ -87,7 +84,9 @@ export function requestTargetRules() {
     const refusal = targetRefusal(url);
     if (!refusal) return next();
     if (OUTSIDE_NEST.test(url)) return writeErrorResp(req, res, 400, refusal.message, {}, refusal.details);
-    (req as WithRefusal)[TARGET_REFUSAL] = refusal;
+    const context = requestContext();
+    if (!context) return writeErrorResp(req, res, 400, refusal.message, {}, refusal.details);
+    context.targetRefusal = refusal;
     next();
   };
 }
@@ -137,7 +136,7 @@ export class WireMiddleware implements NestMiddleware {
 
   async use(req: Request, res: Response, next: NextFunction): Promise<void> {
     ensureRequestId(req, res);
-    const refusal = (req as WithRefusal)[TARGET_REFUSAL];
+    const refusal = requestContext()?.targetRefusal;
     if (refusal) throw refusal;
     if (!BODY_METHODS.has(req.method) || !hasBody(req)) return next();
     const path = servedUrl(req).split('?')[0];
