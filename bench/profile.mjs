@@ -151,7 +151,6 @@ for (const [id, us] of self) {
   const key = `${cf.functionName || '(anon)'} ${cf.url.replace(/.*node_modules\//, '').replace(/.*\/dist\//, '')}:${cf.lineNumber}`;
   fns.set(key, (fns.get(key) ?? 0) + us);
 }
-const reqs = r['2xx'] + 2 * 0;
 const show = (m, k) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([name, us]) => `${(100 * us / total).toFixed(1).padStart(5)} %  ${(us / r['2xx']).toFixed(0).padStart(5)} µs/req*  ${name}`).join('\n');
 console.log(`profile: ${file} (${(total / 1e6).toFixed(1)} s sampled in the measured window)`);
 console.log(show(groups, 30));

@@ -106,7 +106,7 @@ function anchorsOf(file) {
 /** The link targets of one prose line: inline links/images and reference definitions. */
 function targetsOf(line) {
   const targets = [];
-  for (const match of line.matchAll(/!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+["'][^"']*["'])?\s*\)/g)) targets.push(match[1]);
+  for (const match of line.matchAll(/!?\[(?:[^[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+["'][^"']*["'])?\s*\)/g)) targets.push(match[1]);
   const definition = /^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+["'(].*)?$/.exec(line);
   if (definition) targets.push(definition[1]);
   return targets;

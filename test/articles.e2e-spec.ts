@@ -6,7 +6,6 @@ import { Article, ArticleTag, type ArticleStatus } from '../src/articles/article
 import { Comment } from '../src/comments/comment.entity.js';
 import type { Tag } from '../src/tags/tag.entity.js';
 import { createArticle } from './factories/article.factory.js';
-import { createComment } from './factories/comment.factory.js';
 import { createTag } from './factories/tag.factory.js';
 import { bearer, createUser, type CreatedUser } from './factories/user.factory.js';
 import { createTestApp, truncateAll } from './setup/test-app.js';

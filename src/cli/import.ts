@@ -47,7 +47,7 @@ export async function runImport(argv: string[], env: NodeJS.ProcessEnv, io: Io):
     try {
       text = await readFile(path.resolve(env.INIT_CWD ?? process.cwd(), file), 'utf8');
     } catch (error) {
-      throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
     }
     let raw: unknown;
     try {

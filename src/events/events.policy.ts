@@ -1,4 +1,4 @@
-import { type AccessPolicy, ownedPolicy } from '../common/access/access-policy.js';
+import { ownedPolicy } from '../common/access/access-policy.js';
 import type { EventRecord } from './event.entity.js';
 
 /**

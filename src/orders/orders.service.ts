@@ -14,7 +14,7 @@ import type { OrderItemDto } from './dto/order-item.dto.js';
 import { Order, OrderItem, type Currency, type OrderStatus } from './order.entity.js';
 import { toOrderResponse, type OrderResponse } from './order.response.js';
 import { ORDERS_FIELDS } from './orders.resource.js';
-import { ORDER_TRANSITIONS, ORDERS_POLICY } from './orders.policy.js';
+import { ORDERS_POLICY } from './orders.policy.js';
 import { inBothVersions } from '../events/event-data.js';
 import { EventOutbox } from '../events/event-outbox.js';
 import type { EventType } from '../events/event-types.js';
@@ -107,10 +107,10 @@ export class OrdersService {
   /**
    * PATCH: changes only the fields sent; items and currency first, then the status move. Items
    * and currency equal to the stored ones change nothing; a `status` sent is always a move, so the
-   * current status is a 409 like every move {@link ORDER_TRANSITIONS} does not list.
+   * current status is a 409 like every move `ORDER_TRANSITIONS` (orders.policy.ts) does not list.
    * @throws 404 (also when deleted meanwhile); 403 for another user's order or an admin-only move;
    *   409 when items or currency change on an order that is not `pending`, or for a move
-   *   {@link ORDER_TRANSITIONS} does not allow (including one a concurrent move made stale).
+   *   `ORDER_TRANSITIONS` (orders.policy.ts) does not allow (including one a concurrent move made stale).
    */
   update(id: number, dto: UpdateOrderDto, caller: AuthUser): Promise<OrderResponse> {
     return this.change(id, { items: dto.items, currency: dto.currency, status: dto.status }, caller, true);

@@ -61,7 +61,7 @@ export class RedisStore extends SharedStore implements OnApplicationShutdown {
       await redis.connect();
     } catch (error) {
       redis.disconnect();
-      throw new Error(`Redis at REDIS_URL is unreachable: ${(error as Error).message}`);
+      throw new Error(`Redis at REDIS_URL is unreachable: ${(error as Error).message}`, { cause: error });
     }
     return new RedisStore(redis as Redis & WithHitCommand);
   }

@@ -43,12 +43,10 @@ async function fill(file: string): Promise<number> {
 }
 
 let disk: SmallFilesystem | undefined;
-let unavailable = '';
 try {
   disk = mountSmallFilesystem(DISK_MB);
 } catch (error) {
-  unavailable = (error as Error).message;
-  process.stdout.write(`\nfault suite: full-disk scenario skipped: no small filesystem can be mounted here (${unavailable})\n`);
+  process.stdout.write(`\nfault suite: full-disk scenario skipped: no small filesystem can be mounted here (${(error as Error).message})\n`);
 }
 
 /**

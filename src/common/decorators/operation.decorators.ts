@@ -2,7 +2,7 @@ import { applyDecorators, createParamDecorator, type ExecutionContext, HttpCode,
 import { ApiExtension, ApiHeader, ApiQuery } from '@nestjs/swagger';
 import { ESTIMATE_THRESHOLD } from '../list/find-page.js';
 import type { Request } from 'express';
-import { DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_FILTER_INT, MAX_OFFSET, MAX_PAGE, MAX_PAGE_SIZE, RANGE_OPERATORS, type ListQuery, type ListSpec, type RawQuery } from '../list/list-query.js';
+import { DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_FILTER_INT, MAX_OFFSET, MAX_PAGE, MAX_PAGE_SIZE, RANGE_OPERATORS, type ListSpec, type RawQuery } from '../list/list-query.js';
 import { type ListQueryInput, ListQueryPipe } from '../list/list-query.pipe.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { LOCATION_EXTENSION } from '../openapi/complete-document.js';
@@ -153,7 +153,7 @@ const listQueryInput = createParamDecorator((_: unknown, ctx: ExecutionContext):
 });
 
 /**
- * The parameter decorator of a {@link ListOperation}'s handler: injects its {@link ListQuery},
+ * The parameter decorator of a {@link ListOperation}'s handler: injects its `ListQuery`,
  * parsed from the request by {@link ListQueryPipe} (400 on a bad parameter, before the handler runs).
  */
 export const ListParams = (): ParameterDecorator => listQueryInput(undefined, ListQueryPipe);

@@ -1,5 +1,4 @@
 import { badRequest, type ErrorDetail } from '../errors/api-exception.js';
-import { parsePositiveInt } from '../pipes/parse-id.pipe.js';
 import { type Cursor, cursorKey, decodeCursor, fingerprint } from './cursor.js';
 
 /** One filter of a list (SPEC §4 equality filters): how its values are parsed, what it compares. */

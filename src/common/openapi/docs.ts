@@ -12,7 +12,6 @@ import { envelopeSchemas } from './api-page-response.decorator.js';
 import type { Env } from '../../config/env.validation.js';
 import { API_VERSIONS, type ApiVersion, DOCUMENT_VERSIONS, LATEST_VERSION } from '../versioning/api-versions.js';
 import { deprecationDates, type VersionDates } from '../versioning/deprecation.js';
-import { completeDocument } from './complete-document.js';
 import { namedSchemas } from './named-schemas.js';
 import { applyValidationRules } from './validation-rules.js';
 import { RouteTable } from '../routing/route-table.js';

@@ -68,7 +68,7 @@ export async function startTracing(raw: Record<string, unknown>): Promise<void> 
       import('./sql-summary.js'),
     ]);
   // loaded once tracing is set up: logging.ts is where the service's redaction rules live
-  let redactUrl: ((url: string) => string) | undefined;
+  const redaction: { redactUrl?: (url: string) => string } = {};
 
   const named = typeof raw.OTEL_SERVICE_NAME === 'string' && raw.OTEL_SERVICE_NAME.trim() !== '';
   const namedByAttributes = typeof raw.OTEL_RESOURCE_ATTRIBUTES === 'string' && /(^|,)\s*service\.name\s*=/.test(raw.OTEL_RESOURCE_ATTRIBUTES);
@@ -83,6 +83,7 @@ export async function startTracing(raw: Record<string, unknown>): Promise<void> 
         // (inSpan), without the URL's path and query, which can carry the receiver's secrets
         ignoreOutgoingRequestHook: () => true,
         applyCustomAttributesOnSpan: (span, request) => {
+          const { redactUrl } = redaction;
           if (!(request instanceof IncomingMessage) || !redactUrl) return; // an outgoing request's span
           const { name, attributes } = serverSpanDetails(request, redactUrl);
           if (name !== undefined) span.updateName(name);
@@ -104,7 +105,7 @@ export async function startTracing(raw: Record<string, unknown>): Promise<void> 
     ],
   });
   sdk.start();
-  ({ redactUrl } = await import('../../common/logging.js'));
+  redaction.redactUrl = (await import('../../common/logging.js')).redactUrl;
 
   const tracer = api.trace.getTracer('resource-api');
   const kinds = { client: api.SpanKind.CLIENT, producer: api.SpanKind.PRODUCER, internal: api.SpanKind.INTERNAL };
