@@ -49,15 +49,17 @@ interface Pending {
   event: StoredEvent;
 }
 
-/** What an outbox keeps on a query runner (`queryRunner.data`): its current transaction level and the pending events. */
+/** What an outbox keeps per query runner: its current transaction level and the pending events. */
 interface RunnerState {
   depth: number;
   pending: Pending[];
 }
 
-function stateOf(queryRunner: QueryRunner, key: symbol): RunnerState {
-  const data = queryRunner.data as Record<symbol, RunnerState | undefined>;
-  return (data[key] ??= { depth: 0, pending: [] });
+/** The state of `queryRunner` in `states` (created on first use; gone with the runner). */
+function stateOf(queryRunner: QueryRunner, states: WeakMap<QueryRunner, RunnerState>): RunnerState {
+  let state = states.get(queryRunner);
+  if (state === undefined) states.set(queryRunner, (state = { depth: 0, pending: [] }));
+  return state;
 }
 
 /**
@@ -73,13 +75,13 @@ function stateOf(queryRunner: QueryRunner, key: symbol): RunnerState {
 export class EventOutbox {
   private readonly logger = new Logger(EventOutbox.name);
   private readonly listeners: OutboxListener[] = [];
-  /** Where this outbox keeps its {@link RunnerState} on a query runner. */
-  private readonly pendingKey = Symbol('EventOutbox.pending');
+  /** This outbox's {@link RunnerState} of each query runner. */
+  private readonly states = new WeakMap<QueryRunner, RunnerState>();
 
   constructor(@InjectDataSource() dataSource: DataSource) {
     const subscriber: EntitySubscriberInterface = {
       afterTransactionStart: (event: TransactionStartEvent) => {
-        stateOf(event.queryRunner, this.pendingKey).depth += 1;
+        stateOf(event.queryRunner, this.states).depth += 1;
       },
       afterTransactionCommit: (event: TransactionCommitEvent) => this.committed(event.queryRunner),
       afterTransactionRollback: (event: TransactionRollbackEvent) => this.rolledBack(event.queryRunner),
@@ -116,7 +118,7 @@ export class EventOutbox {
     const data = { v1: JSON.parse(v1) as object, v2: JSON.parse(v2) as object };
     const stored: StoredEvent = { seq, id, type: event.type, ownerId: event.ownerId, resourceId: event.resourceId, createdAt, data };
     for (const listener of this.listeners) await listener.inTransaction?.(manager, stored);
-    const state = stateOf(queryRunner, this.pendingKey);
+    const state = stateOf(queryRunner, this.states);
     state.pending.push({ depth: Math.max(state.depth, 1), event: stored });
     return stored;
   }
@@ -132,7 +134,7 @@ export class EventOutbox {
    * afterCommit. Never throws (a throw here would fail the already committed write).
    */
   private committed(queryRunner: QueryRunner): void {
-    const state = stateOf(queryRunner, this.pendingKey);
+    const state = stateOf(queryRunner, this.states);
     state.depth = Math.max(state.depth - 1, 0);
     const { pending, depth } = state;
     if (depth > 0) {
@@ -154,7 +156,7 @@ export class EventOutbox {
 
   /** After a ROLLBACK (everything pending is dropped) or a ROLLBACK TO SAVEPOINT (what was appended within it). */
   private rolledBack(queryRunner: QueryRunner): void {
-    const state = stateOf(queryRunner, this.pendingKey);
+    const state = stateOf(queryRunner, this.states);
     state.depth = Math.max(state.depth - 1, 0);
     state.pending = state.pending.filter((entry) => entry.depth <= state.depth);
   }
