@@ -7,7 +7,7 @@ import { AllExceptionsFilter } from './filters/all-exceptions.filter.js';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor.js';
 import { IdempotencyRecords } from './idempotency/idempotency-records.js';
 import { BodylessOperationInterceptor } from './interceptors/bodyless-operation.interceptor.js';
-import { ResourceInterceptor } from './interceptors/resource.interceptor.js';
+import { RESOURCE_INTERCEPTORS } from './interceptors/resource.interceptors.js';
 import { loggerParams } from './logging.js';
 import { WireMiddleware } from './middleware/wire.middleware.js';
 import { ApiValidationPipe } from './pipes/api-validation.pipe.js';
@@ -19,7 +19,8 @@ import { DEPRECATED_VERSION, deprecationDates, deprecationMiddleware } from './v
  * tests booting AppModule run exactly what production runs: wire middleware (request id; body
  * media type, encoding, size, UTF-8, depth, text rules — the query and path rules run before, in
  * configureApp), logging, the validation pipe, the resource
- * interceptor (list grammar, envelope, fields, Location, links per version) after the refusal of a
+ * interceptors (caching, query rules, envelope, Location, ETag, served version and preconditions:
+ * interceptors/resource.interceptors.ts) after the refusal of a
  * body sent to an operation that takes none and the `Idempotency-Key` replay (idempotency/), the one exception
  * filter, and the deprecation headers on every route of a controller marked `@DeprecatedVersion()`.
  */
@@ -38,7 +39,7 @@ import { DEPRECATED_VERSION, deprecationDates, deprecationMiddleware } from './v
     { provide: APP_PIPE, useClass: ApiValidationPipe },
     { provide: APP_INTERCEPTOR, useClass: BodylessOperationInterceptor },
     { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
-    { provide: APP_INTERCEPTOR, useClass: ResourceInterceptor },
+    ...RESOURCE_INTERCEPTORS.map((useClass) => ({ provide: APP_INTERCEPTOR, useClass })),
   ],
 })
 export class CommonModule implements NestModule {

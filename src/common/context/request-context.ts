@@ -8,10 +8,10 @@ import type { ApiException } from '../errors/api-exception.js';
  * - `requestId`: the request's `X-Request-Id` (docs/wire.md#x-request-id);
  * - `apiVersion`: the API version the request is served as (`'2'`), which the resource mappers'
  *   links point into (src/common/versioning/api-versions.ts, `linkPrefix`); set by
- *   ResourceInterceptor for versioned paths;
+ *   RequestScopeInterceptor for versioned paths;
  * - `preconditions`: the request's `If-Match` and whether one is required (REQUIRE_IF_MATCH), for
  *   the one conditional write of a PUT, PATCH or DELETE (src/common/writes/preconditions.ts); set
- *   by ResourceInterceptor for those methods;
+ *   by RequestScopeInterceptor for those methods;
  * - `targetRefusal`: the 400 of a request target that breaks the path or query rules
  *   (docs/wire.md#paths), found before routing and thrown by the WireMiddleware inside Nest's
  *   pipeline, so that it is logged and written like any other error;

@@ -7,7 +7,7 @@ import { type ListQueryInput, ListQueryPipe } from '../list/list-query.pipe.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { LOCATION_EXTENSION } from '../openapi/complete-document.js';
 
-/** Metadata key of the query grammar an operation accepts (read by ResourceInterceptor). */
+/** Metadata key of the query grammar an operation accepts (read by the resource interceptors, interceptors/operation-query.ts). */
 export const OPERATION_QUERY = 'resource-api:operation-query';
 
 /** What an operation takes in its query string and how its result is shaped. */

@@ -34,7 +34,7 @@ export const LOCK_TTL_MS = 10_000;
 
 /**
  * The response headers kept with a first response and sent again on a replay: the resource's
- * `Location` and `ETag`, and the caching headers the ResourceInterceptor set (a replay does not run
+ * `Location` and `ETag`, and the caching headers the resource interceptors set (a replay does not run
  * it, so without them a replay would lose `Cache-Control: private, no-cache` and `Vary`).
  */
 const KEPT_HEADERS = ['Location', 'ETag', 'Cache-Control', 'Vary'];
@@ -55,7 +55,7 @@ function isDuplicateKey(error: unknown): boolean {
 
 /**
  * `Idempotency-Key` on the operations marked {@link Idempotent} (draft-ietf-httpapi-idempotency-key-header;
- * docs/writes.md#retrying-safely-idempotency-key). Runs after authentication, outside ResourceInterceptor (so the
+ * docs/writes.md#retrying-safely-idempotency-key). Runs after authentication, outside the resource interceptors (so the
  * `Location` it sets is seen and kept), before the validation pipe and the handler:
  * - no header → the operation runs as usual; a malformed one (empty, > 255 characters, not
  *   printable ASCII, sent twice) → 400 naming the header;

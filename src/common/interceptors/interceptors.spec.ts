@@ -1,8 +1,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import { describe, expect, it } from '@jest/globals';
-import { Body, type CallHandler, Req, SetMetadata } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
-import { lastValueFrom, of, defer } from 'rxjs';
+import { Body, type CallHandler, type ExecutionContext, Req, SetMetadata } from '@nestjs/common';
+import { lastValueFrom, of, defer, type Observable } from 'rxjs';
 import { FakeResponse, type FakeRequest, fakeRequest, httpContext } from '../../../test/unit/http-context.js';
 import { OPERATION_QUERY, type OperationQuery } from '../decorators/operation.decorators.js';
 import { ApiException } from '../errors/api-exception.js';
@@ -12,7 +11,7 @@ import { ListQueryPipe } from '../list/list-query.pipe.js';
 import { Page } from '../list/page.js';
 import { linkPrefix } from '../versioning/api-versions.js';
 import { BodylessOperationInterceptor } from './bodyless-operation.interceptor.js';
-import { ResourceInterceptor } from './resource.interceptor.js';
+import { RESOURCE_INTERCEPTORS } from './resource.interceptors.js';
 
 /** The columns the field table below may name. */
 class TodoRow {
@@ -53,10 +52,21 @@ class TodosController {
  */
 const handler = (produce: () => unknown): CallHandler => ({ handle: () => defer(AsyncResource.bind(() => of(produce()))) });
 
-/** The outcome of ResourceInterceptor for `req` on `method`: the response body, or the exception it throws. */
+/** The resource interceptors chained around `inner` as Nest chains global interceptors: the first is the outermost. */
+function chain(context: ExecutionContext, inner: CallHandler): Observable<unknown> {
+  let next: { handle(): Observable<unknown> } = inner;
+  for (const Interceptor of [...RESOURCE_INTERCEPTORS].reverse()) {
+    const interceptor = new Interceptor() as { intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> };
+    const inside = next;
+    next = { handle: () => interceptor.intercept(context, inside) };
+  }
+  return next.handle();
+}
+
+/** The outcome of the resource interceptors for `req` on `method`: the response body, or the exception they throw. */
 async function run(req: FakeRequest, method: keyof TodosController, produce: () => unknown, res = new FakeResponse()) {
   try {
-    return await lastValueFrom(new ResourceInterceptor(new Reflector()).intercept(httpContext(req, res, TodosController, method), handler(produce)));
+    return await lastValueFrom(chain(httpContext(req, res, TodosController, method), handler(produce)));
   } catch (error) {
     return error;
   }
@@ -76,7 +86,7 @@ function expect400(outcome: unknown, fields: string[]) {
   expect(error.details?.map((d) => d.field)).toEqual(fields);
 }
 
-describe('ResourceInterceptor (SPEC §4, §5)', () => {
+describe('the resource interceptors (SPEC §4, §5)', () => {
   it('wraps a list Page into the envelope with paging links that repeat the query', async () => {
     const req = fakeRequest('GET', '/v1/todos?status=open&sort=-title&page=2&size=1');
     const body = await run(req, 'list', () => new Page([todo(2)], 3, listQuery(req)));
@@ -150,7 +160,7 @@ describe('ResourceInterceptor (SPEC §4, §5)', () => {
   it('leaves other context types alone', async () => {
     const context = httpContext(fakeRequest('GET', '/v1/todos?anything=1'), undefined, TodosController, 'remove');
     context.setType('rpc');
-    expect(await lastValueFrom(new ResourceInterceptor(new Reflector()).intercept(context, handler(() => 'untouched')))).toBe('untouched');
+    expect(await lastValueFrom(chain(context, handler(() => 'untouched')))).toBe('untouched');
   });
 });
 

@@ -72,7 +72,7 @@ export function enableApiVersioning(app: INestApplication): void {
 
 /**
  * Runs `handle` — and everything it awaits — as serving API `version` (`'2'`), so that the links
- * resource mappers write meanwhile point into that version ({@link linkPrefix}). ResourceInterceptor
+ * resource mappers write meanwhile point into that version ({@link linkPrefix}). RequestScopeInterceptor
  * runs every handler of a versioned path so, whatever chose the version (path, Accept or subdomain).
  */
 export function serveAsVersion<T>(version: string, handle: () => T): T {

@@ -89,7 +89,7 @@ export function notModified(request: ConditionalRead, response: ReadValidators):
 
 /**
  * Runs `handle` (and everything it awaits) with the request's write preconditions, so that the
- * services' conditional writes ({@link versionCondition}) see them. ResourceInterceptor does this for PUT, PATCH and DELETE.
+ * services' conditional writes ({@link versionCondition}) see them. RequestScopeInterceptor does this for PUT, PATCH and DELETE.
  */
 export function withPreconditions<T>(preconditions: WritePreconditions, handle: () => T): T {
   return withRequestContext({ preconditions }, handle);
@@ -102,7 +102,7 @@ export function entityTag(version: number): string {
 
 /**
  * Gives a resource response the entity tag of row `version` served as the current API version
- * (see {@link ENTITY_TAG}); ResourceInterceptor sends it as `ETag`. Returns `response`. A row
+ * (see {@link ENTITY_TAG}); EntityTagInterceptor sends it as `ETag`. Returns `response`. A row
  * without `version` (a list's narrowed select) leaves the response untagged.
  */
 export function tagged<T extends object>(response: T, version: unknown): T {
