@@ -134,7 +134,7 @@ export class OrdersService {
         .execute();
       if (!result.affected) {
         const now = await manager.findOne(Order, { where: { id }, select: { id: true, status: true, version: true } });
-        // with If-Match: a row changed (or gone) since it was loaded is 412; the row as tagged but not deletable is 409
+        // with If-Match: a row changed (or gone) since it was loaded is 412; the row as loaded (same version) but not deletable is 409
         if (version !== undefined && now?.version !== version) throw preconditionFailed('order', id);
         throw now === null ? notFound('order', id) : conflict(`order ${id} is ${now.status}; only pending or cancelled orders can be deleted`);
       }

@@ -4,7 +4,7 @@ import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
-import { tagged } from '../common/writes/preconditions.js';
+import { withEntityTag } from '../common/writes/preconditions.js';
 import { WEBHOOK_EVENT_CHOICES } from './dto/create-webhook.dto.js';
 import { DELIVERY_STATUSES, type DeliveryStatus, type WebhookDelivery } from './webhook-delivery.entity.js';
 import { WEBHOOK_API_VERSIONS, type WebhookApiVersion, type WebhookSubscription } from './webhook-subscription.entity.js';
@@ -143,7 +143,7 @@ export function toWebhookResponse(source: Row<WebhookSubscription, 'owner_id'>):
   const owner = Number(row.owner_id);
   const prefix = linkPrefix();
   const graceUntil = row.previous_secret_expires_at;
-  return tagged(
+  return withEntityTag(
     {
       id,
       url: row.url as string,

@@ -9,7 +9,7 @@ import { cursorKey } from '../list/cursor.js';
 import { parseListQuery, parseReadQuery, rejectQuery } from '../list/list-query.js';
 import { type Link, Page, pickFields, toEnvelope } from '../list/page.js';
 import { serveAsVersion, versionOfPath } from '../versioning/api-versions.js';
-import { parseEntityTags, responseTag, withPreconditions } from '../writes/preconditions.js';
+import { parseEntityTags, responseEntityTag, withPreconditions } from '../writes/preconditions.js';
 
 /** Methods whose resource writes evaluate `If-Match` (RFC 9110 §13.1.1). */
 const CONDITIONAL_WRITES = new Set(['PUT', 'PATCH', 'DELETE']);
@@ -31,7 +31,7 @@ const AUTHENTICATED_VARY = ['Authorization', 'Cookie', 'Accept'];
  * - always: the handler runs as serving the request's API version ({@link serveAsVersion}), so the
  *   mappers write `links` — and with them `Location` — into that version (`/v2/…` for v2, however
  *   the version was chosen: path, Accept or subdomain) the first time; no response is walked;
- * - conditional requests (RFC 9110 §13): a single-resource response its mapper tagged with the row
+ * - conditional requests (RFC 9110 §13): a single-resource response its mapper gave the entity tag of the row
  *   version gets a strong `ETag` (of the full representation, before `fields`), so a GET/HEAD
  *   whose `If-None-Match` matches is answered 304 with no body (`*`, lists and weak comparison,
  *   whatever the request's `Cache-Control`: `req.fresh` is the service's own evaluation, see
@@ -78,9 +78,9 @@ export class ResourceInterceptor implements NestInterceptor {
     const preconditions = conditional ? { ifMatch: parseEntityTags(req.headers['if-match']), required: this.requireIfMatch } : undefined;
     const served = () => (version ? serveAsVersion(version, () => next.handle()) : next.handle());
     const handled = () => (preconditions ? withPreconditions(preconditions, served) : served());
-    /** Sets `ETag` from a tagged single-resource response (before any `fields` projection). */
+    /** Sets `ETag` from the entity tag of a single-resource response (before any `fields` projection). */
     const tagResponse = (result: unknown) => {
-      const tag = responseTag(result);
+      const tag = responseEntityTag(result);
       if (tag) res.setHeader('ETag', tag);
       return result;
     };
