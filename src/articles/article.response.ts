@@ -7,7 +7,7 @@ import { type Article, ARTICLE_STATUSES, type ArticleStatus } from './article.en
 import { linkPrefix } from '../common/versioning/api-versions.js';
 import { withEntityTag } from '../common/writes/preconditions.js';
 
-/** An article as the API returns it (SPEC §6 articles). */
+/** An article as the API returns it (docs/resources/articles.md). */
 @ApiSchema({ name: 'Article' })
 export class ArticleResponse {
   @ApiProperty({ readOnly: true, example: 1, type: 'integer' })

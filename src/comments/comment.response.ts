@@ -7,7 +7,7 @@ import { linkPrefix } from '../common/versioning/api-versions.js';
 import { withEntityTag } from '../common/writes/preconditions.js';
 import type { Comment } from './comment.entity.js';
 
-/** A comment as the API returns it (SPEC §6 comments). */
+/** A comment as the API returns it (docs/resources/comments.md). */
 @ApiSchema({ name: 'Comment' })
 export class CommentResponse {
   @ApiProperty({ readOnly: true, example: 1, type: 'integer' })

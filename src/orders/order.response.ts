@@ -21,7 +21,7 @@ export class OrderItemResponse {
   unit_price_cents: number;
 }
 
-/** An order as the API returns it (SPEC §6 orders). Money in integer cents of `currency`. */
+/** An order as the API returns it (docs/resources/orders.md). Money in integer cents of `currency`. */
 @ApiSchema({ name: 'Order' })
 export class OrderResponse {
   @ApiProperty({ readOnly: true, example: 1, type: 'integer' })

@@ -7,7 +7,7 @@ import { linkPrefix } from '../common/versioning/api-versions.js';
 import { withEntityTag } from '../common/writes/preconditions.js';
 import type { Tag } from './tag.entity.js';
 
-/** A tag as the API returns it (SPEC §6 tags). */
+/** A tag as the API returns it (docs/resources/tags.md). */
 @ApiSchema({ name: 'Tag' })
 export class TagResponse {
   @ApiProperty({ readOnly: true, example: 1, type: 'integer' })

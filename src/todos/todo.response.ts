@@ -7,7 +7,7 @@ import { type Todo, TODO_STATUSES, type TodoStatus } from './todo.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
 import { withEntityTag } from '../common/writes/preconditions.js';
 
-/** A todo as the API returns it (SPEC §6 todos). */
+/** A todo as the API returns it (docs/resources/todos.md). */
 @ApiSchema({ name: 'Todo' })
 export class TodoResponse {
   @ApiProperty({ readOnly: true, example: 1, type: 'integer' })

@@ -7,7 +7,7 @@ import { ROLES, type Role, type User } from './user.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
 import { withEntityTag } from '../common/writes/preconditions.js';
 
-/** A user as the API returns it (SPEC §6 users); the password is never included. */
+/** A user as the API returns it (docs/resources/users.md); the password is never included. */
 @ApiSchema({ name: 'User' })
 export class UserResponse {
   @ApiProperty({ readOnly: true, example: 1, type: 'integer' })

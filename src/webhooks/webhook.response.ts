@@ -9,7 +9,7 @@ import { WEBHOOK_EVENT_CHOICES } from './dto/create-webhook.dto.js';
 import { DELIVERY_STATUSES, type DeliveryStatus, type WebhookDelivery } from './webhook-delivery.entity.js';
 import { WEBHOOK_API_VERSIONS, type WebhookApiVersion, type WebhookSubscription } from './webhook-subscription.entity.js';
 
-/** A webhook subscription as the API returns it (SPEC §11): never its secret. */
+/** A webhook subscription as the API returns it (docs/webhooks.md#subscriptions--v1webhooks-and-v2webhooks): never its secret. */
 @ApiSchema({ name: 'Webhook' })
 export class WebhookResponse {
   @ApiProperty({ readOnly: true, example: 1, type: 'integer' })
@@ -75,7 +75,7 @@ export class CreatedWebhookResponse extends WebhookResponse {
   secret: string;
 }
 
-/** A delivery of one event to one webhook, with its attempts (SPEC §11). */
+/** A delivery of one event to one webhook, with its attempts (docs/webhooks.md#deliveries-and-redelivery). */
 @ApiSchema({ name: 'WebhookDelivery' })
 export class WebhookDeliveryResponse {
   @ApiProperty({ readOnly: true, example: 7, type: 'integer' })

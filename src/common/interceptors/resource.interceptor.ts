@@ -18,7 +18,7 @@ const CONDITIONAL_WRITES = new Set(['PUT', 'PATCH', 'DELETE']);
 const AUTHENTICATED_VARY = ['Authorization', 'Cookie', 'Accept'];
 
 /**
- * Shapes every controller response by the operation's declared query grammar (SPEC §4, §5):
+ * Shapes every controller response by the operation's declared query grammar (docs/lists.md, docs/writes.md):
  * - list: parses the list query before the handler (400 on a bad parameter; cursors checked with
  *   the key derived from LIST_CURSOR_SECRET, `Prefer: count=…` read) and turns the returned
  *   {@link Page} into `{data, page, size, total, next_cursor, prev_cursor, links}`, applying
