@@ -10,7 +10,7 @@ import { bearer, createUser, type CreatedUser } from './factories/user.factory.j
 import { createTestApp, truncateAll } from './setup/test-app.js';
 import { errorBody } from './setup/error-body.js';
 
-/** ISO 8601 UTC with milliseconds (SPEC §1). */
+/** ISO 8601 UTC with milliseconds (docs/wire.md#responses). */
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -19,7 +19,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 type CommentBody = Record<string, any> & { id: number };
 
 
-/** The response object of a comment (SPEC §6 comments), for exact comparisons. */
+/** The response object of a comment (docs/resources/comments.md), for exact comparisons. */
 function commentShape(fields: { id: number; body: string; article: number; author: number }) {
   return {
     ...fields,
@@ -33,7 +33,7 @@ function commentShape(fields: { id: number; body: string; article: number; autho
   };
 }
 
-describe('comments (SPEC §6 comments)', () => {
+describe('comments (docs/resources/comments.md)', () => {
   let app: NestExpressApplication;
   /** Writes articles. */
   let alice: CreatedUser;
@@ -305,7 +305,7 @@ describe('comments (SPEC §6 comments)', () => {
     });
   });
 
-  describe('GET /v1/articles/{id}/comments (SPEC §4)', () => {
+  describe('GET /v1/articles/{id}/comments (docs/lists.md)', () => {
     let article: Article;
     let c: Comment[];
 
@@ -379,7 +379,7 @@ describe('comments (SPEC §6 comments)', () => {
     });
   });
 
-  describe('documentation (SPEC §8)', () => {
+  describe('documentation (README.md#api-documentation-and-clients)', () => {
     type Doc = {
       paths: Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: { content: Record<string, { schema: { $ref: string } }> } }>>;
       components: { schemas: Record<string, { properties?: Record<string, any>; required?: string[] }> };
@@ -415,7 +415,7 @@ describe('comments (SPEC §6 comments)', () => {
     });
   });
 
-  describe('API-key scopes (SPEC §3)', () => {
+  describe('API-key scopes (docs/authentication.md#api-keys)', () => {
     it('needs comments:read to read comments and comments:write to comment', async () => {
       const owner = await createUser(app);
       const article = await createArticle(app, owner.user, { status: 'published' });

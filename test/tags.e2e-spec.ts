@@ -9,12 +9,12 @@ import { bearer, createUser, type CreatedUser } from './factories/user.factory.j
 import { createTestApp, truncateAll } from './setup/test-app.js';
 import { errorBody } from './setup/error-body.js';
 
-/** ISO 8601 UTC with milliseconds (SPEC §1). */
+/** ISO 8601 UTC with milliseconds (docs/wire.md#responses). */
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The response object of a tag (SPEC §6 tags), for exact comparisons. */
+/** The response object of a tag (docs/resources/tags.md), for exact comparisons. */
 function tagShape(id: number, name: string) {
   return {
     id,
@@ -29,7 +29,7 @@ function tagShape(id: number, name: string) {
 }
 
 
-describe('tags (SPEC §6 tags)', () => {
+describe('tags (docs/resources/tags.md)', () => {
   let app: NestExpressApplication;
   let alice: CreatedUser;
   let bob: CreatedUser;
@@ -247,7 +247,7 @@ describe('tags (SPEC §6 tags)', () => {
     });
   });
 
-  describe('GET /v1/tags (SPEC §4)', () => {
+  describe('GET /v1/tags (docs/lists.md)', () => {
     let t: Tag[];
     const list = (query: Record<string, string | string[]> | string = {}, token = alice.token) =>
       http().get('/v1/tags').query(query).set('Authorization', bearer(token));
@@ -340,7 +340,7 @@ describe('tags (SPEC §6 tags)', () => {
     });
   });
 
-  describe('documentation (SPEC §8)', () => {
+  describe('documentation (README.md#api-documentation-and-clients)', () => {
     type Doc = {
       paths: Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: { content: Record<string, { schema: { $ref: string } }> } }>>;
       components: { schemas: Record<string, { properties?: Record<string, any>; required?: string[] }> };
@@ -375,7 +375,7 @@ describe('tags (SPEC §6 tags)', () => {
     });
   });
 
-  describe('API-key scopes (SPEC §3)', () => {
+  describe('API-key scopes (docs/authentication.md#api-keys)', () => {
     it('needs tags:read to read and tags:write to create', async () => {
       const owner = await createUser(app);
       const key = await http().post('/v1/api-keys').set('Authorization', bearer(owner.token)).send({ name: 'tags', scopes: ['tags:read'] });

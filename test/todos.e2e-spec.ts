@@ -7,12 +7,12 @@ import type { User } from '../src/users/user.entity.js';
 import { bearer, createUser } from './factories/user.factory.js';
 import { createTestApp, truncateAll } from './setup/test-app.js';
 
-/** ISO 8601 UTC with milliseconds (SPEC §1). */
+/** ISO 8601 UTC with milliseconds (docs/wire.md#responses). */
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The response object of a todo (SPEC §6 todos), for exact comparisons. */
+/** The response object of a todo (docs/resources/todos.md), for exact comparisons. */
 function todoShape(fields: { id: number; title: string; content: string | null; status: TodoStatus; owner: number }) {
   return {
     ...fields,
@@ -38,7 +38,7 @@ function linkOf(links: Array<{ rel: string; href: string }>, rel: string) {
   return links.find((link) => link.rel === rel);
 }
 
-describe('todos (SPEC §5, §6 todos)', () => {
+describe('todos (docs/writes.md, docs/resources/todos.md)', () => {
   let app: NestExpressApplication;
   let alice: { user: User; token: string };
   let bob: { user: User; token: string };
@@ -408,7 +408,7 @@ describe('todos (SPEC §5, §6 todos)', () => {
     });
   });
 
-  describe('GET /v1/todos (SPEC §4)', () => {
+  describe('GET /v1/todos (docs/lists.md)', () => {
     let carol: { user: User; token: string };
     let dave: { user: User; token: string };
     let boss: { user: User; token: string };

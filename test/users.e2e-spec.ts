@@ -4,7 +4,7 @@ import request from 'supertest';
 import { bearer, createUser, DEFAULT_PASSWORD, type CreatedUser } from './factories/user.factory.js';
 import { createTestApp, truncateAll } from './setup/test-app.js';
 
-/** ISO 8601 UTC with milliseconds (SPEC §1). */
+/** ISO 8601 UTC with milliseconds (docs/wire.md#responses). */
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
@@ -13,7 +13,7 @@ const userLinks = (id: number) => [
   { rel: 'todos', href: `/v1/todos?owner=${id}` },
 ];
 
-/** An ErrorResp body (SPEC §2) with the given code and, when given, exactly these details. */
+/** An ErrorResp body (docs/errors.md#the-body) with the given code and, when given, exactly these details. */
 const errorBody = (code: string, details?: Array<{ field: string; message: unknown }>) => ({
   error: expect.any(String),
   code,
@@ -28,7 +28,7 @@ function registration(overrides: Record<string, unknown> = {}): Record<string, u
   return { username: `reg_${seq}`, password: 'correct horse battery', name: `Registered ${seq}`, ...overrides };
 }
 
-describe('users (SPEC §6 users)', () => {
+describe('users (docs/resources/users.md)', () => {
   let app: NestExpressApplication;
   let admin: CreatedUser;
   const api = () => request(app.getHttpServer());
