@@ -189,11 +189,6 @@ export async function buildOpenApiDocuments(app: INestApplication): Promise<Reco
   return documents;
 }
 
-/** The document of one API version, the newest by default: what `/docs/openapi.json` serves. */
-export async function buildOpenApiDocument(app: INestApplication, version: ApiVersion = LATEST_VERSION): Promise<OpenAPIObject> {
-  return (await buildOpenApiDocuments(app))[version];
-}
-
 function basicAuth(username: string, password: string) {
   const expected = Buffer.from(`Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`);
   return (req: Request, res: Response, next: NextFunction) => {
