@@ -161,10 +161,10 @@ const TEXT_FILE = /\.(ts|mts|cts|js|mjs|cjs|sh|md|json|ya?ml)$/;
 /** Folders never read: dependencies, build output and dot-folders (caches, worktrees). */
 const SKIPPED_FOLDER = /^(node_modules|dist|coverage|\..*)$/;
 /** The upper-case name of the internal specification, assembled so that this file does not cite it. */
-const SPECIFICATION = ['S', 'PEC'].join('');
+const CONTRACT_NAME = ['S', 'PEC'].join('');
 /** Citation patterns (assembled from parts, so that this file passes its own check), each with the fix. */
 const CITATIONS = [
-  [new RegExp(`\\b${SPECIFICATION}\\b`), `cites the internal specification (${SPECIFICATION}), which users do not have; link docs/<page>.md#<anchor> or state the rule in words`],
+  [new RegExp(`\\b${CONTRACT_NAME}\\b`), `cites the internal specification (${CONTRACT_NAME}), which users do not have; link docs/<page>.md#<anchor> or state the rule in words`],
   [new RegExp(['\\b(spec|specification|conventions)\\s*', '§\\s*\\d'].join(''), 'i'), 'cites a section (§) of a document users do not have; link docs/<page>.md#<anchor> or state the rule in words'],
   [new RegExp(['\\bissues?\\s+#?', '\\d'].join(''), 'i'), 'cites an issue number; say what is meant instead'],
 ];
