@@ -83,7 +83,7 @@ const JWT_SECRET = randomBytes(32).toString('base64url');
 /** The ordinary user the requests are made as (role `user`, owns some articles and todos). */
 const USER_ID = 7;
 
-/** An HS256 access token of SPEC §3 for `userId`, valid for a day (the service checks the claims, not the TTL). */
+/** An HS256 access token of docs/authentication.md#the-access-token for `userId`, valid for a day (the service checks the claims, not the TTL). */
 function accessToken(userId, role = 'user') {
   const now = Math.floor(Date.now() / 1000);
   const encode = (object) => Buffer.from(JSON.stringify(object)).toString('base64url');

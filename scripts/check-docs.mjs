@@ -8,6 +8,15 @@
  *   dropped, spaces to hyphens, `-1`, `-2`… for repeated headings) or an explicit `<a id>`/`<a name>`.
  * - No text may point outside the repository into a sibling `shared` folder (the pattern built in
  *   FORBIDDEN below): the repository must stand alone.
+ * - No file under src/, test/, scripts/, bench/, docs/, nor README.md, CHANGELOG.md or
+ *   .spectral.yaml, may cite a document users do not have — the upper-case word of the internal
+ *   specification's name, or a `§` section of a specification or of "conventions" (the patterns
+ *   built in CITATIONS below) — nor an issue number: a reference names a page of docs/ or states
+ *   the rule in words.
+ * - Every `docs/<file>.md`, `docs/<file>.md#<anchor>`, `README.md#<anchor>` or `docs/<folder>/`
+ *   that a comment or string in src/, test/, scripts/, bench/ or .spectral.yaml names must exist,
+ *   relative to the repository root, with the anchor one of the file's headings (the same slugs as
+ *   links).
  * Links inside fenced code blocks and inline code are ignored; absolute URLs (`https:`, `mailto:`)
  * are not fetched.
  *
@@ -143,9 +152,80 @@ for (const file of files) {
   });
 }
 
+/** Folders and files no text of which may cite a document users do not have or an issue number. */
+const CITATION_SCOPE = ['src', 'test', 'scripts', 'bench', 'docs', 'README.md', 'CHANGELOG.md', '.spectral.yaml'];
+/** Folders whose comments and strings may name docs/ pages: every such reference must resolve. */
+const REFERENCE_SCOPE = ['src', 'test', 'scripts', 'bench', '.spectral.yaml'];
+/** The files read: source, scripts, Markdown and data in text form. */
+const TEXT_FILE = /\.(ts|mts|cts|js|mjs|cjs|sh|md|json|ya?ml)$/;
+/** Folders never read: dependencies, build output and dot-folders (caches, worktrees). */
+const SKIPPED_FOLDER = /^(node_modules|dist|coverage|\..*)$/;
+/** The upper-case name of the internal specification, assembled so that this file does not cite it. */
+const CONTRACT_NAME = ['S', 'PEC'].join('');
+/** Citation patterns (assembled from parts, so that this file passes its own check), each with the fix. */
+const CITATIONS = [
+  [new RegExp(`\\b${CONTRACT_NAME}\\b`), `cites the internal specification (${CONTRACT_NAME}), which users do not have; link docs/<page>.md#<anchor> or state the rule in words`],
+  [new RegExp(['\\b(spec|specification|conventions)\\s*', '§\\s*\\d'].join(''), 'i'), 'cites a section (§) of a document users do not have; link docs/<page>.md#<anchor> or state the rule in words'],
+  [new RegExp(['\\bissues?\\s+#?', '\\d'].join(''), 'i'), 'cites an issue number; say what is meant instead'],
+];
+/** A repository-relative reference to the documentation: `docs/…` or `README.md`, with an optional `#anchor`. */
+const DOC_REFERENCE = /(?<![\w./-])(docs(?:\/[\w.-]*)*|README\.md)(#[\p{L}\p{N}_-]+)?/gu;
+
+/** Every text file under the repository-relative `entries` (folders walked, files taken as they are), as absolute paths. */
+function textFiles(entries) {
+  const files = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!SKIPPED_FOLDER.test(entry.name)) walk(path);
+      } else if (entry.isFile() && TEXT_FILE.test(entry.name)) files.push(path);
+    }
+  };
+  for (const entry of entries) {
+    const path = join(root, entry);
+    if (!existsSync(path)) continue;
+    if (statSync(path).isDirectory()) walk(path);
+    else files.push(path);
+  }
+  return files.sort();
+}
+
+/**
+ * The problem with one documentation reference found in a source file (`target` as written, without
+ * trailing sentence punctuation), or undefined when it resolves. Only `.md` files and folders are
+ * references: `docs/openapi.json` and the like are HTTP paths of the service, not files.
+ */
+function referenceProblem(target, fragment) {
+  const isFolder = target === 'docs' || target.endsWith('/');
+  if (!isFolder && !target.endsWith('.md')) return undefined;
+  const destination = join(root, target);
+  if (!existsSync(destination)) return `names ${target}${fragment ?? ''}, but ${target} does not exist`;
+  if (fragment === undefined) return undefined;
+  if (isFolder || statSync(destination).isDirectory()) return `names ${target}${fragment}, but ${target} is a folder`;
+  if (!anchorsOf(destination).has(fragment.slice(1))) return `names ${target}${fragment}, but ${target} has no heading #${fragment.slice(1)}`;
+  return undefined;
+}
+
+const sources = textFiles(CITATION_SCOPE);
+const referencing = new Set(textFiles(REFERENCE_SCOPE));
+for (const file of sources) {
+  const name = relative(root, file);
+  readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+    for (const [pattern, message] of CITATIONS) {
+      if (pattern.test(line)) problems.push(`${name}:${i + 1}: ${message}`);
+    }
+    if (!referencing.has(file)) return;
+    for (const match of line.matchAll(DOC_REFERENCE)) {
+      const problem = referenceProblem(match[1].replace(/[.-]+$/, ''), match[2]);
+      if (problem) problems.push(`${name}:${i + 1}: ${problem}`);
+    }
+  });
+}
+
 for (const problem of problems) console.error(problem);
 if (problems.length > 0) {
-  console.error(`check-docs: ${problems.length} problem(s) in ${files.length} file(s)`);
+  console.error(`check-docs: ${problems.length} problem(s) in ${files.length} documentation and ${sources.length} source file(s)`);
   process.exit(1);
 }
-console.log(`check-docs: ${files.length} file(s), every relative link resolves`);
+console.log(`check-docs: ${files.length} documentation file(s), every relative link resolves; ${sources.length} source file(s), no citation of the internal specification or of an issue, every docs/ reference resolves`);

@@ -15,7 +15,7 @@ const KEY = /^rk_[A-Za-z0-9_-]{43}$/;
 /** A well-formed key (rk_ + 43 base64url characters) that was never issued. */
 const UNKNOWN_KEY = `rk_${'A'.repeat(43)}`;
 
-describe('API keys (SPEC §3)', () => {
+describe('API keys (docs/authentication.md#api-keys)', () => {
   let app: NestExpressApplication;
   let alice: CreatedUser;
   let bob: CreatedUser;
@@ -312,7 +312,7 @@ describe('API keys (SPEC §3)', () => {
     });
   });
 
-  describe('OpenAPI security schemes (SPEC §3, §8)', () => {
+  describe('OpenAPI security schemes (docs/authentication.md#overview, README.md#api-documentation-and-clients)', () => {
     it('declares bearer, api_key, session and oauth2; protected operations list the first three (plus oauth2 with a scope), public ones none', async () => {
       const res = await api().get('/docs/v1/openapi.json');
       expect(res.status).toBe(200);
@@ -348,7 +348,7 @@ describe('API keys (SPEC §3)', () => {
   });
 });
 
-describe('API-key rate limit (SPEC §7), RATE_LIMIT_PER_MINUTE=5', () => {
+describe('API-key rate limit (docs/limits.md#rates), RATE_LIMIT_PER_MINUTE=5', () => {
   let app: NestExpressApplication;
   let restoreEnv: () => void;
   let owner: { token: string; user: { id: number } };

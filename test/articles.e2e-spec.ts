@@ -26,7 +26,7 @@ interface Shape {
   published_at: unknown;
 }
 
-/** The response object of an article (SPEC §6 articles), for exact comparisons. */
+/** The response object of an article (docs/resources/articles.md), for exact comparisons. */
 function articleShape(fields: Shape) {
   return {
     ...fields,
@@ -59,7 +59,7 @@ async function breakTagLinks(dataSource: DataSource): Promise<() => Promise<void
   };
 }
 
-describe('articles (SPEC §5, §6 articles)', () => {
+describe('articles (docs/writes.md, docs/resources/articles.md)', () => {
   let app: NestExpressApplication;
   let alice: CreatedUser;
   let bob: CreatedUser;
@@ -209,7 +209,7 @@ describe('articles (SPEC §5, §6 articles)', () => {
     });
   });
 
-  describe('status transitions (SPEC §5: refused → 409 naming both states)', () => {
+  describe('status transitions (docs/writes.md#state-changes: refused → 409 naming both states)', () => {
     it('draft → published sets published_at; → draft keeps it; → published again keeps the first one', async () => {
       const article = await postArticle(alice, { title: 'Lifecycle' });
       await sleep(5);
@@ -515,7 +515,7 @@ describe('articles (SPEC §5, §6 articles)', () => {
     });
   });
 
-  describe('deleting a user (SPEC §6 users)', () => {
+  describe('deleting a user (docs/resources/users.md)', () => {
     it('removes their articles and their comments, and nobody else’s', async () => {
       const carol = await createUser(app);
       const own = await postArticle(carol, { title: 'Carol article', status: 'published', tags: ['esm'] });
@@ -539,7 +539,7 @@ describe('articles (SPEC §5, §6 articles)', () => {
     });
   });
 
-  describe('GET /v1/articles (SPEC §4)', () => {
+  describe('GET /v1/articles (docs/lists.md)', () => {
     let dave: CreatedUser;
     let erin: CreatedUser;
     let boss: CreatedUser;
@@ -703,7 +703,7 @@ describe('articles (SPEC §5, §6 articles)', () => {
     });
   });
 
-  describe('documentation (SPEC §8)', () => {
+  describe('documentation (README.md#api-documentation-and-clients)', () => {
     type Doc = {
       paths: Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: { content: Record<string, { schema: { $ref: string } }> } }>>;
       components: { schemas: Record<string, { properties?: Record<string, any>; required?: string[] }> };
@@ -743,7 +743,7 @@ describe('articles (SPEC §5, §6 articles)', () => {
     });
   });
 
-  describe('API-key scopes (SPEC §3)', () => {
+  describe('API-key scopes (docs/authentication.md#api-keys)', () => {
     it('needs articles:read to read and articles:write to write', async () => {
       const owner = await createUser(app);
       const key = await as(owner).post('/v1/api-keys', { name: 'articles', scopes: ['articles:read'] });

@@ -23,7 +23,7 @@ function forge(payload: Json, { secret = SECRET, header = { alg: 'HS256', typ: '
   return `${signingInput}.${createHmac('sha256', secret).update(signingInput).digest('base64url')}`;
 }
 
-/** The claims of a valid access token of `user` (SPEC §3), with `overrides` applied (undefined removes a claim). */
+/** The claims of a valid access token of `user` (docs/authentication.md#the-access-token), with `overrides` applied (undefined removes a claim). */
 function claims(user: { id: number; role: string }, overrides: Json = {}): Json {
   const now = Math.floor(Date.now() / 1000);
   const out: Json = { user_id: user.id, role: user.role, typ: 'access', fid: randomUUID(), iat: now, exp: now + 300, jti: randomUUID(), ...overrides };
@@ -33,7 +33,7 @@ function claims(user: { id: number; role: string }, overrides: Json = {}): Json 
 
 const errorBody = (code: string) => expect.objectContaining({ error: expect.any(String), code, request_id: expect.any(String) });
 
-describe('authentication (SPEC §3)', () => {
+describe('authentication (docs/authentication.md#overview)', () => {
   let app: NestExpressApplication;
   let alice: CreatedUser;
   const api = () => request(app.getHttpServer());
@@ -282,7 +282,7 @@ describe('authentication (SPEC §3)', () => {
   });
 });
 
-describe('admin bootstrap from ADMIN_USERNAME / ADMIN_PASSWORD (SPEC §3, §10)', () => {
+describe('admin bootstrap from ADMIN_USERNAME / ADMIN_PASSWORD (docs/authentication.md#roles-and-scopes, docs/operations.md#configuration)', () => {
   const saved = { username: process.env.ADMIN_USERNAME, password: process.env.ADMIN_PASSWORD };
   let app: NestExpressApplication;
   const api = () => request(app.getHttpServer());

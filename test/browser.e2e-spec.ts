@@ -15,7 +15,7 @@ const STEP_TIMEOUT = 20_000;
 /** The tag of the article the page lists (a second, untagged article is filtered out). */
 const TAG = 'swagger-ui';
 
-describeWithBrowser('the docs page in a browser (SPEC §8: "Try it out" works)', () => {
+describeWithBrowser('the docs page in a browser (README.md#api-documentation-and-clients: "Try it out" works)', () => {
   let app: NestExpressApplication;
   let baseUrl: string;
   let browser: Browser | undefined;
@@ -116,7 +116,7 @@ describeWithBrowser('the docs page in a browser (SPEC §8: "Try it out" works)',
       await setItems('author', String(authorId));
       await setItems('tag', TAG);
       await setText('fields', '');
-      // the cursor and the range filters (SPEC §4) are pre-filled with examples too: a reader clears them
+      // the cursor and the range filters (docs/lists.md#cursor-paging, docs/lists.md#range-filters) are pre-filled with examples too: a reader clears them
       await setText('cursor', '');
       for (const field of ['published_at', 'created_at', 'updated_at']) for (const op of ['gte', 'gt', 'lte', 'lt']) await setText(`${field}[${op}]`, '');
       await operation.locator('button.execute').click();

@@ -14,7 +14,7 @@ async function importScenario(): Promise<ScenarioModule> {
   return (await import(specifier)) as ScenarioModule;
 }
 
-describe('a typed client generated from the document (SPEC §8: usable by real clients)', () => {
+describe('a typed client generated from the document (README.md#api-documentation-and-clients: usable by real clients)', () => {
   let app: NestExpressApplication;
   let baseUrl: string;
   let document: OpenAPI3;

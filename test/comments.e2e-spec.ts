@@ -18,7 +18,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 type CommentBody = Record<string, any> & { id: number };
 
 
-/** The response object of a comment (SPEC §6 comments), for exact comparisons. */
+/** The response object of a comment (docs/resources/comments.md), for exact comparisons. */
 function commentShape(fields: { id: number; body: string; article: number; author: number }) {
   return {
     ...fields,
@@ -32,7 +32,7 @@ function commentShape(fields: { id: number; body: string; article: number; autho
   };
 }
 
-describe('comments (SPEC §6 comments)', () => {
+describe('comments (docs/resources/comments.md)', () => {
   let app: NestExpressApplication;
   /** Writes articles. */
   let alice: CreatedUser;
@@ -304,7 +304,7 @@ describe('comments (SPEC §6 comments)', () => {
     });
   });
 
-  describe('GET /v1/articles/{id}/comments (SPEC §4)', () => {
+  describe('GET /v1/articles/{id}/comments (docs/lists.md)', () => {
     let article: Article;
     let c: Comment[];
 
@@ -378,7 +378,7 @@ describe('comments (SPEC §6 comments)', () => {
     });
   });
 
-  describe('documentation (SPEC §8)', () => {
+  describe('documentation (README.md#api-documentation-and-clients)', () => {
     type Doc = {
       paths: Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: { content: Record<string, { schema: { $ref: string } }> } }>>;
       components: { schemas: Record<string, { properties?: Record<string, any>; required?: string[] }> };
@@ -414,7 +414,7 @@ describe('comments (SPEC §6 comments)', () => {
     });
   });
 
-  describe('API-key scopes (SPEC §3)', () => {
+  describe('API-key scopes (docs/authentication.md#api-keys)', () => {
     it('needs comments:read to read comments and comments:write to comment', async () => {
       const owner = await createUser(app);
       const article = await createArticle(app, owner.user, { status: 'published' });

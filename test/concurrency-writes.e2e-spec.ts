@@ -17,11 +17,11 @@ import { createTestApp } from './setup/test-app.js';
 const RACERS = 10;
 
 /**
- * Conditional writes (SPEC §5): a DELETE or state change decides in one statement whether it finds
+ * Conditional writes (docs/writes.md#conditional-requests-etag-if-none-match-if-match): a DELETE or state change decides in one statement whether it finds
  * what it needs, so of N simultaneous identical requests exactly one succeeds and the others get the
  * documented error — on SQLite and on PostgreSQL (DATABASE_URL), for every resource with a DELETE.
  */
-describe('concurrent writes (SPEC §5 writes, §6 orders)', () => {
+describe('concurrent writes (docs/writes.md#concurrency, docs/resources/orders.md#status)', () => {
   let app: NestExpressApplication;
   let dataSource: DataSource;
   let base: string;

@@ -8,8 +8,8 @@ import { errorBody } from './setup/error-body.js';
 import { createTestApp } from './setup/test-app.js';
 
 /**
- * Races (SPEC §3 login throttling and refresh rotation, §5 writes, §6 uniqueness and order
- * transitions): N identical or competing requests sent at once over real sockets to the listening
+ * Races (docs/authentication.md#login-throttling, refresh rotation, docs/writes.md#concurrency,
+ * uniqueness and order transitions): N identical or competing requests sent at once over real sockets to the listening
  * application — not one after another — on whichever database the run uses (SQLite, or PostgreSQL
  * with Redis as the shared store). Each test states how many may win; the rest must get the
  * documented refusal, never a 5xx (every response is also checked against the OpenAPI document).
@@ -21,7 +21,7 @@ interface Reply {
   body: any;
 }
 
-describe('concurrent requests (SPEC §3, §5, §6)', () => {
+describe('concurrent requests (docs/authentication.md, docs/writes.md#concurrency, docs/resources/)', () => {
   let app: NestExpressApplication;
   let port: number;
   /** Keep-alive sockets, enough for every request of a burst to be in flight at once. */

@@ -18,13 +18,13 @@ const STRONG_TAG = /^"\d+\.v\d"$/;
 const RACERS = 30;
 
 /**
- * Conditional requests (RFC 9110 §8.8.3, §13; issue 16): every single-resource representation of
+ * Conditional requests (RFC 9110 §8.8.3, §13; docs/writes.md#conditional-requests-etag-if-none-match-if-match): every single-resource representation of
  * every resource carries a strong ETag (row version + API version), GET honours If-None-Match
  * (304), PUT/PATCH/DELETE honour If-Match (412, nothing written; one conditional statement, so of
  * simultaneous writes with one tag exactly one wins), REQUIRE_IF_MATCH (428), access and existence
  * first; caching headers on authenticated responses. On SQLite and PostgreSQL (DATABASE_URL).
  */
-describe('conditional requests and caching headers (issue 16)', () => {
+describe('conditional requests and caching headers (docs/wire.md#caching)', () => {
   let app: NestExpressApplication;
   let base: string;
   let alice: CreatedUser;
@@ -420,7 +420,7 @@ describe('conditional requests and caching headers (issue 16)', () => {
   });
 });
 
-describe('REQUIRE_IF_MATCH=true (issue 16)', () => {
+describe('REQUIRE_IF_MATCH=true (docs/writes.md#conditional-requests-etag-if-none-match-if-match)', () => {
   let app: NestExpressApplication;
   let restoreEnv: () => void;
   let token: string;

@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 
 
 /**
- * A database that goes away, hangs and comes back (SPEC §2, §10; README "Operating"): requests
+ * A database that goes away, hangs and comes back (docs/operations.md#faults; README.md#faults): requests
  * answer 503 `service_unavailable` with `Retry-After` within a bounded time — never hang, never
  * 500 —, readiness turns 503, and the same process serves again once the database is back. A
  * multi-row write cut in the middle leaves no row behind.
@@ -170,7 +170,7 @@ describeOnPostgres(`database faults on PostgreSQL through a proxy${onPostgres ? 
     expect((await register()).status).toBe(201);
   });
 
-  describe('all-or-nothing writes: an order with three items cut mid-transaction leaves no row (SPEC §5, orders in one transaction)', () => {
+  describe('all-or-nothing writes: an order with three items cut mid-transaction leaves no row (docs/writes.md#concurrency: orders written in one transaction)', () => {
     it.each([
       ['the INSERT of its items', 'INSERT INTO "order_items"'],
       ['the COMMIT, after every row was written', 'COMMIT'],

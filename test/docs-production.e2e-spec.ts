@@ -33,7 +33,7 @@ function expectDocsServed(res: request.Response, path: string): void {
   }
 }
 
-describe('docs in production without DOCS_USERNAME/DOCS_PASSWORD (SPEC §8: off)', () => {
+describe('docs in production without DOCS_USERNAME/DOCS_PASSWORD (docs/operations.md#documentation-endpoints: off)', () => {
   let app: NestExpressApplication;
   let restoreEnv: () => void;
   const api = () => request(app.getHttpServer());
@@ -66,7 +66,7 @@ describe('docs in production without DOCS_USERNAME/DOCS_PASSWORD (SPEC §8: off)
   });
 });
 
-describe('docs in production with DOCS_USERNAME/DOCS_PASSWORD (SPEC §8: behind HTTP Basic auth)', () => {
+describe('docs in production with DOCS_USERNAME/DOCS_PASSWORD (docs/operations.md#documentation-endpoints: behind HTTP Basic auth)', () => {
   let app: NestExpressApplication;
   let restoreEnv: () => void;
   const api = () => request(app.getHttpServer());
@@ -128,7 +128,7 @@ describe('docs in production with DOCS_USERNAME/DOCS_PASSWORD (SPEC §8: behind 
   });
 });
 
-describe('docs in development (SPEC §8: served without authentication)', () => {
+describe('docs in development (docs/operations.md#documentation-endpoints: served without authentication)', () => {
   let app: NestExpressApplication;
   let restoreEnv: () => void;
   const api = () => request(app.getHttpServer());

@@ -19,7 +19,7 @@ import { createTestApp } from './setup/test-app.js';
 
 /**
  * Property-based fuzzing of every operation of the served OpenAPI documents (v1 and v2), on the
- * real application and database (SPEC §1, §2, §8: bad input always gets a documented 4xx with an
+ * real application and database (docs/wire.md, docs/errors.md#documentation: bad input always gets a documented 4xx with an
  * `ErrorResp`, never a 5xx).
  *
  * For each operation, two properties (fast-check, seeded): `schema-valid` requests derived from
@@ -93,12 +93,12 @@ interface Received {
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
-/** Keys no operation accepts: a 2xx for a body carrying one of them is a failure (SPEC §2). */
+/** Keys no operation accepts: a 2xx for a body carrying one of them is a failure (docs/writes.md#read-only-and-unknown-fields). */
 const NEVER_ACCEPTED_KEYS = new Set(['__proto__', 'constructor', 'prototype', 'is_admin', 'password_hash', 'token_hash', 'unknown_field']);
 const OAUTH_PROTOCOL = /\/oauth\/(authorize|sign-in|token|revoke)$/;
-/** Path ids that are not positive integers, or beyond the documented maximum (SPEC §1 → 400), and a few that look like attacks. */
+/** Path ids that are not positive integers, or beyond the documented maximum (docs/wire.md#ids → 400), and a few that look like attacks. */
 const HOSTILE_IDS = ['0', '-1', '2147483648', '99999999999999999999999', 'abc', '1.5', '1e3', '0x1', '%00', '%ED%A0%80', '%20', 'null', '__proto__', 'constructor', "1'%20OR%201=1--", '1;drop', '+1', '01', 'x'.repeat(10_000)];
-/** Query values that break or abuse the list grammar (SPEC §4). Percent-encoded. */
+/** Query values that break or abuse the list grammar (docs/lists.md). Percent-encoded. */
 const HOSTILE_QUERY_VALUES = [
   '__proto__',
   'constructor',
@@ -304,7 +304,7 @@ function validQuery(o: FuzzOperation, ctx: SchemaContext): fc.Arbitrary<Array<[s
   return fc.tuple(...entries).map((groups) => {
     const pairs = groups.flatMap((group) => group ?? []);
     const pageStyle = pairs.some(([name]) => name === 'page' || name === 'size');
-    // a list cursor is an opaque token the server signed (SPEC §4): no schema makes a generated one valid
+    // a list cursor is an opaque token the server signed (docs/lists.md#cursor-paging): no schema makes a generated one valid
     const signed = pairs.filter(([name]) => name !== 'cursor');
     return pageStyle ? signed.filter(([name]) => name !== 'offset' && name !== 'limit') : signed;
   });
@@ -570,7 +570,7 @@ async function exercise(o: FuzzOperation, mode: Mode, generated: GeneratedReques
   return { request, problems };
 }
 
-describe.each(['1', '2'])('fuzz of the API v%s document (SPEC §1, §2, §8)', (version) => {
+describe.each(['1', '2'])('fuzz of the API v%s document (docs/wire.md, docs/errors.md#documentation)', (version) => {
   const ofVersion = operations.filter((o) => o.version === version);
   it('has operations to fuzz', () => {
     expect(ofVersion.length).toBeGreaterThan(40);

@@ -8,7 +8,7 @@ const WITH_REDIS = Boolean(process.env.REDIS_URL);
 import { createTestApp } from './setup/test-app.js';
 import { errorBody } from './setup/error-body.js';
 
-describe('health (SPEC §10)', () => {
+describe('health (docs/operations.md#health)', () => {
   let app: NestExpressApplication;
   const api = () => request(app.getHttpServer());
 

@@ -43,7 +43,7 @@ function parseRaw(text: string): { status: number; headers: Record<string, strin
   return { status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(rest.join('\r\n')) };
 }
 
-describe('hostile input (SPEC §1, §2, §3)', () => {
+describe('hostile input (docs/wire.md, docs/errors.md#codes)', () => {
   let app: NestExpressApplication;
   let token: string;
   let port: number;
@@ -127,7 +127,7 @@ describe('hostile input (SPEC §1, §2, §3)', () => {
     });
   });
 
-  describe('UTF-8 and surrogates (SPEC §1)', () => {
+  describe('UTF-8 and surrogates (docs/wire.md#request-bodies)', () => {
     it('refuses a body that is not valid UTF-8', async () => {
       const before = await todoCount();
       const bytes = Buffer.concat([Buffer.from('{"title":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
@@ -190,7 +190,7 @@ describe('hostile input (SPEC §1, §2, §3)', () => {
     });
   });
 
-  describe('Content-Encoding (SPEC §1)', () => {
+  describe('Content-Encoding (docs/wire.md#request-bodies)', () => {
     const body = JSON.stringify({ title: 'compressed' });
 
     it.each([
@@ -229,7 +229,7 @@ describe('hostile input (SPEC §1, §2, §3)', () => {
     });
   });
 
-  describe('prototype-named properties at any depth (SPEC §2)', () => {
+  describe('prototype-named properties at any depth (docs/wire.md#request-bodies)', () => {
     it.each(['__proto__', 'constructor', 'prototype'])('refuses %s nested in an order item, naming its path', async (name) => {
       const res = await http()
         .post('/v1/orders')
@@ -250,7 +250,7 @@ describe('hostile input (SPEC §1, §2, §3)', () => {
     });
   });
 
-  describe('a body sent to an operation that takes none (SPEC §2)', () => {
+  describe('a body sent to an operation that takes none (docs/wire.md#request-bodies)', () => {
     it('refuses its properties with 400 and does nothing; {} and no body pass', async () => {
       const { token: own } = await createUser(app);
       const refused = await http().post('/v1/logout').set('Authorization', bearer(own)).set('Content-Type', 'application/json').send('{"password_hash":null,"role":"admin"}');
@@ -266,7 +266,7 @@ describe('hostile input (SPEC §1, §2, §3)', () => {
     });
   });
 
-  describe('credential query parameters on every path (SPEC §3)', () => {
+  describe('credential query parameters on every path (docs/wire.md#query-strings)', () => {
     it.each(['/', '/docs', '/docs/', '/docs/openapi.json', '/docs/v1/openapi.yaml', '/health/live', '/health/ready', '/nowhere', '/v1/oauth/authorize', '/.well-known/oauth-authorization-server'])(
       'refuses ?access_token= on %s',
       async (path) => {
@@ -282,7 +282,7 @@ describe('hostile input (SPEC §1, §2, §3)', () => {
     });
   });
 
-  describe('routing decides before the body is looked at (SPEC §1)', () => {
+  describe('routing decides before the body is looked at (docs/wire.md#request-bodies)', () => {
     it('answers an unsupported method with a non-JSON body with 405 and Allow', async () => {
       const res = await http().delete('/v1/todos').set('Authorization', bearer(token)).set('Content-Type', 'text/plain').send('not json');
       expectRefusal(res, 405, 'method_not_allowed');

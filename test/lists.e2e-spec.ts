@@ -12,11 +12,11 @@ import { bearer, type CreatedUser, createUser } from './factories/user.factory.j
 import { createTestApp } from './setup/test-app.js';
 
 /**
- * Lists at scale (SPEC §4): cursor (keyset) paging, `Prefer: count=…`, range filters and change
+ * Lists at scale (docs/lists.md): cursor (keyset) paging, `Prefer: count=…`, range filters and change
  * sync, on the users list (admins; `age` nullable, names with ties) and the todos list
  * (`updated_at` sortable), on whichever database DATABASE_URL names.
  */
-describe('lists: cursors, count preferences, range filters (SPEC §4)', () => {
+describe('lists: cursors, count preferences, range filters (docs/lists.md)', () => {
   let app: NestExpressApplication;
   let admin: CreatedUser;
   let alice: { user: User; token: string };

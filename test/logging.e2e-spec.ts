@@ -17,7 +17,7 @@ class Capture extends Writable {
   }
 }
 
-describe('request logs (SPEC §3: credentials never reach logs)', () => {
+describe('request logs (docs/operations.md#logs: credentials never reach logs)', () => {
   let app: NestExpressApplication;
   const capture = new Capture();
   const api = () => request(app.getHttpServer());

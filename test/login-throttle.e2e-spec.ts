@@ -32,7 +32,7 @@ async function failManyUsernames(
   }
 }
 
-describe('login throttling (SPEC §3), per username and client address', () => {
+describe('login throttling (docs/authentication.md#login-throttling), per username and client address', () => {
   let app: NestExpressApplication;
   const api = () => request(app.getHttpServer());
   const login = (username: string, password: string) => api().post('/v1/login').send({ username, password });
@@ -128,7 +128,7 @@ describe('login throttling (SPEC §3), per username and client address', () => {
   });
 });
 
-describe('login throttling (SPEC §3), per client address: 100 failures', () => {
+describe('login throttling (docs/authentication.md#login-throttling), per client address: 100 failures', () => {
   let app: NestExpressApplication;
   const api = () => request(app.getHttpServer());
 

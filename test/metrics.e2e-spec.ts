@@ -11,7 +11,7 @@ import { TcpProxy } from './setup/tcp-proxy.js';
 import { createTestApp } from './setup/test-app.js';
 
 /**
- * Prometheus metrics and Server-Timing (SPEC §10; README "Metrics"): the exposition format, the
+ * Prometheus metrics and Server-Timing (README.md#metrics): the exposition format, the
  * route-template labels (ids never become series), status labels, requests in flight, the pool
  * gauges and statement histogram on the run's database (SQLite, or PostgreSQL + Redis when
  * DATABASE_URL/REDIS_URL say so), the limiter counters, the access rules of production and

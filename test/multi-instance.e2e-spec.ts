@@ -7,7 +7,7 @@ import { ensureBuilt, startServer, type ServerProcess } from './setup/server-pro
 import { errorBody } from './setup/error-body.js';
 
 /**
- * Several instances behave as one (SPEC §10): two real server processes on different
+ * Several instances behave as one (docs/operations.md#several-instances-and-redis): two real server processes on different
  * ports share PostgreSQL and Redis. Runs when DATABASE_URL is PostgreSQL and REDIS_URL is set (the
  * PostgreSQL phase of .ci/run); with SQLite or without Redis there is nothing shared to test.
  */

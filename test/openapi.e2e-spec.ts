@@ -14,7 +14,7 @@ import { errorBody } from './setup/error-body.js';
 import { createTestApp } from './setup/test-app.js';
 
 /**
- * The OpenAPI documents are complete (SPEC §8): checked on each version's
+ * The OpenAPI documents are complete (README.md#api-documentation-and-clients): checked on each version's
  * document the running application serves at /docs/v<n>/openapi.json — the ones
  * `npm run docs:export` writes (one document per API version).
  */
@@ -31,14 +31,14 @@ const LISTED = RESOURCES.flatMap((resource) => ('fields' in resource ? [{ name: 
 /** Error bodies an OAuth protocol endpoint may document. */
 const PROTOCOL_ERRORS = [ERROR_RESP, '#/components/schemas/OAuthError', '#/components/schemas/OAuthEndpointError'];
 
-describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (SPEC §8)', (version) => {
+describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (README.md#api-documentation-and-clients)', (version) => {
   const v = `/v${version}`;
   /**
    * The OAuth protocol endpoints: public, form-urlencoded bodies, RFC 6749 error bodies and
    * HTML pages — the documented exception to `ErrorResp` and JSON bodies.
    */
   const OAUTH_PROTOCOL = [`get ${v}/oauth/authorize`, `post ${v}/oauth/authorize`, `post ${v}/oauth/sign-in`, `post ${v}/oauth/token`, `post ${v}/oauth/revoke`];
-  /** Public by SPEC §3: no security requirement. */
+  /** Public operations (docs/authentication.md#overview): no security requirement. */
   const PUBLIC = [
     `post ${v}/users`,
     `post ${v}/login`,
@@ -183,7 +183,7 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
       const query = parameters.filter((p) => p.in === 'query').map((p) => p.name);
       const filters = query.filter((p) => !['page', 'size', 'offset', 'limit', 'cursor', 'sort', 'fields'].includes(p) && !/\[/.test(p));
       expect({ name, filters }).toEqual({ name, filters: Object.keys(fields.filters) });
-      // every range operator of every ordered field, and nothing else in brackets (SPEC §4 range filters)
+      // every range operator of every ordered field, and nothing else in brackets (docs/lists.md#range-filters)
       const ranges = Object.keys(fields.ranges ?? {}).flatMap((field) => ['gte', 'gt', 'lte', 'lt'].map((op) => `${field}[${op}]`));
       expect({ name, ranges: query.filter((p) => /\[/.test(p)) }).toEqual({ name, ranges });
       expect({ name, cursor: byName('cursor')?.schema.type, prefer: parameters.find((p) => p.in === 'header' && p.name === 'Prefer')?.schema.enum }).toEqual({
@@ -363,7 +363,7 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (S
     expect(unsized).toEqual([]);
   });
 
-  describe('as strict as the service (SPEC §8: closed bodies, every length and pattern rule)', () => {
+  describe('as strict as the service (README.md#api-documentation-and-clients: closed bodies, every length and pattern rule)', () => {
     /** The JSON request body schemas of the document, by operation. */
     const jsonBodies = () =>
       operations.flatMap(({ at, op }) =>

@@ -21,7 +21,7 @@ interface Item {
 type Caller = { user: User; token: string };
 type Body = Record<string, any>;
 
-/** The response object of an order (SPEC §6 orders), for exact comparisons. */
+/** The response object of an order (docs/resources/orders.md), for exact comparisons. */
 function orderShape(fields: { id: number; items: Item[]; currency: Currency; status: OrderStatus; total_cents: number; user: number }) {
   return {
     ...fields,
@@ -34,7 +34,7 @@ function orderShape(fields: { id: number; items: Item[]; currency: Currency; sta
   };
 }
 
-/** The ErrorResp body of SPEC §2 without details. */
+/** The ErrorResp body (docs/errors.md#the-body) without details. */
 
 /** An envelope link's path and its query parameters (each name → all its values), order-insensitive. */
 function parseHref(href: string): { path: string; query: Record<string, string[]> } {
@@ -54,7 +54,7 @@ const ITEMS: Item[] = [
 ];
 const ITEMS_TOTAL = 4498;
 
-describe('orders (SPEC §5, §6 orders)', () => {
+describe('orders (docs/writes.md, docs/resources/orders.md)', () => {
   let app: NestExpressApplication;
   let dataSource: DataSource;
   let alice: Caller;
@@ -456,7 +456,7 @@ describe('orders (SPEC §5, §6 orders)', () => {
       expect(cancelled.body.status).toBe('cancelled');
     });
 
-    /** The transition table of SPEC §6 orders: every pair of statuses, the five allowed moves → 200, every other pair (the same status included) → 409. */
+    /** The transition table of docs/resources/orders.md#status: every pair of statuses, the five allowed moves → 200, every other pair (the same status included) → 409. */
     const STATUSES: OrderStatus[] = ['pending', 'paid', 'shipped', 'delivered', 'cancelled'];
     const ALLOWED = new Set(['pending>paid', 'pending>cancelled', 'paid>shipped', 'paid>cancelled', 'shipped>delivered']);
     const PAIRS = STATUSES.flatMap((from) => STATUSES.map((to) => [from, to] as [OrderStatus, OrderStatus]));
@@ -692,7 +692,7 @@ describe('orders (SPEC §5, §6 orders)', () => {
       expect(adminShips.status).toBe(200);
       expect(adminShips.body).toEqual({ ...paid.body, status: 'shipped', updated_at: expect.stringMatching(ISO_MS) });
 
-      // an omitted status means the initial one (SPEC §5), which a shipped order cannot go back to
+      // an omitted status means the initial one (docs/writes.md#put-replace), which a shipped order cannot go back to
       const back = await as(admin).put(order.id, body);
       expect(back.status).toBe(409);
       expect(back.body).toEqual(errorBody('conflict', 'cannot change status from shipped to pending'));
@@ -837,7 +837,7 @@ describe('orders (SPEC §5, §6 orders)', () => {
     });
   });
 
-  describe('GET /v1/orders (SPEC §4)', () => {
+  describe('GET /v1/orders (docs/lists.md)', () => {
     let carol: Caller;
     let dave: Caller;
     let boss: Caller;

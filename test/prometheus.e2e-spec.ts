@@ -9,9 +9,9 @@ import { parseSamples, select } from './setup/prometheus-text.js';
 import { ensureBuilt, type ServerProcess, startServer } from './setup/server-process.js';
 
 /**
- * The metrics read back through a real Prometheus server (issue 19: "a test starts a real
- * Prometheus server … sends traffic, and reads the request count and a latency quantile back
- * through Prometheus's HTTP query API"). The built service runs as a child process in production
+ * The metrics read back through a real Prometheus server (README.md#metrics): the test starts a real
+ * Prometheus server, sends traffic, and reads the request count and a latency quantile back
+ * through Prometheus's HTTP query API. The built service runs as a child process in production
  * mode with METRICS_TOKEN, on the run's database (SQLite, or PostgreSQL + Redis when
  * DATABASE_URL/REDIS_URL say so); Prometheus (Debian's `prometheus` package, PROMETHEUS_PATH,
  * default /usr/bin/prometheus) scrapes it every second with the token. Skipped with one printed

@@ -22,7 +22,7 @@ function expectRevoked(res: Response): void {
   expect(res.headers['www-authenticate']).toBe('Bearer realm="api", error="invalid_token"');
 }
 
-describe('authority is current (SPEC §3): role and password changes, deletion, refresh-token reuse', () => {
+describe('authority is current (docs/authentication.md#logging-out-and-the-deny-list): role and password changes, deletion, refresh-token reuse', () => {
   let app: NestExpressApplication;
   const api = () => request(app.getHttpServer());
   const me = (id: number, token: string) => api().get(`/v1/users/${id}`).set('Authorization', bearer(token));

@@ -38,7 +38,7 @@ function cookieAttributes(line: string): Record<string, string | true> {
 
 // Idle expiry of one minute for this file: the configuration is read when AppModule is first
 // imported, so the application is imported dynamically after setting it (see tokens.e2e-spec.ts).
-describe('cookie sessions (SPEC §3), SESSION_IDLE_TTL=60', () => {
+describe('cookie sessions (docs/authentication.md#session-cookies), SESSION_IDLE_TTL=60', () => {
   let app: NestExpressApplication;
   let alice: CreatedUser;
   let bob: CreatedUser;
@@ -267,7 +267,7 @@ describe('cookie sessions (SPEC §3), SESSION_IDLE_TTL=60', () => {
     });
   });
 
-  describe('deleting the user (SPEC §6 users)', () => {
+  describe('deleting the user (docs/resources/users.md)', () => {
     it('ends their sessions, revokes their API keys, refresh tokens and access tokens at once', async () => {
       const { createUser } = await import('./factories/user.factory.js');
       const carol = await createUser(app, { name: 'Carol' });
@@ -340,7 +340,7 @@ describe('cookie sessions (SPEC §3), SESSION_IDLE_TTL=60', () => {
   });
 });
 
-describe('cookie sessions in production (SPEC §3: Secure in production)', () => {
+describe('cookie sessions in production (docs/authentication.md#session-cookies: Secure in production)', () => {
   let app: NestExpressApplication;
   let restoreEnv: () => void;
   let user: CreatedUser;

@@ -13,7 +13,7 @@ import { TcpProxy } from './setup/tcp-proxy.js';
 import { errorBody } from './setup/error-body.js';
 
 /**
- * The shared state in Redis (SPEC §10): the rate-limit script against a real Redis, and
+ * The shared state in Redis (docs/operations.md#several-instances-and-redis): the rate-limit script against a real Redis, and
  * the documented Redis-down policy — rate limiting fails open, sessions, the deny list and login
  * counters fail closed with 503 — and recovery without a restart. Needs REDIS_URL (CI's
  * PostgreSQL phase sets it); without it these tests cannot run and are skipped.
@@ -227,7 +227,7 @@ describeWithRedis('Redis down (documented policy) and back', () => {
   });
 });
 
-describe('an unreachable Redis at start-up (SPEC §10 configuration)', () => {
+describe('an unreachable Redis at start-up (docs/operations.md#configuration)', () => {
   let dir: string;
   let proxy: TcpProxy;
 

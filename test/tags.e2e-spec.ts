@@ -13,7 +13,7 @@ import { ISO_MS } from './setup/formats.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The response object of a tag (SPEC §6 tags), for exact comparisons. */
+/** The response object of a tag (docs/resources/tags.md), for exact comparisons. */
 function tagShape(id: number, name: string) {
   return {
     id,
@@ -28,7 +28,7 @@ function tagShape(id: number, name: string) {
 }
 
 
-describe('tags (SPEC §6 tags)', () => {
+describe('tags (docs/resources/tags.md)', () => {
   let app: NestExpressApplication;
   let alice: CreatedUser;
   let bob: CreatedUser;
@@ -246,7 +246,7 @@ describe('tags (SPEC §6 tags)', () => {
     });
   });
 
-  describe('GET /v1/tags (SPEC §4)', () => {
+  describe('GET /v1/tags (docs/lists.md)', () => {
     let t: Tag[];
     const list = (query: Record<string, string | string[]> | string = {}, token = alice.token) =>
       http().get('/v1/tags').query(query).set('Authorization', bearer(token));
@@ -339,7 +339,7 @@ describe('tags (SPEC §6 tags)', () => {
     });
   });
 
-  describe('documentation (SPEC §8)', () => {
+  describe('documentation (README.md#api-documentation-and-clients)', () => {
     type Doc = {
       paths: Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: { content: Record<string, { schema: { $ref: string } }> } }>>;
       components: { schemas: Record<string, { properties?: Record<string, any>; required?: string[] }> };
@@ -374,7 +374,7 @@ describe('tags (SPEC §6 tags)', () => {
     });
   });
 
-  describe('API-key scopes (SPEC §3)', () => {
+  describe('API-key scopes (docs/authentication.md#api-keys)', () => {
     it('needs tags:read to read and tags:write to create', async () => {
       const owner = await createUser(app);
       const key = await http().post('/v1/api-keys').set('Authorization', bearer(owner.token)).send({ name: 'tags', scopes: ['tags:read'] });

@@ -22,7 +22,7 @@ function httpsJson(url: string, ca: Buffer, method = 'GET', body?: object): Prom
   });
 }
 
-describe('HTTPS served by the process itself with TLS_CERT/TLS_KEY (SPEC §10 transport)', () => {
+describe('HTTPS served by the process itself with TLS_CERT/TLS_KEY (docs/operations.md#tls)', () => {
   let dir: string;
   let server: ServerProcess;
   let cert: Buffer;
@@ -77,7 +77,7 @@ describe('HTTPS served by the process itself with TLS_CERT/TLS_KEY (SPEC §10 tr
   });
 });
 
-describe('TLS configuration errors stop start-up with one line (SPEC §10 configuration)', () => {
+describe('TLS configuration errors stop start-up with one line (docs/operations.md#configuration)', () => {
   let dir: string;
 
   beforeAll(() => {

@@ -11,7 +11,7 @@ import { ISO_MS } from './setup/formats.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The response object of a todo (SPEC §6 todos), for exact comparisons. */
+/** The response object of a todo (docs/resources/todos.md), for exact comparisons. */
 function todoShape(fields: { id: number; title: string; content: string | null; status: TodoStatus; owner: number }) {
   return {
     ...fields,
@@ -37,7 +37,7 @@ function linkOf(links: Array<{ rel: string; href: string }>, rel: string) {
   return links.find((link) => link.rel === rel);
 }
 
-describe('todos (SPEC §5, §6 todos)', () => {
+describe('todos (docs/writes.md, docs/resources/todos.md)', () => {
   let app: NestExpressApplication;
   let alice: { user: User; token: string };
   let bob: { user: User; token: string };
@@ -407,7 +407,7 @@ describe('todos (SPEC §5, §6 todos)', () => {
     });
   });
 
-  describe('GET /v1/todos (SPEC §4)', () => {
+  describe('GET /v1/todos (docs/lists.md)', () => {
     let carol: { user: User; token: string };
     let dave: { user: User; token: string };
     let boss: { user: User; token: string };

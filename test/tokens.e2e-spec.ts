@@ -24,7 +24,7 @@ function signHs256(payload: Json, secret: string | Buffer, header: Json = { alg:
   return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`;
 }
 
-describe('access tokens: RS256, JWKS, logout and the deny list (SPEC §3)', () => {
+describe('access tokens: RS256, JWKS, logout and the deny list (docs/authentication.md#the-access-token, docs/authentication.md#logging-out-and-the-deny-list)', () => {
   let app: NestExpressApplication;
   let user: { id: number; role: string };
   let token: string;

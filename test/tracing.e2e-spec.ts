@@ -9,8 +9,8 @@ import { pathToFileURL } from 'node:url';
 import { ensureBuilt, type ServerProcess, startServer } from './setup/server-process.js';
 
 /**
- * OpenTelemetry traces of the real server process (SPEC §10: "OpenTelemetry by the standard
- * `OTEL_*` variables; `traceparent` honoured, trace ids in logs"). The built server runs as a
+ * OpenTelemetry traces of the real server process (docs/operations.md#traces: OpenTelemetry by the standard
+ * `OTEL_*` variables; `traceparent` honoured, trace ids in logs). The built server runs as a
  * child process with the OTEL_* variables pointing at an OTLP/HTTP receiver in this test
  * (`POST /v1/traces`, protocol http/json), on the database of the run: SQLite, or PostgreSQL
  * (+ Redis) when DATABASE_URL (and REDIS_URL) say so.

@@ -12,7 +12,7 @@ const REGISTRATION = { username: 'cors_user', password: 'correct-horse-1', name:
 const CORS_HEADERS = ['access-control-allow-origin', 'access-control-allow-credentials', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-expose-headers', 'access-control-max-age'];
 const corsHeadersOf = (res: request.Response) => CORS_HEADERS.filter((name) => res.headers[name] !== undefined);
 
-describe('security headers (helmet, SPEC §10 headers) outside production', () => {
+describe('security headers (helmet, docs/wire.md#security-headers) outside production', () => {
   let app: NestExpressApplication;
   const api = () => request(app.getHttpServer());
 
@@ -70,7 +70,7 @@ describe('security headers (helmet, SPEC §10 headers) outside production', () =
   });
 });
 
-describe('CORS for CORS_ORIGINS (SPEC §10 headers)', () => {
+describe('CORS for CORS_ORIGINS (docs/wire.md#cors)', () => {
   let app: NestExpressApplication;
   let restoreEnv: () => void;
   const api = () => request(app.getHttpServer());
@@ -145,7 +145,7 @@ describe('CORS for CORS_ORIGINS (SPEC §10 headers)', () => {
   });
 });
 
-describe('production behind a trusted proxy (SPEC §10 transport)', () => {
+describe('production behind a trusted proxy (docs/operations.md#tls)', () => {
   let app: NestExpressApplication;
   let restoreEnv: () => void;
   const api = () => request(app.getHttpServer());

@@ -5,7 +5,6 @@ import { bearer, createUser, DEFAULT_PASSWORD, type CreatedUser } from './factor
 import { createTestApp, truncateAll } from './setup/test-app.js';
 import { ISO_MS } from './setup/formats.js';
 
-/** ISO 8601 UTC with milliseconds (SPEC §1). */
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
 const userLinks = (id: number) => [
@@ -13,7 +12,7 @@ const userLinks = (id: number) => [
   { rel: 'todos', href: `/v1/todos?owner=${id}` },
 ];
 
-/** An ErrorResp body (SPEC §2) with the given code and, when given, exactly these details. */
+/** An ErrorResp body (docs/errors.md#the-body) with the given code and, when given, exactly these details. */
 const errorBody = (code: string, details?: Array<{ field: string; message: unknown }>) => ({
   error: expect.any(String),
   code,
@@ -28,7 +27,7 @@ function registration(overrides: Record<string, unknown> = {}): Record<string, u
   return { username: `reg_${seq}`, password: 'correct horse battery', name: `Registered ${seq}`, ...overrides };
 }
 
-describe('users (SPEC §6 users)', () => {
+describe('users (docs/resources/users.md)', () => {
   let app: NestExpressApplication;
   let admin: CreatedUser;
   const api = () => request(app.getHttpServer());

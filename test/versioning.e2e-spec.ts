@@ -10,7 +10,7 @@ import { type FreshApp, loadFreshApp } from './setup/fresh-app.js';
 import { errorBody } from './setup/error-body.js';
 
 /**
- * SPEC §9, conventions §9: `/v2` with one breaking change (the embedded `author` of
+ * docs/versioning.md#what-changed-in-v2: `/v2` with one breaking change (the embedded `author` of
  * articles and comments), every other resource unchanged under `/v2`; `/v1` working unchanged with
  * its articles and comments deprecated (`Deprecation`, `Sunset`, `Link` from V1_DEPRECATED_AT and
  * V1_SUNSET_AT); the `Accept` vendor type and the version subdomain as alternatives to the path
@@ -33,7 +33,7 @@ const deprecationHeaders = (successor: string) => ({
 });
 
 
-describe('API versions (SPEC §9, conventions §9)', () => {
+describe('API versions (docs/versioning.md)', () => {
   let fresh: FreshApp & { restoreEnv: () => void };
   let app: NestExpressApplication;
   let alice: CreatedUser;
@@ -222,7 +222,7 @@ describe('API versions (SPEC §9, conventions §9)', () => {
     });
   });
 
-  describe('Accept: application/vnd.resource-api.v<n>+json on an unprefixed path (conventions §9.1)', () => {
+  describe('Accept: application/vnd.resource-api.v<n>+json on an unprefixed path (docs/versioning.md#choosing-the-version)', () => {
     it('v2 selects v2: the same body as /v2, Vary: Accept, canonical /v2 links', async () => {
       const res = await http().get(`/articles/${articleId}`).set('Authorization', bearer(bob.token)).set('Accept', V2);
       expect(res.status).toBe(200);
@@ -289,7 +289,7 @@ describe('API versions (SPEC §9, conventions §9)', () => {
     });
   });
 
-  describe(`version subdomain v<n>.${BASE_HOST} (API_BASE_HOST, conventions §9.1)`, () => {
+  describe(`version subdomain v<n>.${BASE_HOST} (API_BASE_HOST, docs/versioning.md#choosing-the-version)`, () => {
     it('v2.<base> serves an unprefixed path as v2; v1.<base> as v1 (deprecated)', async () => {
       const v2 = await http().get(`/articles/${articleId}`).set('Host', `v2.${BASE_HOST}`).set('Authorization', bearer(bob.token));
       expect(v2.status).toBe(200);
@@ -322,7 +322,7 @@ describe('API versions (SPEC §9, conventions §9)', () => {
     });
   });
 
-  describe('one OpenAPI document per version (SPEC §8, §9)', () => {
+  describe('one OpenAPI document per version (README.md#api-documentation-and-clients, docs/versioning.md)', () => {
     type Doc = { info: { version: string; description: string }; paths: Record<string, Record<string, any>>; components: Record<string, any> };
     let v1: Doc;
     let v2: Doc;
@@ -338,7 +338,7 @@ describe('API versions (SPEC §9, conventions §9)', () => {
     it('v1 is 1.y.z with only /v1 (and unversioned) paths; v2 is 2.y.z with only /v2 ones', () => {
       expect(v1.info.version).toMatch(/^1\.\d+\.\d+$/);
       expect(v2.info.version).toMatch(/^2\.\d+\.\d+$/);
-      // besides its own prefix, only the unversioned operational paths (SPEC §1: health, discovery)
+      // besides its own prefix, only the unversioned operational paths (docs/wire.md#paths: health, discovery)
       const unversioned = (p: string) => p.startsWith('/.well-known/') || p.startsWith('/health/');
       expect(Object.keys(v1.paths).filter((p) => !p.startsWith('/v1/') && !unversioned(p))).toEqual([]);
       expect(Object.keys(v2.paths).filter((p) => !p.startsWith('/v2/') && !unversioned(p))).toEqual([]);

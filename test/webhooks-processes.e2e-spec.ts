@@ -9,8 +9,8 @@ import request from 'supertest';
 import { ensureBuilt, startServer, type ServerProcess } from './setup/server-process.js';
 
 /**
- * Webhook delivery across processes (SPEC §11 "several instances", "deliveries survive a
- * restart"), with real server processes (`node dist/src/main.js`, their worker started once they
+ * Webhook delivery across processes (docs/webhooks.md#several-instances: several instances, deliveries survive a
+ * restart), with real server processes (`node dist/src/main.js`, their worker started once they
  * listen) and a receiver on loopback:
  * - a process killed (SIGKILL) in the middle of a retry schedule; a new process on the same
  *   database finishes it: delivered once, under the same webhook-id; the secret never appears in

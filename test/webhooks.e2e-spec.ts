@@ -13,7 +13,7 @@ import { type FreshApp, loadFreshApp } from './setup/fresh-app.js';
 import { ISO_MS } from './setup/formats.js';
 
 /**
- * Webhooks end to end (SPEC §11), with a real receiver: a node:http server on 127.0.0.1 (so the
+ * Webhooks end to end (docs/webhooks.md), with a real receiver: a node:http server on 127.0.0.1 (so the
  * app runs with WEBHOOK_ALLOW_HTTP=true and WEBHOOK_ALLOW_PRIVATE_NETWORKS=true) that answers each
  * path its own way; every delivery it gets is verified with the `standardwebhooks` library as a
  * real receiver would. The retry schedule is `1,1,1` (four attempts over about three seconds) and

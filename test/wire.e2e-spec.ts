@@ -6,7 +6,7 @@ import { Todo } from '../src/todos/todo.entity.js';
 import { bearer, createUser, DEFAULT_PASSWORD } from './factories/user.factory.js';
 import { createTestApp } from './setup/test-app.js';
 
-describe('wire basics (SPEC §1)', () => {
+describe('wire basics (docs/wire.md)', () => {
   let app: NestExpressApplication;
   let token: string;
 
@@ -200,7 +200,7 @@ describe('wire basics (SPEC §1)', () => {
     });
   });
 
-  describe('credentials in the query string (SPEC §3)', () => {
+  describe('credentials in the query string (docs/wire.md#query-strings)', () => {
     it.each(['token', 'access_token', 'api_key', 'apikey', 'key'])('answers ?%s= with 400 naming it', async (name) => {
       const res = await http().get(`/v1/todos?${name}=secret-value`).set('Authorization', bearer(token));
       expect(res.status).toBe(400);
@@ -237,7 +237,7 @@ describe('wire basics (SPEC §1)', () => {
     });
   });
 
-  describe('path ids (SPEC §1)', () => {
+  describe('path ids (docs/wire.md#ids)', () => {
     it.each(['abc', '0', '1.5', '-1', '01', '99999999999', '2147483648'])('answers /v1/todos/%s with 400', async (id) => {
       const res = await http().get(`/v1/todos/${id}`).set('Authorization', bearer(token));
       expect(res.status).toBe(400);
@@ -307,7 +307,7 @@ describe('wire basics (SPEC §1)', () => {
 
   describe('response headers', () => {
     it("sends no Express ETag and no X-Powered-By, and JSON as utf-8; only a single resource carries the service's own ETag", async () => {
-      // Express's body-hash ETag stays off; issue 16: single resources carry the row-version tag, lists and errors none
+      // Express's body-hash ETag stays off; single resources carry the row-version tag, lists and errors none (docs/wire.md#caching)
       const noCacheHeaders = (res: request.Response, etag?: RegExp) => {
         if (etag) expect(res.headers.etag).toMatch(etag);
         else expect(res.headers.etag).toBeUndefined();
@@ -336,7 +336,7 @@ describe('wire basics (SPEC §1)', () => {
     });
   });
 
-  describe('documentation (SPEC §8)', () => {
+  describe('documentation (README.md#api-documentation-and-clients)', () => {
     type Operation = { responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> };
     let doc: {
       openapi: string;

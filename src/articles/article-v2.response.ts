@@ -4,7 +4,7 @@ import { ArticleResponse } from './article.response.js';
 
 /**
  * An article as API v2 returns it: v1's {@link ArticleResponse} with `author` embedded as
- * `{id, username, name}` instead of an integer id (the breaking change of v2, SPEC §9). Named
+ * `{id, username, name}` instead of an integer id (the breaking change of v2, docs/versioning.md#what-changed-in-v2). Named
  * `Article` in the v2 document (docs.ts renames `…V2` schemas per document).
  */
 @ApiSchema({ name: 'ArticleV2' })

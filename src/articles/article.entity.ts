@@ -4,18 +4,18 @@ import { VersionedEntity } from '../database/versioned-entity.js';
 import { Tag } from '../tags/tag.entity.js';
 import { User } from '../users/user.entity.js';
 
-/** Article statuses of SPEC §6; transitions in ARTICLE_TRANSITIONS. */
+/** Article statuses (docs/resources/articles.md#status); transitions in ARTICLE_TRANSITIONS. */
 export const ARTICLE_STATUSES = ['draft', 'published', 'archived'] as const;
 export type ArticleStatus = (typeof ARTICLE_STATUSES)[number];
 
-/** The status changes SPEC §6 allows, from → to; `archived` is final. Staying in a status is no change. */
+/** The status changes allowed (docs/resources/articles.md#status), from → to; `archived` is final. Staying in a status is no change. */
 export const ARTICLE_TRANSITIONS: Readonly<Record<ArticleStatus, readonly ArticleStatus[]>> = {
   draft: ['published', 'archived'],
   published: ['draft', 'archived'],
   archived: [],
 };
 
-/** An article (SPEC §6 articles). Deleted with its author; its tags are in `article_tags`. */
+/** An article (docs/resources/articles.md). Deleted with its author; its tags are in `article_tags`. */
 @Entity('articles')
 @Index('idx_articles_title_id', ['title', 'id'])
 @Index('idx_articles_published_at_id', ['published_at', 'id'])

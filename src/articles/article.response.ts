@@ -5,9 +5,9 @@ import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { type Article, ARTICLE_STATUSES, type ArticleStatus } from './article.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
-import { tagged } from '../common/writes/preconditions.js';
+import { withEntityTag } from '../common/writes/preconditions.js';
 
-/** An article as the API returns it (SPEC §6 articles). */
+/** An article as the API returns it (docs/resources/articles.md). */
 @ApiSchema({ name: 'Article' })
 export class ArticleResponse {
   @ApiProperty({ readOnly: true, example: 1, type: 'integer' })
@@ -62,7 +62,7 @@ export function toArticleResponse(source: Row<Article, 'author_id'>, tags: strin
   const id = Number(row.id);
   const prefix = linkPrefix();
   const author = Number(row.author_id);
-  return tagged({
+  return withEntityTag({
     id,
     title: row.title as string,
     body: row.body as string,

@@ -18,7 +18,7 @@ import { CreateArticleDto, ReplaceArticleDto, UpdateArticleDto } from './dto/cre
 /**
  * `/v2/articles`: the same operations, rules and errors as `/v1/articles` on the same
  * {@link ArticlesService} — one source of behaviour — with v2's one breaking change: `author` is
- * the embedded `{id, username, name}` of the author (SPEC §9). The `author` filter still takes an id.
+ * the embedded `{id, username, name}` of the author (docs/versioning.md#what-changed-in-v2). The `author` filter still takes an id.
  */
 @ApiTags('articles')
 @ScopedResource('articles')

@@ -60,9 +60,9 @@ export const ArticleOperations = {
 };
 
 /**
- * `/v1/articles` (SPEC §6 articles): published articles are visible to every caller, drafts and
+ * `/v1/articles` (docs/resources/articles.md): published articles are visible to every caller, drafts and
  * archived ones to their author and admins; writes by the author or an admin. `author` is the
- * author's id. Deprecated in favour of `/v2/articles` (`Deprecation`/`Sunset` headers, SPEC §9).
+ * author's id. Deprecated in favour of `/v2/articles` (`Deprecation`/`Sunset` headers, docs/versioning.md#deprecation-and-sunset).
  */
 @ApiTags('articles')
 @ScopedResource('articles')

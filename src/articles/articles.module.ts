@@ -8,7 +8,7 @@ import { ARTICLES } from './articles.resource.js';
 import { ArticlesService } from './articles.service.js';
 
 /**
- * Articles resource (SPEC §6): one service, two shapes — `/v1/articles` (deprecated, `author` an
+ * Articles resource (docs/resources/articles.md): one service, two shapes — `/v1/articles` (deprecated, `author` an
  * id) and `/v2/articles` (`author` embedded). Exports ArticlesService, through which comments
  * check their article.
  */

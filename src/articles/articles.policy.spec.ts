@@ -8,7 +8,7 @@ const author = { id: 1, role: 'user' as const };
 const other = { id: 2, role: 'user' as const };
 const admin = { id: 9, role: 'admin' as const };
 
-describe('ARTICLES_POLICY (SPEC §6 articles)', () => {
+describe('ARTICLES_POLICY (docs/resources/articles.md)', () => {
   it('a published article is readable by everyone; a draft or archived one by its author and admins only', () => {
     expect([author, other, admin].map((caller) => can(ARTICLES_POLICY, 'read', caller, { status: 'published', author_id: 1 }))).toEqual([true, true, true]);
     for (const status of ['draft', 'archived'] as const) {

@@ -6,7 +6,7 @@ import { type Article, ARTICLE_STATUSES, ARTICLE_TRANSITIONS, type ArticleStatus
 export type ArticleAccess = Pick<Article, 'status' | 'author_id'>;
 
 /**
- * The status changes of SPEC §6 articles ({@link ARTICLE_TRANSITIONS}) as a transition table: any
+ * The article status changes of docs/resources/articles.md#status ({@link ARTICLE_TRANSITIONS}) as a transition table: any
  * listed change, and staying in the same status (no change), by whoever may write the article.
  */
 export const ARTICLE_TRANSITION_TABLE: TransitionTable<ArticleStatus> = Object.fromEntries(
@@ -14,7 +14,7 @@ export const ARTICLE_TRANSITION_TABLE: TransitionTable<ArticleStatus> = Object.f
 ) as TransitionTable<ArticleStatus>;
 
 /**
- * Who may do what to articles (SPEC §6 articles):
+ * Who may do what to articles (docs/resources/articles.md#visibility-and-permissions):
  * - read: a published article everyone; a draft or archived one its author and admins, anyone else
  *   403 `article <id> is <status> and belongs to another user`;
  * - write (change, delete): its author and admins, anyone else 403 `only the article’s author or an

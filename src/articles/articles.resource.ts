@@ -4,7 +4,7 @@ import { Article, ARTICLE_STATUSES, ArticleTag } from './article.entity.js';
 import { ARTICLES_POLICY } from './articles.policy.js';
 
 /**
- * The articles field table (SPEC §6): filters `status`, `author`, `tag` (articles carrying any of
+ * The articles field table (docs/lists.md#fields-filters-and-sorts-per-collection): filters `status`, `author`, `tag` (articles carrying any of
  * the named tags); sort `id`, `title`, `created_at`, `updated_at`, `published_at`. `tags` is no
  * column: the service loads the page's tags in one more query.
  */
@@ -35,7 +35,7 @@ export const ARTICLES_FIELDS = defineFields<Article>()({
   order: { sort: ['title', 'created_at', 'updated_at', 'published_at'] },
 });
 
-/** Articles (SPEC §6 articles): `/v1/articles`, scopes `articles:read` and `articles:write`. */
+/** Articles (docs/resources/articles.md): `/v1/articles`, scopes `articles:read` and `articles:write`. */
 export const ARTICLES = defineResource({
   name: 'articles',
   description: 'Articles with a draft → published → archived life cycle.',

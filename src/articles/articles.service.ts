@@ -37,7 +37,7 @@ interface ArticleState {
 }
 
 /**
- * Articles (SPEC §6 articles): visibility by status, writes by author or admin, status
+ * Articles (docs/resources/articles.md): visibility by status, writes by author or admin, status
  * transitions, tags by name. The only holder of the articles and article_tags repositories;
  * comments check articles through {@link ArticlesService.requireReadable}. A write that touches
  * the article and its tag links runs in one transaction, with its events (docs/events.md):
@@ -129,8 +129,8 @@ export class ArticlesService {
   }
 
   /**
-   * The article `id` if the caller may read it, for nested resources (comments): SPEC §6 "a
-   * missing or unreadable article → 404 / 403 as for the article".
+   * The article `id` if the caller may read it, for nested resources (comments): a
+   * missing article is 404 and an unreadable one 403, as for the article (docs/resources/comments.md#permissions).
    * @throws 404 when missing; 403 when unreadable.
    */
   async requireReadable(id: number, caller: AuthUser): Promise<Article> {
@@ -138,7 +138,7 @@ export class ArticlesService {
   }
 
   /**
-   * PUT: replaces the article; omitted `body` → `""`, `status` → `draft`, `tags` → `[]` (SPEC §5).
+   * PUT: replaces the article; omitted `body` → `""`, `status` → `draft`, `tags` → `[]` (docs/writes.md#put-replace).
    * An omitted status on an archived article is therefore a refused transition.
    * @throws 403, 404, 409 (transition), 422 (unknown tag)
    */

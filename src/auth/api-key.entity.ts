@@ -3,7 +3,7 @@ import { TIMESTAMP_TYPE } from '../config/database-kind.js';
 import { User } from '../users/user.entity.js';
 
 /**
- * An API key (SPEC §3): acts as its user, limited to `scopes`. The key itself is shown once; only
+ * An API key (docs/authentication.md#api-keys): acts as its user, limited to `scopes`. The key itself is shown once; only
  * its SHA-256 hex and a visible `prefix` are stored. Deleted with its user.
  */
 @Entity('api_keys')

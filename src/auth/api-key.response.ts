@@ -7,7 +7,7 @@ import type { ApiKey } from './api-key.entity.js';
 import { ALL_SCOPES } from './scopes.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
 
-/** An API key as listed: never the key itself, only its prefix (SPEC §3). */
+/** An API key as listed: never the key itself, only its prefix (docs/authentication.md#api-keys). */
 @ApiSchema({ name: 'ApiKey' })
 export class ApiKeyResponse {
   @ApiProperty({ readOnly: true, example: 1, type: 'integer' })

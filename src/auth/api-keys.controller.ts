@@ -13,7 +13,7 @@ import type { AuthUser } from './auth-user.js';
 import { ApiCredentials, CurrentUser, RequireScope } from './decorators/auth.decorators.js';
 import { CreateApiKeyDto } from './dto/create-api-key.dto.js';
 
-/** `/v1/api-keys` (SPEC §3): the caller's own keys. API keys cannot manage API keys (403). */
+/** `/v1/api-keys` (docs/authentication.md#api-keys): the caller's own keys. API keys cannot manage API keys (403). */
 @ApiTags('api-keys')
 @ApiCredentials()
 @RequireScope(null)

@@ -16,7 +16,7 @@ export const API_KEYS_FIELDS = defineFields<ApiKey>()({
   links: [],
 });
 
-/** The caller's API keys (SPEC §3): `/v1/api-keys`. No scopes: keys cannot manage keys. */
+/** The caller's API keys (docs/authentication.md#api-keys): `/v1/api-keys`. No scopes: keys cannot manage keys. */
 export const API_KEYS = defineResource({
   name: 'api-keys',
   description: 'The caller’s scoped, rate-limited API keys (bearer token or session only).',

@@ -18,7 +18,7 @@ import type { CreateApiKeyDto } from './dto/create-api-key.dto.js';
 const LAST_USED_GRANULARITY_MS = 60_000;
 
 /**
- * API keys (SPEC §3): `rk_` + 32 random bytes (base64url), stored as SHA-256 with a visible prefix;
+ * API keys (docs/authentication.md#api-keys): `rk_` + 32 random bytes (base64url), stored as SHA-256 with a visible prefix;
  * a key acts as its user limited to its scopes, until `expires_at` or deletion.
  */
 @Injectable()

@@ -1,6 +1,6 @@
 import type { Role } from '../users/user.entity.js';
 
-/** The credential a request authenticated with (SPEC §3). */
+/** The credential a request authenticated with (docs/authentication.md#overview). */
 export type AuthScheme = 'bearer' | 'api_key' | 'session';
 
 /** The authenticated caller, as guards put it on `req.user`. */
@@ -24,7 +24,7 @@ export interface AuthUser {
   clientId?: string;
 }
 
-/** The access-token payload of SPEC §3 (`iat`, `exp`, `jti` are added when signing). */
+/** The access-token payload of docs/authentication.md#the-access-token (`iat`, `exp`, `jti` are added when signing). */
 export interface AccessTokenPayload {
   user_id: number;
   role: Role;

@@ -8,7 +8,7 @@ import { TokenResponse } from './dto/token.response.js';
 import { RateLimit } from './rate-limits.js';
 import { AuthService } from './auth.service.js';
 
-/** Token endpoints of SPEC §3: `POST /v1/login`, `POST /v1/refresh`, `POST /v1/logout`. */
+/** Token endpoints (docs/authentication.md#bearer-tokens-jwt): `POST /v1/login`, `POST /v1/refresh`, `POST /v1/logout`. */
 @ApiTags('auth')
 @Controller()
 export class AuthController {

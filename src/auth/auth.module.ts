@@ -27,7 +27,7 @@ import { RolesGuard } from './guards/roles.guard.js';
 import { JwtStrategy } from './strategies/jwt.strategy.js';
 
 /**
- * Authentication and authorization (SPEC §3): login, refresh, logout, the JWKS, API keys,
+ * Authentication and authorization (docs/authentication.md): login, refresh, logout, the JWKS, API keys,
  * cookie sessions, the three passport strategies (JWT with its deny list, API key, session),
  * login throttling, the request-rate limit of every caller (docs/limits.md#rates), and the
  * global guards — authentication first (401), then roles (403).

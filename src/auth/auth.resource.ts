@@ -1,7 +1,7 @@
 import { defineResource } from '../common/resources/define-resource.js';
 import { RefreshToken } from './refresh-token.entity.js';
 
-/** Tokens (SPEC §3): log in, refresh, log out, the JWKS. No scopes: scoped credentials cannot use it. */
+/** Tokens (docs/authentication.md#bearer-tokens-jwt): log in, refresh, log out, the JWKS. No scopes: scoped credentials cannot use it. */
 export const AUTH = defineResource({
   name: 'auth',
   description: 'Tokens: log in, refresh, log out; the public keys that verify access tokens.',

@@ -18,7 +18,7 @@ import { verifyAgainstDummy, verifyPassword } from './passwords.js';
 import { RefreshToken } from './refresh-token.entity.js';
 
 /**
- * Login, refresh, logout (SPEC §3): access tokens are JWTs (HS256, or RS256 with `kid`) with
+ * Login, refresh, logout (docs/authentication.md#bearer-tokens-jwt): access tokens are JWTs (HS256, or RS256 with `kid`) with
  * `user_id`, `role`, `typ`, `fid` (the login), `iat`, `iat_ms` (when the user's authority was
  * read, epoch ms), `exp` (`iat` + ACCESS_TOKEN_TTL seconds), `jti`; refresh tokens are 32 random bytes
  * (base64url), stored as SHA-256, valid REFRESH_TOKEN_TTL seconds, rotated on every use.
@@ -42,7 +42,7 @@ export class AuthService {
   }
 
   /**
-   * Checks a username and password from a client address, under login throttling (SPEC §3):
+   * Checks a username and password from a client address, under login throttling (docs/authentication.md#login-throttling):
    * returns the user's id and role, and when they were read (`readAtMs`, epoch ms, the token's `iat_ms`).
    * @throws 401 `unauthorized` with the same message for an unknown username and a wrong password;
    *   429 `rate_limited` with `Retry-After` after too many failures.
@@ -77,7 +77,7 @@ export class AuthService {
   }
 
   /**
-   * Refresh-token rotation (SPEC §3, RFC 9700 §4.14.2): exchanges a live refresh token for a new
+   * Refresh-token rotation (docs/authentication.md#refreshing-rotation-and-reuse-detection, RFC 9700 §4.14.2): exchanges a live refresh token for a new
    * pair and retires it. Presenting a retired token revokes its whole family (reuse detection).
    * @throws 401 `unauthorized` for an unknown, expired, retired or revoked token.
    */
@@ -112,7 +112,7 @@ export class AuthService {
   }
 
   /**
-   * Logout (SPEC §3): denies the access token's `jti` until its `exp` and every access token of
+   * Logout (docs/authentication.md#logging-out-and-the-deny-list): denies the access token's `jti` until its `exp` and every access token of
    * the caller's login (`deny-fid`), and revokes the login's refresh tokens: all refused (401) from now on.
    */
   async logout(caller: AuthUser): Promise<void> {

@@ -6,7 +6,7 @@ import { issuedAtClaims, issuedAtMs, TokenDenyList } from './deny-list.js';
 
 const config = { get: () => 300 } as unknown as ConfigService<Env, true>;
 
-describe('TokenDenyList (SPEC §3 "Authority is current")', () => {
+describe('TokenDenyList (docs/authentication.md#logging-out-and-the-deny-list: authority is current)', () => {
   let store: MemoryStore;
   let denyList: TokenDenyList;
   const token = (iatMs: number, overrides: Partial<{ jti: string; fid: string; user_id: number }> = {}) => ({

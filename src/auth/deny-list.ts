@@ -38,8 +38,8 @@ export function issuedAtClaims(readAtMs: number): { iat: number; iat_ms: number 
 }
 
 /**
- * The access-token deny list (SPEC §3 "Authority is current"), kept in the {@link SharedStore} so
- * a revocation on one instance is seen by all (SPEC §10). Three kinds of entry, all read in ONE
+ * The access-token deny list (docs/authentication.md#logging-out-and-the-deny-list: authority is current), kept in the {@link SharedStore} so
+ * a revocation on one instance is seen by all (docs/operations.md#several-instances-and-redis). Three kinds of entry, all read in ONE
  * store round trip per request ({@link isDenied}) and each kept only as long as a token it
  * denies can still be valid (ACCESS_TOKEN_TTL), so the list is bounded by the tokens issued in one
  * ACCESS_TOKEN_TTL:

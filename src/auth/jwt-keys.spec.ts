@@ -56,7 +56,7 @@ function resetSpies(): void {
   for (const spy of [createSecretKey, createPublicKey, createPrivateKey]) spy.mockClear();
 }
 
-describe('JwtKeys (SPEC §3: HS256 or RS256, algorithm pinned; keys made once at start-up)', () => {
+describe('JwtKeys (docs/authentication.md#the-access-token: HS256 or RS256, algorithm pinned; keys made once at start-up)', () => {
   afterAll(() => {
     jest.restoreAllMocks();
   });

@@ -13,7 +13,7 @@ export interface PublicJwk {
 }
 
 /**
- * The access-token keys (SPEC §3): HS256 with JWT_SECRET by default; RS256 with
+ * The access-token keys (docs/authentication.md#the-access-token): HS256 with JWT_SECRET by default; RS256 with
  * JWT_PRIVATE_KEY/JWT_PUBLIC_KEY when set, with `kid` the RFC 7638 thumbprint of the public key.
  * The algorithm is pinned: verification accepts only `algorithm`.
  *

@@ -14,7 +14,7 @@ async function attempt(throttle: LoginThrottle, username: string, address: strin
   }
 }
 
-describe('LoginThrottle (SPEC §3 login throttling) on the in-process store, with a fake clock', () => {
+describe('LoginThrottle (docs/authentication.md#login-throttling) on the in-process store, with a fake clock', () => {
   let store: MemoryStore;
   let throttle: LoginThrottle;
   beforeEach(() => {

@@ -4,7 +4,7 @@ import { countRefusal } from '../observability/metrics/registry.js';
 import { SharedStore } from '../store/shared-store.js';
 import type { Slot } from '../store/slots.js';
 
-/** Failed logins allowed per window for one username from one client address (SPEC §3). */
+/** Failed logins allowed per window for one username from one client address (docs/authentication.md#login-throttling). */
 export const MAX_FAILURES_PER_USERNAME = 5;
 /** Failed logins allowed per window from one client address, whatever the usernames. */
 export const MAX_FAILURES_PER_ADDRESS = 100;
@@ -16,8 +16,8 @@ export const MAX_FAILURES_PER_ACCOUNT = 100;
 export const ACCOUNT_WINDOW_MS = 60 * 60 * 1000;
 
 /**
- * Login throttling (SPEC §3 "Repeated failed logins are throttled … a slot is taken before the
- * password is checked"). Three fixed-window counters: per (username, address) 5 in 15 minutes,
+ * Login throttling (docs/authentication.md#login-throttling: repeated failed logins are throttled, and a
+ * slot is taken before the password is checked). Three fixed-window counters: per (username, address) 5 in 15 minutes,
  * per address 100 in 15 minutes, per account (username, from anywhere) 100 in an hour. Every
  * attempt first RESERVES a slot in all three at once, atomically in the {@link SharedStore}, so N
  * concurrent attempts run at most as many password checks as the limits allow; the reserved slot

@@ -1,7 +1,7 @@
 import argon2 from 'argon2';
 
 /**
- * Hashes a password with argon2id (SPEC §3: memory-hard hash): 19 MiB memory, 2 passes, 1 lane
+ * Hashes a password with argon2id (docs/authentication.md#overview: memory-hard hash): 19 MiB memory, 2 passes, 1 lane
  * (the OWASP baseline). Returns the PHC string (salt and parameters included).
  */
 export function hashPassword(password: string): Promise<string> {

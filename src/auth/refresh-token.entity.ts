@@ -4,7 +4,7 @@ import { User } from '../users/user.entity.js';
 
 /**
  * A refresh token, stored only as the SHA-256 hex of the random value the client holds
- * (SPEC §3). `family_id` groups every token descending from one login, so that a logout or a
+ * (docs/authentication.md#refreshing-rotation-and-reuse-detection). `family_id` groups every token descending from one login, so that a logout or a
  * detected reuse revokes the whole family.
  */
 @Entity('refresh_tokens')

@@ -3,7 +3,7 @@ import { RESOURCES } from '../resources.js';
 
 const READ_ONLY = readOnlyNamesOf(RESOURCES);
 
-/** Collections a scope can name (SPEC §3): the declarations with `scopes: true` (src/resources.ts). */
+/** Collections a scope can name (docs/authentication.md#roles-and-scopes): the declarations with `scopes: true` (src/resources.ts). */
 export const SCOPE_RESOURCES = scopeResourcesOf(RESOURCES);
 export type ScopeResource = ScopedName<typeof RESOURCES>;
 

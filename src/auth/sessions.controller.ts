@@ -12,7 +12,7 @@ import { SessionResponse } from './dto/session.response.js';
 import { RateLimit } from './rate-limits.js';
 import { SESSION_COOKIE, type SessionView, SessionsService } from './sessions.service.js';
 
-/** `/v1/sessions` (SPEC §3): cookie sign-in for browsers. */
+/** `/v1/sessions` (docs/authentication.md#session-cookies): cookie sign-in for browsers. */
 @ApiTags('sessions')
 @RequireScope(null)
 @Controller('sessions')

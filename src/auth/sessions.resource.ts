@@ -1,6 +1,6 @@
 import { defineResource } from '../common/resources/define-resource.js';
 
-/** Cookie sessions (SPEC §3); kept in the shared state store, so no entity. */
+/** Cookie sessions (docs/authentication.md#session-cookies); kept in the shared state store, so no entity. */
 export const SESSIONS = defineResource({
   name: 'sessions',
   description: 'Cookie sessions for browsers: sign in, read and end the current session.',

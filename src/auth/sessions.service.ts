@@ -9,7 +9,7 @@ import { UsersService } from '../users/users.service.js';
 import type { AuthUser } from './auth-user.js';
 import { sha256 } from './hashing.js';
 
-/** The session cookie's name (SPEC §3). */
+/** The session cookie's name (docs/authentication.md#session-cookies). */
 export const SESSION_COOKIE = 'sid';
 
 /** What `POST /v1/sessions` and `GET /v1/sessions/current` return. */
@@ -33,9 +33,9 @@ interface StoredSession {
 const TOUCH_INTERVAL_MS = 10_000;
 
 /**
- * Server-side sessions (SPEC §3 session cookie): a random 32-byte id in the `sid` cookie, stored
+ * Server-side sessions (docs/authentication.md#session-cookies): a random 32-byte id in the `sid` cookie, stored
  * only as its SHA-256, in the {@link SharedStore} (Redis with REDIS_URL, so every instance knows
- * every session — SPEC §10); a CSRF token per session; idle (SESSION_IDLE_TTL) and absolute
+ * every session — docs/operations.md#several-instances-and-redis); a CSRF token per session; idle (SESSION_IDLE_TTL) and absolute
  * (SESSION_ABSOLUTE_TTL) expiry, both in seconds, enforced by the entry's time to live. Fails
  * closed: with the store unavailable, every method rejects with 503 `service_unavailable`.
  */

@@ -4,7 +4,7 @@ import { NoDatabase } from '../common/openapi/api-errors.decorator.js';
 import { Public } from './decorators/auth.decorators.js';
 import { JwtKeys, type PublicJwk } from './jwt-keys.js';
 
-/** `/.well-known/jwks.json` (SPEC §3): the RS256 public key; an empty set under HS256. */
+/** `/.well-known/jwks.json` (docs/authentication.md#the-access-token): the RS256 public key; an empty set under HS256. */
 @ApiTags('auth')
 @Controller('.well-known')
 export class WellKnownController {

@@ -3,7 +3,7 @@ import { Article } from '../articles/article.entity.js';
 import { VersionedEntity } from '../database/versioned-entity.js';
 import { User } from '../users/user.entity.js';
 
-/** A comment on an article (SPEC §6 comments). Deleted with its article or its author. */
+/** A comment on an article (docs/resources/comments.md). Deleted with its article or its author. */
 @Entity('comments')
 @Index('idx_comments_article_id_id', ['article_id', 'id'])
 @Index('idx_comments_article_id_created_at_id', ['article_id', 'created_at', 'id'])

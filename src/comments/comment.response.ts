@@ -4,10 +4,10 @@ import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
-import { tagged } from '../common/writes/preconditions.js';
+import { withEntityTag } from '../common/writes/preconditions.js';
 import type { Comment } from './comment.entity.js';
 
-/** A comment as the API returns it (SPEC §6 comments). */
+/** A comment as the API returns it (docs/resources/comments.md). */
 @ApiSchema({ name: 'Comment' })
 export class CommentResponse {
   @ApiProperty({ readOnly: true, example: 1, type: 'integer' })
@@ -50,7 +50,7 @@ export function toCommentResponse(source: Row<Comment, 'article_id' | 'author_id
   const prefix = linkPrefix();
   const article = Number(row.article_id);
   const author = Number(row.author_id);
-  return tagged({
+  return withEntityTag({
     id,
     body: row.body as string,
     article,

@@ -18,7 +18,7 @@ import { CreateCommentDto, UpdateCommentDto } from './dto/create-comment.dto.js'
 /**
  * `/v2/articles/{id}/comments`: the operations, rules and errors of `/v1/articles/{id}/comments`
  * on the same {@link CommentsService}, with v2's breaking change: `author` is the embedded
- * `{id, username, name}` of the commenting user (SPEC §9). The `author` filter still takes an id.
+ * `{id, username, name}` of the commenting user (docs/versioning.md#what-changed-in-v2). The `author` filter still takes an id.
  */
 @ApiTags('comments')
 @ScopedResource('comments')

@@ -51,10 +51,10 @@ export const CommentOperations = {
 };
 
 /**
- * `/v1/articles/{id}/comments` (SPEC §6 comments): readable whenever the article is; created on
+ * `/v1/articles/{id}/comments` (docs/resources/comments.md): readable whenever the article is; created on
  * published articles; edited by their author; deleted by their author, the article's author or
  * an admin. `author` is the author's id. Deprecated in favour of `/v2/articles/{id}/comments`
- * (`Deprecation`/`Sunset` headers, SPEC §9).
+ * (`Deprecation`/`Sunset` headers, docs/versioning.md#deprecation-and-sunset).
  */
 @ApiTags('comments')
 @ScopedResource('comments')

@@ -8,7 +8,7 @@ import { COMMENTS } from './comments.resource.js';
 import { CommentsService } from './comments.service.js';
 
 /**
- * Comments resource (SPEC §6), nested under articles; checks articles through ArticlesService.
+ * Comments resource (docs/resources/comments.md), nested under articles; checks articles through ArticlesService.
  * One service, two shapes: v1 (deprecated, `author` an id) and v2 (`author` embedded).
  */
 @Module({

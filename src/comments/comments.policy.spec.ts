@@ -9,7 +9,7 @@ const other = { id: 3, role: 'user' as const };
 const admin = { id: 9, role: 'admin' as const };
 const comment = { author_id: 1, article_author_id: 2 };
 
-describe('COMMENTS_POLICY (SPEC §6 comments; the article is checked first)', () => {
+describe('COMMENTS_POLICY (docs/resources/comments.md; the article is checked first)', () => {
   it('everyone who may read the article reads its comments', () => {
     expect([commenter, articleAuthor, other, admin].map((caller) => can(COMMENTS_POLICY, 'read', caller, comment))).toEqual([true, true, true, true]);
     expect(COMMENTS_POLICY.visible(other)).toBeUndefined();

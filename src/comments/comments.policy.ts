@@ -8,7 +8,7 @@ export interface CommentAccess {
 }
 
 /**
- * Who may do what to a comment (SPEC §6 comments), once its article is readable (checked first, by
+ * Who may do what to a comment (docs/resources/comments.md#permissions), once its article is readable (checked first, by
  * the articles policy: 404/403 as for the article):
  * - read, list: everyone who may read the article (every comment of it);
  * - write (edit): the comment's author only — admins included — else 403 `only the comment’s

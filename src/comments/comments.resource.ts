@@ -3,7 +3,7 @@ import { defineResource } from '../common/resources/define-resource.js';
 import { Comment } from './comment.entity.js';
 import { COMMENTS_POLICY } from './comments.policy.js';
 
-/** The comments field table (SPEC §6), within one article: filter `author`; sort `id`, `created_at`, `updated_at`. */
+/** The comments field table (docs/lists.md#fields-filters-and-sorts-per-collection), within one article: filter `author`; sort `id`, `created_at`, `updated_at`. */
 export const COMMENTS_FIELDS = defineFields<Comment>()({
   alias: 'c',
   fields: {
@@ -16,7 +16,7 @@ export const COMMENTS_FIELDS = defineFields<Comment>()({
   links: ['article_id', 'author_id'],
 });
 
-/** Comments (SPEC §6 comments): `/v1/articles/{id}/comments`, scopes `comments:read` and `comments:write`. */
+/** Comments (docs/resources/comments.md): `/v1/articles/{id}/comments`, scopes `comments:read` and `comments:write`. */
 export const COMMENTS = defineResource({
   name: 'comments',
   description: 'Comments on readable articles, nested under their article: `…/articles/{id}/comments`.',

@@ -21,7 +21,7 @@ import { COMMENTS_POLICY } from './comments.policy.js';
 import type { CreateCommentDto, UpdateCommentDto } from './dto/create-comment.dto.js';
 
 /**
- * Comments (SPEC §6 comments), always under their article: every operation first checks the
+ * Comments (docs/resources/comments.md), always under their article: every operation first checks the
  * article through {@link ArticlesService.requireReadable} (404 missing, 403 unreadable). The only
  * holder of the comments repository. Each write appends its event in its transaction
  * (`comment.created`, `comment.updated`, `comment.deleted`; owned by the comment's author).
@@ -70,8 +70,8 @@ export class CommentsService {
   }
 
   /**
-   * PUT and PATCH: changes the body; only the comment's author may (admins included, SPEC §6 "Edit:
-   * the comment's author"). An omitted body on PATCH changes nothing but `updated_at`.
+   * PUT and PATCH: changes the body; only the comment's author may, not even an
+   * admin (docs/resources/comments.md#permissions). An omitted body on PATCH changes nothing but `updated_at`.
    * @throws 403/404 for the article; 404 for the comment; 403 when the caller is not its author.
    */
   async update(articleId: number, id: number, dto: UpdateCommentDto, caller: AuthUser): Promise<CommentResponse> {

@@ -8,7 +8,7 @@ import { ensureRequestId } from './middleware/request-id.js';
 export const CENSOR = '[REDACTED]';
 
 /**
- * A name that carries a secret (SPEC §3 "credentials and secrets never reach logs"): a query or
+ * A name that carries a secret (docs/operations.md#logs: credentials and secrets never reach logs): a query or
  * fragment parameter, a header or a field whose name contains any of these, in any case.
  */
 export const SECRET_NAME = /token|secret|key|code|password|passwd|pwd|csrf|verifier|session|auth|signature/i;
@@ -175,13 +175,13 @@ function callerProps(req: IncomingMessage): { user_id?: number; auth_scheme?: st
 /**
  * nestjs-pino options, the ONE logging path: request lines, application lines (start-up,
  * warnings) and error lines all go through this pino instance, so every line is redacted the same
- * way (SPEC §3). One JSON line per request with `req` (id, method, url and headers redacted),
+ * way (docs/operations.md#logs). One JSON line per request with `req` (id, method, url and headers redacted),
  * `user_id` and `auth_scheme` of the authenticated caller, `res` (statusCode, headers redacted)
  * and `responseTime` (ms). Redaction: URLs by parameter name ({@link redactUrl}), headers by name
  * ({@link redactHeaders}), errors to {@link safeError}, message strings through
  * {@link redactText}, and {@link REDACTED_FIELDS} in any logged object ({@link redactFields}, pino's
  * `formatters.log`). Request bodies are never logged. With tracing on, every line written while a
- * span is active (all of a request's lines) carries its `trace_id` and `span_id` (SPEC §10).
+ * span is active (all of a request's lines) carries its `trace_id` and `span_id` (docs/operations.md#traces).
  *
  * Per request, the work is what the line needs: the serializers read the raw request and response
  * (`wrapSerializers: false`: no intermediate copy, no parse of the query string that is not

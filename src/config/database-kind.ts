@@ -1,5 +1,5 @@
 /**
- * Which database the process talks to, decided once from `DATABASE_URL` (SPEC §10). Entity
+ * Which database the process talks to, decided once from `DATABASE_URL` (docs/operations.md#configuration). Entity
  * decorators are evaluated at import time, before Nest's ConfigModule exists, so column types that
  * differ between drivers are chosen here; this file and env.validation.ts are the only readers of
  * process.env.

@@ -20,7 +20,7 @@ function configError(raw: Record<string, unknown>): ConfigError {
   throw new Error(`expected a ConfigError for ${JSON.stringify(raw)}`);
 }
 
-/** Asserts the SPEC §10 "clear message": one line, naming the variable. */
+/** Asserts the clear start-up message of docs/operations.md#configuration: one line, naming the variable. */
 function expectOneLineNaming(error: ConfigError, variable: string): void {
   expect(error).toBeInstanceOf(Error);
   expect(error.name).toBe('ConfigError');
@@ -585,7 +585,7 @@ describe('validateEnv', () => {
     });
   });
 
-  describe('LIST_CURSOR_SECRET (list cursors, SPEC §4)', () => {
+  describe('LIST_CURSOR_SECRET (list cursors, docs/lists.md#cursor-paging)', () => {
     it('is taken as given, else derived from JWT_SECRET, else from the RS256 private key', () => {
       expect(validateEnv({ LIST_CURSOR_SECRET: 'c'.repeat(40), JWT_SECRET: SECRET_32 }).LIST_CURSOR_SECRET).toBe('c'.repeat(40));
       expect(validateEnv({ JWT_SECRET: SECRET_32 }).LIST_CURSOR_SECRET).toBe(`jwt:${SECRET_32}`);
@@ -735,7 +735,7 @@ describe('validateEnv', () => {
   });
 });
 
-describe('webhook settings (SPEC §11)', () => {
+describe('webhook settings (docs/webhooks.md)', () => {
   it('defaults: https only, no private networks, about three days of retries, 10 s timeout, 1 s poll, one day of grace, 5 failures, 8 at a time', () => {
     const env = validateEnv({});
     expect([env.WEBHOOK_ALLOW_HTTP, env.WEBHOOK_ALLOW_PRIVATE_NETWORKS]).toEqual([false, false]);

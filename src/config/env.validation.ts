@@ -4,7 +4,7 @@ import { createSecureContext } from 'node:tls';
 import { ConfigError } from './config-error.js';
 import { tracingEnabled } from './tracing.config.js';
 
-/** Runtime environment names accepted in `NODE_ENV` (SPEC §10). */
+/** Runtime environment names accepted in `NODE_ENV` (docs/operations.md#configuration). */
 export type NodeEnv = 'development' | 'test' | 'production';
 
 /**
@@ -37,7 +37,7 @@ export interface Env {
   /** HS256 secret for access tokens. Generated per process when unset outside production. */
   JWT_SECRET: string;
   /**
-   * HMAC secret of list cursors (SPEC §4 keyset paging): LIST_CURSOR_SECRET (at least 32 bytes in
+   * HMAC secret of list cursors (docs/lists.md#cursor-paging): LIST_CURSOR_SECRET (at least 32 bytes in
    * production), else derived from JWT_SECRET when set, else from JWT_PRIVATE_KEY, else the
    * per-process JWT_SECRET. Every instance behind one load balancer must resolve to the same one.
    */
@@ -125,13 +125,13 @@ export interface Env {
   CORS_ORIGINS: string[];
   /** `Strict-Transport-Security` max-age in seconds, sent in production (default 31536000, one year; at least that). */
   HSTS_MAX_AGE: number;
-  /** When API v1 is deprecated (its `Deprecation` header, SPEC §9). Default 2026-12-01T00:00:00Z. */
+  /** When API v1 is deprecated (its `Deprecation` header, docs/versioning.md#deprecation-and-sunset). Default 2026-12-01T00:00:00Z. */
   V1_DEPRECATED_AT: Date;
   /** When API v1 stops being served (its `Sunset` header); after V1_DEPRECATED_AT. Default 2027-06-30T00:00:00Z. */
   V1_SUNSET_AT: Date;
   /**
    * The API's base host name, e.g. `api.example.com`: a request to `v2.api.example.com` on an
-   * unprefixed path is served by API v2 (conventions §9.1). Unset: no version subdomains.
+   * unprefixed path is served by API v2 (docs/versioning.md#choosing-the-version). Unset: no version subdomains.
    */
   API_BASE_HOST?: string;
   /**
@@ -333,8 +333,8 @@ function optional(raw: Record<string, unknown>, key: string): string | undefined
 }
 
 /**
- * Validates and normalises the environment (SPEC §10: "validated at start-up; a bad value stops
- * start-up with a clear message"). Takes `process.env`-shaped input, returns {@link Env}.
+ * Validates and normalises the environment (docs/operations.md#configuration: validated at start-up; a bad value stops
+ * start-up with a clear message). Takes `process.env`-shaped input, returns {@link Env}.
  * @throws ConfigError with a one-line message naming the variable.
  */
 export function validateEnv(raw: Record<string, unknown>): Env {

@@ -13,8 +13,8 @@ function text(raw: Record<string, unknown>, key: string): string | undefined {
 }
 
 /**
- * Whether the service exports traces (SPEC §10 "OpenTelemetry by the standard `OTEL_*`
- * variables"), decided from the standard variables before the application loads:
+ * Whether the service exports traces (docs/operations.md#traces: OpenTelemetry by the standard `OTEL_*`
+ * variables), decided from the standard variables before the application loads:
  *
  * - `OTEL_SDK_DISABLED=true` → off, whatever else is set;
  * - `OTEL_TRACES_EXPORTER` set → on unless it is `none` (`otlp`, `zipkin`, `console`, comma-separated);

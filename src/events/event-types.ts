@@ -25,8 +25,3 @@ export const EVENT_TYPES = [
   'user.deleted',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
-
-/** True for a known event type. */
-export function isEventType(value: string): value is EventType {
-  return (EVENT_TYPES as readonly string[]).includes(value);
-}

@@ -5,7 +5,7 @@ import { badRequest } from '../common/errors/api-exception.js';
 export const EVENT_ID_PATTERN = /^evt_[0-9a-f]{32}$/;
 
 /**
- * Path-id pipe of `GET /v{version}/events/{id}` (SPEC §1: a malformed path id → 400): returns the
+ * Path-id pipe of `GET /v{version}/events/{id}` (docs/wire.md#ids: a malformed path id → 400): returns the
  * id when it has the shape `evt_` + 32 lower-case hex digits.
  * @throws 400 `bad_request` naming the parameter (the value itself is not echoed).
  */

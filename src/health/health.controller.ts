@@ -16,7 +16,7 @@ import { ReadinessChecks } from './readiness-checks.js';
 const REQUEST_ID = '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90';
 
 /**
- * `/health/live` and `/health/ready` (SPEC §10 health): unversioned, public (no credential), never
+ * `/health/live` and `/health/ready` (docs/operations.md#health): unversioned, public (no credential), never
  * rate-limited, never cached. For load balancers and orchestrators: "live" restarts a dead
  * process, "ready" takes an instance out of rotation.
  */
@@ -86,7 +86,7 @@ export class HealthController {
     return { status: 'ok', role: this.config.get('ROLE', { infer: true }), checks };
   }
 
-  /** A safe reason for a failed check: terminus' messages may quote the driver, which a 5xx body never does (SPEC §2). */
+  /** A safe reason for a failed check: terminus' messages may quote the driver, which a 5xx body never does (docs/errors.md#the-body). */
   private reason(detail: HealthIndicatorResult[string], timeoutMs: number): string {
     return /^timeout of \d+ms exceeded$/.test(String(detail.message)) ? `no answer within ${timeoutMs} ms` : 'unreachable or failing';
   }

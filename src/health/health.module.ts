@@ -7,7 +7,7 @@ import { HealthController } from './health.controller.js';
 import { ReadinessChecks } from './readiness-checks.js';
 
 /**
- * Health and lifecycle (SPEC §10): `GET /health/live`, `GET /health/ready` (the database, plus
+ * Health and lifecycle (docs/operations.md#health): `GET /health/live`, `GET /health/ready` (the database, plus
  * every probe other modules register in {@link ReadinessChecks}) and the graceful shutdown of
  * the HTTP server ({@link GracefulShutdown}). Exports ReadinessChecks: import HealthModule to add
  * a readiness probe.

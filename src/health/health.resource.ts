@@ -1,6 +1,6 @@
 import { defineResource } from '../common/resources/define-resource.js';
 
-/** Liveness and readiness (SPEC §10): public and unversioned; no entity. */
+/** Liveness and readiness (docs/operations.md#health): public and unversioned; no entity. */
 export const HEALTH = defineResource({
   name: 'health',
   description: 'Liveness and readiness for load balancers and orchestrators: public, unversioned, not rate-limited.',

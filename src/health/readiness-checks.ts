@@ -11,7 +11,7 @@ export type ReadinessProbe = (options: { signal: AbortSignal }) => unknown;
 const NAME = /^[a-z][a-z0-9_]{0,31}$/;
 
 /**
- * The list of dependencies `GET /health/ready` checks (SPEC §10 health), open to other modules:
+ * The list of dependencies `GET /health/ready` checks (docs/operations.md#health), open to other modules:
  * the database is registered by HealthModule; a module adding a dependency imports HealthModule
  * and registers its probe once, e.g. in `onModuleInit`:
  *

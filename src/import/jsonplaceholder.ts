@@ -44,7 +44,7 @@ export class ImportInputError extends Error {
 }
 
 /**
- * Turns a JSONPlaceholder username into the API's form (SPEC §6: 3-32 of `[a-z0-9_]`): lower-cased,
+ * Turns a JSONPlaceholder username into the API's form (docs/resources/users.md#fields: 3-32 of `[a-z0-9_]`): lower-cased,
  * every other character replaced by `_` (`Elwyn.Skiles` → `elwyn_skiles`).
  */
 export function normaliseUsername(username: string): string {

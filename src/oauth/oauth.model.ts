@@ -188,7 +188,7 @@ export class OAuthModel {
     if (row?.grant_id) await this.grants.revoke(row.grant_id);
   }
 
-  /** Signs the service's access JWT (SPEC §3 payload plus `client_id` and `scope`), lifetime ACCESS_TOKEN_TTL. */
+  /** Signs the service's access JWT (the claims of docs/authentication.md#the-access-token plus `client_id` and `scope`), lifetime ACCESS_TOKEN_TTL. */
   private async generateAccessToken(client: ModelClient, user: ModelUser, scope: string[] | undefined): Promise<string> {
     user.familyId ??= randomUUID();
     return this.jwt.signAsync(

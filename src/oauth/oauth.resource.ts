@@ -2,7 +2,7 @@ import { defineResource } from '../common/resources/define-resource.js';
 import { OAuthAuthorizationCode } from './oauth-authorization-code.entity.js';
 import { OAuthRefreshToken } from './oauth-refresh-token.entity.js';
 
-/** The OAuth 2.0 authorization server's protocol endpoints (SPEC §3 OAuth). */
+/** The OAuth 2.0 authorization server's protocol endpoints (docs/authentication.md#oauth-20-for-third-party-applications). */
 export const OAUTH = defineResource({
   name: 'oauth',
   description:

@@ -19,7 +19,7 @@ import { GRANT_TYPES, type ModelClient, OAuthModel, toModelClient } from './oaut
 import type { OAuthServerMetadataResponse } from './oauth-protocol.response.js';
 import { OAuthRefreshToken } from './oauth-refresh-token.entity.js';
 
-/** Lifetime of an authorization code in seconds (RFC 9700 §4.2.1 recommends short; the issue says ≤ 60 s). */
+/** Lifetime of an authorization code in seconds (RFC 9700 §4.2.1 recommends short-lived codes; at most 60 s). */
 export const AUTHORIZATION_CODE_TTL = 60;
 
 /** The parameters of an authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3), carried through the consent form. */

@@ -2,16 +2,16 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, t
 import { VersionedEntity } from '../database/versioned-entity.js';
 import { User } from '../users/user.entity.js';
 
-/** Order statuses of SPEC §6; who may make which move is in the orders service. */
+/** Order statuses (docs/resources/orders.md#status); who may make which move is in the orders service. */
 export const ORDER_STATUSES = ['pending', 'paid', 'shipped', 'delivered', 'cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-/** ISO 4217 currencies the API accepts (SPEC §6 orders). */
+/** ISO 4217 currencies the API accepts (docs/resources/orders.md). */
 export const CURRENCIES = ['EUR', 'USD', 'GBP'] as const;
 export type Currency = (typeof CURRENCIES)[number];
 
 /**
- * An order (SPEC §6 orders), private to its user. Money is in integer minor units (cents);
+ * An order (docs/resources/orders.md), private to its user. Money is in integer minor units (cents);
  * `total_cents` = Σ quantity × unit_price_cents, computed by the service and stored for sorting.
  * 64-bit columns: PostgreSQL returns them as strings, so mappers convert with Number().
  */

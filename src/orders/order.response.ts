@@ -5,7 +5,7 @@ import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { CURRENCIES, type Order, ORDER_STATUSES, type Currency, type OrderStatus } from './order.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
-import { tagged } from '../common/writes/preconditions.js';
+import { withEntityTag } from '../common/writes/preconditions.js';
 
 /** One line of an order as the API returns it. Money in cents. */
 @ApiSchema({ name: 'OrderItem' })
@@ -21,7 +21,7 @@ export class OrderItemResponse {
   unit_price_cents: number;
 }
 
-/** An order as the API returns it (SPEC §6 orders). Money in integer cents of `currency`. */
+/** An order as the API returns it (docs/resources/orders.md). Money in integer cents of `currency`. */
 @ApiSchema({ name: 'Order' })
 export class OrderResponse {
   @ApiProperty({ readOnly: true, example: 1, type: 'integer' })
@@ -73,7 +73,7 @@ export function toOrderResponse(source: Row<Order, 'user_id'>, items?: readonly 
   const id = Number(row.id);
   const prefix = linkPrefix();
   const user = Number(row.user_id);
-  return tagged({
+  return withEntityTag({
     id,
     items: (items ?? []).map(toOrderItemResponse),
     currency: row.currency as Currency,

@@ -19,7 +19,7 @@ const TRANSITIONS_TEXT =
   'Any other move → 409, including a PATCH to the current status (on PUT, the whole order, the current status means "keep"). Items and currency can change only while the order is pending (else 409). ' +
   'Status changes are conditional writes: of concurrent moves from one status exactly one succeeds, the others get 409 naming the status they met.';
 
-/** `/v1/orders` (SPEC §6 orders): private to their user, admins see and act on all. Money in cents. */
+/** `/v1/orders` (docs/resources/orders.md): private to their user, admins see and act on all. Money in cents. */
 @ApiTags('orders')
 @ScopedResource('orders')
 @Controller('orders')

@@ -4,7 +4,7 @@ import { OrdersController } from './orders.controller.js';
 import { ORDERS } from './orders.resource.js';
 import { OrdersService } from './orders.service.js';
 
-/** Orders resource (SPEC §6). */
+/** Orders resource (docs/resources/orders.md). */
 @Module({
   imports: [TypeOrmModule.forFeature([...ORDERS.entities])],
   controllers: [OrdersController],

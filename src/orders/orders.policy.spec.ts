@@ -8,7 +8,7 @@ const owner = { id: 1, role: 'user' as const };
 const other = { id: 2, role: 'user' as const };
 const admin = { id: 9, role: 'admin' as const };
 
-/** SPEC §6 orders: who may make each allowed move (anything else is a 409). */
+/** Who may make each allowed move (docs/resources/orders.md#status; anything else is a 409). */
 const ALLOWED: Record<string, 'owner' | 'admin'> = {
   'pending→paid': 'owner',
   'pending→cancelled': 'owner',
@@ -17,7 +17,7 @@ const ALLOWED: Record<string, 'owner' | 'admin'> = {
   'shipped→delivered': 'admin',
 };
 
-describe('ORDERS_POLICY (SPEC §6 orders)', () => {
+describe('ORDERS_POLICY (docs/resources/orders.md)', () => {
   it('the order’s user and admins read and write it; another user gets 403 `order <id> belongs to another user`', () => {
     expect([owner, other, admin].map((caller) => can(ORDERS_POLICY, 'write', caller, { user_id: 1 }))).toEqual([true, false, true]);
     expect(refusal(() => authorize(ORDERS_POLICY, 'read', other, { user_id: 1 }, 3))).toEqual({ status: 403, code: 'forbidden', message: 'order 3 belongs to another user' });
@@ -25,7 +25,7 @@ describe('ORDERS_POLICY (SPEC §6 orders)', () => {
     expect(ORDERS_POLICY.visible(admin)).toBeUndefined();
   });
 
-  it.each(ORDER_STATUSES.flatMap((from) => ORDER_STATUSES.map((to) => [from, to] as [OrderStatus, OrderStatus])))('%s → %s: allowed to whom SPEC §6 says, else 409', (from, to) => {
+  it.each(ORDER_STATUSES.flatMap((from) => ORDER_STATUSES.map((to) => [from, to] as [OrderStatus, OrderStatus])))('%s → %s: allowed to whom docs/resources/orders.md#status says, else 409', (from, to) => {
     const who = ALLOWED[`${from}→${to}`];
     const user = refusal(() => authorizeTransition(ORDERS_POLICY, owner, from, to));
     const byAdmin = refusal(() => authorizeTransition(ORDERS_POLICY, admin, from, to));

@@ -2,7 +2,7 @@ import { ownedPolicy, type TransitionTable } from '../common/access/access-polic
 import type { Order, OrderStatus } from './order.entity.js';
 
 /**
- * Status moves of SPEC §6 orders and who may make them: `writer` = the order's user or an admin
+ * Status moves of orders (docs/resources/orders.md#status) and who may make them: `writer` = the order's user or an admin
  * (whoever may write the order), `admin` = admins only. Any move not listed — a "move" to the
  * current status included — is a 409.
  */
@@ -15,7 +15,7 @@ export const ORDER_TRANSITIONS: TransitionTable<OrderStatus> = {
 };
 
 /**
- * Who may do what to orders (SPEC §6 orders): private to their user — the user and admins read and
+ * Who may do what to orders (docs/resources/orders.md#operations): private to their user — the user and admins read and
  * write, anyone else gets 403 `order <id> belongs to another user`; a non-admin lists only its own
  * (the list query's alias is `o`); status moves by {@link ORDER_TRANSITIONS}.
  */

@@ -4,7 +4,7 @@ import { CURRENCIES, Order, OrderItem, ORDER_STATUSES } from './order.entity.js'
 import { ORDERS_POLICY } from './orders.policy.js';
 
 /**
- * The orders field table (SPEC §6): filters `status`, `user`, `currency`; sort `id`, `created_at`,
+ * The orders field table (docs/lists.md#fields-filters-and-sorts-per-collection): filters `status`, `user`, `currency`; sort `id`, `created_at`,
  * `updated_at`, `total_cents`. `items` has no column: the service loads the page's items in one extra query.
  */
 export const ORDERS_FIELDS = defineFields<Order>()({
@@ -22,7 +22,7 @@ export const ORDERS_FIELDS = defineFields<Order>()({
   order: { sort: ['created_at', 'updated_at', 'total_cents'], filters: ['status', 'user', 'currency'] },
 });
 
-/** Orders (SPEC §6 orders): `/v1/orders`, scopes `orders:read` and `orders:write`. */
+/** Orders (docs/resources/orders.md): `/v1/orders`, scopes `orders:read` and `orders:write`. */
 export const ORDERS = defineResource({
   name: 'orders',
   description: 'Orders with items and a computed total in cents, private to their user.',

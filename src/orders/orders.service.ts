@@ -19,7 +19,7 @@ import { inBothVersions } from '../events/event-data.js';
 import { EventOutbox } from '../events/event-outbox.js';
 import type { EventType } from '../events/event-types.js';
 
-/** Statuses in which an order may be deleted (SPEC §6 orders). */
+/** Statuses in which an order may be deleted (docs/resources/orders.md#operations). */
 const DELETABLE: readonly OrderStatus[] = ['pending', 'cancelled'];
 
 /** The wanted state of an order after a PUT or PATCH; absent fields stay as they are. */
@@ -44,7 +44,7 @@ function sameItems(wanted: readonly OrderItemDto[], current: readonly OrderItem[
 }
 
 /**
- * Orders (SPEC §6 orders): private to their user, admins see and act on all. Every write that
+ * Orders (docs/resources/orders.md): private to their user, admins see and act on all. Every write that
  * touches the order and its items runs in one transaction; status changes and deletes are
  * conditional statements (`WHERE id = ? AND status = <expected>`), so of N concurrent moves from the
  * same status exactly one wins, and each loser is re-read: gone → 404, else 409 naming both states.
@@ -97,7 +97,7 @@ export class OrdersService {
   }
 
   /**
-   * PUT: the whole order (SPEC §5); an omitted `status` means `pending`, the initial status.
+   * PUT: the whole order (docs/writes.md#put-replace); an omitted `status` means `pending`, the initial status.
    * @throws 403, 404, 409 (see {@link update}).
    */
   replace(id: number, dto: ReplaceOrderDto, caller: AuthUser): Promise<OrderResponse> {
@@ -134,7 +134,7 @@ export class OrdersService {
         .execute();
       if (!result.affected) {
         const now = await manager.findOne(Order, { where: { id }, select: { id: true, status: true, version: true } });
-        // with If-Match: a row changed (or gone) since it was loaded is 412; the row as tagged but not deletable is 409
+        // with If-Match: a row changed (or gone) since it was loaded is 412; the row as loaded (same version) but not deletable is 409
         if (version !== undefined && now?.version !== version) throw preconditionFailed('order', id);
         throw now === null ? notFound('order', id) : conflict(`order ${id} is ${now.status}; only pending or cancelled orders can be deleted`);
       }

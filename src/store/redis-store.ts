@@ -21,7 +21,7 @@ interface WithHitCommand {
 
 /**
  * {@link SharedStore} in Redis (ioredis), used when `REDIS_URL` is set: every instance pointed at
- * the same Redis shares counters, sessions and the deny list (SPEC §10). Commands never queue
+ * the same Redis shares counters, sessions and the deny list (docs/operations.md#several-instances-and-redis). Commands never queue
  * while Redis is away (`enableOfflineQueue: false`) and time out after REDIS_TIMEOUT_MS, so a Redis
  * outage turns into a prompt 503 `service_unavailable` with `Retry-After` instead of a hanging
  * request; ioredis reconnects in the background (at most every second) and the same process

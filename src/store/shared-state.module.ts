@@ -8,7 +8,7 @@ import { MemoryStore } from './memory-store.js';
 import { SharedStore } from './shared-store.js';
 
 /**
- * Provides the {@link SharedStore} everywhere (SPEC §10 "shared state"): {@link RedisStore} when
+ * Provides the {@link SharedStore} everywhere (docs/operations.md#several-instances-and-redis): {@link RedisStore} when
  * `REDIS_URL` is set (start-up fails with one line when Redis is unreachable), else
  * {@link MemoryStore}. This is the one switch; the deny list, login throttle, session store and
  * the request-rate limiter only ever see `SharedStore`. With Redis, readiness (`GET /health/ready`)

@@ -2,7 +2,7 @@ import type { HitOutcome } from './rate-window.js';
 import type { AcquireOutcome, Slot } from './slots.js';
 
 /**
- * The state several instances must share (SPEC §10 "shared state"): rate-limit counters, cookie
+ * The state several instances must share (docs/operations.md#several-instances-and-redis): rate-limit counters, cookie
  * sessions, the access-token deny list and login-failure counters. One interface, two
  * implementations chosen by one switch (`REDIS_URL`, see {@link SharedStateModule}): in process
  * ({@link MemoryStore}) or in Redis ({@link RedisStore}). Keys are plain strings; values are

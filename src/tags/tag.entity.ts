@@ -1,7 +1,7 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { VersionedEntity } from '../database/versioned-entity.js';
 
-/** A tag (SPEC §6 tags): `name` is 1-50 of `[a-z0-9-]`, stored lower-case, unique. */
+/** A tag (docs/resources/tags.md): `name` is 1-50 of `[a-z0-9-]`, stored lower-case, unique. */
 @Entity('tags')
 @Index('idx_tags_created_at_id', ['created_at', 'id'])
 @Index('idx_tags_updated_at_id', ['updated_at', 'id'])

@@ -4,10 +4,10 @@ import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
-import { tagged } from '../common/writes/preconditions.js';
+import { withEntityTag } from '../common/writes/preconditions.js';
 import type { Tag } from './tag.entity.js';
 
-/** A tag as the API returns it (SPEC §6 tags). */
+/** A tag as the API returns it (docs/resources/tags.md). */
 @ApiSchema({ name: 'Tag' })
 export class TagResponse {
   @ApiProperty({ readOnly: true, example: 1, type: 'integer' })
@@ -34,7 +34,7 @@ export function toTagResponse(source: Row<Tag, 'name'>): TagResponse {
   const id = Number(row.id);
   const prefix = linkPrefix();
   const name = row.name as string;
-  return tagged({
+  return withEntityTag({
     id,
     name,
     created_at: toIso(row.created_at) as string,

@@ -14,7 +14,7 @@ import { TagsService } from './tags.service.js';
 
 const TAG_ID = ApiParam({ name: 'id', description: 'The tag’s id.', schema: { type: 'integer', minimum: 1 }, example: 1 });
 
-/** `/v1/tags` (SPEC §6 tags): every caller reads and creates; only admins rename and delete. */
+/** `/v1/tags` (docs/resources/tags.md): every caller reads and creates; only admins rename and delete. */
 @ApiTags('tags')
 @ScopedResource('tags')
 @Controller('tags')

@@ -4,7 +4,7 @@ import { TagsController } from './tags.controller.js';
 import { TAGS } from './tags.resource.js';
 import { TagsService } from './tags.service.js';
 
-/** Tags resource (SPEC §6). Exports TagsService, through which articles resolve tag names. */
+/** Tags resource (docs/resources/tags.md). Exports TagsService, through which articles resolve tag names. */
 @Module({
   imports: [TypeOrmModule.forFeature([...TAGS.entities])],
   controllers: [TagsController],

@@ -2,7 +2,7 @@ import { defineFields } from '../common/list/field-table.js';
 import { defineResource } from '../common/resources/define-resource.js';
 import { Tag } from './tag.entity.js';
 
-/** The tags field table (SPEC §6): filter `name`; sort `id`, `name`, `created_at`, `updated_at`. The `articles` link needs the name. */
+/** The tags field table (docs/lists.md#fields-filters-and-sorts-per-collection): filter `name`; sort `id`, `name`, `created_at`, `updated_at`. The `articles` link needs the name. */
 export const TAGS_FIELDS = defineFields<Tag>()({
   alias: 'g',
   fields: {
@@ -13,7 +13,7 @@ export const TAGS_FIELDS = defineFields<Tag>()({
   links: ['name'],
 });
 
-/** Tags (SPEC §6 tags): `/v1/tags`, scopes `tags:read` and `tags:write`. */
+/** Tags (docs/resources/tags.md): `/v1/tags`, scopes `tags:read` and `tags:write`. */
 export const TAGS = defineResource({
   name: 'tags',
   description: 'Tags for articles: everyone reads and creates, admins rename and delete.',

@@ -15,7 +15,7 @@ import { toTagResponse, type TagResponse } from './tag.response.js';
 import { TAGS_FIELDS } from './tags.resource.js';
 
 /**
- * Tags (SPEC §6 tags): names are stored lower-case and unique. The only holder of the tags
+ * Tags (docs/resources/tags.md): names are stored lower-case and unique. The only holder of the tags
  * repository; articles resolve tag names through {@link TagsService.requireIds}.
  */
 @Injectable()
@@ -92,8 +92,8 @@ export class TagsService {
 
   /**
    * Resolves tag names (lower-case) to the ids of the distinct names, in order of first mention,
-   * inside the caller's transaction when `manager` is given (SPEC §6 articles: "array of existing
-   * tag names"; duplicates collapse).
+   * inside the caller's transaction when `manager` is given (docs/resources/articles.md#tags: an
+   * array of existing tag names; duplicates collapse).
    * @throws 422 `validation_failed` with one detail per unknown name, at its first index (`tags[i]`).
    */
   async requireIds(names: readonly string[], manager?: EntityManager): Promise<number[]> {

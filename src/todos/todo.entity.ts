@@ -2,11 +2,11 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, t
 import { VersionedEntity } from '../database/versioned-entity.js';
 import { User } from '../users/user.entity.js';
 
-/** Todo statuses of SPEC §6; any transition is allowed. */
+/** Todo statuses (docs/resources/todos.md#fields); any transition is allowed. */
 export const TODO_STATUSES = ['pending', 'in_progress', 'done'] as const;
 export type TodoStatus = (typeof TODO_STATUSES)[number];
 
-/** A private todo item owned by one user (SPEC §6 todos). Deleted with its owner. */
+/** A private todo item owned by one user (docs/resources/todos.md). Deleted with its owner. */
 @Entity('todos')
 @Index('idx_todos_owner_id_id', ['owner_id', 'id'])
 @Index('idx_todos_owner_id_status_id', ['owner_id', 'status', 'id'])

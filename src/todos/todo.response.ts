@@ -5,9 +5,9 @@ import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { type Todo, TODO_STATUSES, type TodoStatus } from './todo.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
-import { tagged } from '../common/writes/preconditions.js';
+import { withEntityTag } from '../common/writes/preconditions.js';
 
-/** A todo as the API returns it (SPEC §6 todos). */
+/** A todo as the API returns it (docs/resources/todos.md). */
 @ApiSchema({ name: 'Todo' })
 export class TodoResponse {
   @ApiProperty({ readOnly: true, example: 1, type: 'integer' })
@@ -43,7 +43,7 @@ export function toTodoResponse(source: Row<Todo, 'owner_id'>): TodoResponse {
   const id = Number(row.id);
   const prefix = linkPrefix();
   const owner = Number(row.owner_id);
-  return tagged({
+  return withEntityTag({
     id,
     title: row.title as string,
     content: row.content as string | null,

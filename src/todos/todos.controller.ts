@@ -13,7 +13,7 @@ import { TodoResponse } from './todo.response.js';
 import { TODOS_FIELDS } from './todos.resource.js';
 import { TodosService } from './todos.service.js';
 
-/** `/v1/todos` (SPEC §6 todos): private to their owner, admins see all. */
+/** `/v1/todos` (docs/resources/todos.md): private to their owner, admins see all. */
 @ApiTags('todos')
 @ScopedResource('todos')
 @Controller('todos')

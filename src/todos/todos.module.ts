@@ -4,7 +4,7 @@ import { TodosController } from './todos.controller.js';
 import { TODOS } from './todos.resource.js';
 import { TodosService } from './todos.service.js';
 
-/** Todos resource (SPEC §6). */
+/** Todos resource (docs/resources/todos.md). */
 @Module({
   imports: [TypeOrmModule.forFeature([...TODOS.entities])],
   controllers: [TodosController],

@@ -7,7 +7,7 @@ const owner = { id: 1, role: 'user' as const };
 const other = { id: 2, role: 'user' as const };
 const admin = { id: 9, role: 'admin' as const };
 
-describe('TODOS_POLICY (SPEC §6 todos: private to their owner)', () => {
+describe('TODOS_POLICY (docs/resources/todos.md: private to their owner)', () => {
   it('the owner and admins read and write a todo; another user neither', () => {
     for (const action of ['read', 'write'] as const) {
       expect([owner, other, admin].map((caller) => can(TODOS_POLICY, action, caller, { owner_id: 1 }))).toEqual([true, false, true]);

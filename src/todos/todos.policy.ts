@@ -2,7 +2,7 @@ import { ownedPolicy } from '../common/access/access-policy.js';
 import type { Todo } from './todo.entity.js';
 
 /**
- * Who may do what to todos (SPEC §6 todos): private to their owner — the owner and admins read
+ * Who may do what to todos (docs/resources/todos.md#operations): private to their owner — the owner and admins read
  * and write, anyone else gets 403 `todo <id> belongs to another user`; a non-admin lists only
  * its own (the list query's alias is `t`).
  */

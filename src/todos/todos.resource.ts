@@ -3,7 +3,7 @@ import { defineResource } from '../common/resources/define-resource.js';
 import { Todo, TODO_STATUSES } from './todo.entity.js';
 import { TODOS_POLICY } from './todos.policy.js';
 
-/** The todos field table (SPEC §6): filters `status`, `owner`; sort `id`, `title`, `status`, `created_at`, `updated_at`. */
+/** The todos field table (docs/lists.md#fields-filters-and-sorts-per-collection): filters `status`, `owner`; sort `id`, `title`, `status`, `created_at`, `updated_at`. */
 export const TODOS_FIELDS = defineFields<Todo>()({
   alias: 't',
   fields: {
@@ -17,7 +17,7 @@ export const TODOS_FIELDS = defineFields<Todo>()({
   links: ['owner_id'],
 });
 
-/** Todos (SPEC §6 todos): `/v1/todos`, scopes `todos:read` and `todos:write`. */
+/** Todos (docs/resources/todos.md): `/v1/todos`, scopes `todos:read` and `todos:write`. */
 export const TODOS = defineResource({
   name: 'todos',
   description: 'Todos, private to their owner (admins see all).',

@@ -23,7 +23,7 @@ function todoEvent(type: EventType, todo: Todo): NewEvent {
 }
 
 /**
- * Todos (SPEC §6 todos): private to their owner; admins see and change all. Every write appends
+ * Todos (docs/resources/todos.md): private to their owner; admins see and change all. Every write appends
  * its event (`todo.created`, `todo.updated`, `todo.deleted`) in the same transaction.
  */
 @Injectable()
@@ -62,7 +62,7 @@ export class TodosService {
     return toTodoResponse(await this.load(id, caller, 'read'));
   }
 
-  /** PUT: replaces the todo; omitted `content` → null, `status` → `pending` (SPEC §5). @throws 403, 404 */
+  /** PUT: replaces the todo; omitted `content` → null, `status` → `pending` (docs/writes.md#put-replace). @throws 403, 404 */
   replace(id: number, dto: CreateTodoDto, caller: AuthUser): Promise<TodoResponse> {
     return this.apply(id, { title: dto.title, content: dto.content ?? null, status: dto.status ?? 'pending' }, caller);
   }

@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { User } from './user.entity.js';
 
 /**
- * The public face of a user, embedded where API v2 names an author (SPEC §9: v2's breaking
+ * The public face of a user, embedded where API v2 names an author (docs/versioning.md#what-changed-in-v2: v2's breaking
  * change): id, username and display name — never e-mail, age or role.
  */
 @ApiSchema({ name: 'UserSummary' })

@@ -1,11 +1,11 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { VersionedEntity } from '../database/versioned-entity.js';
 
-/** Roles of SPEC §3: `user` (default) and `admin`. */
+/** Roles (docs/authentication.md#roles-and-scopes): `user` (default) and `admin`. */
 export const ROLES = ['user', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** A user account (SPEC §6 users). Table `users`; property names are the column names. */
+/** A user account (docs/resources/users.md). Table `users`; property names are the column names. */
 @Entity('users')
 @Index('idx_users_name_id', ['name', 'id'])
 @Index('idx_users_age_id', ['age', 'id'])

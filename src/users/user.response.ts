@@ -5,9 +5,9 @@ import type { Link } from '../common/list/page.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { ROLES, type Role, type User } from './user.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
-import { tagged } from '../common/writes/preconditions.js';
+import { withEntityTag } from '../common/writes/preconditions.js';
 
-/** A user as the API returns it (SPEC §6 users); the password is never included. */
+/** A user as the API returns it (docs/resources/users.md); the password is never included. */
 @ApiSchema({ name: 'User' })
 export class UserResponse {
   @ApiProperty({ readOnly: true, example: 1, type: 'integer' })
@@ -44,7 +44,7 @@ export function toUserResponse(source: Row<User>): UserResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
   const prefix = linkPrefix();
-  return tagged({
+  return withEntityTag({
     id,
     username: row.username as string,
     name: row.name as string,

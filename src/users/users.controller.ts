@@ -15,7 +15,7 @@ import { UserResponse } from './user.response.js';
 import { USERS_FIELDS } from './users.resource.js';
 import { UsersService } from './users.service.js';
 
-/** `/v1/users` (SPEC §6 users). */
+/** `/v1/users` (docs/resources/users.md). */
 @ApiTags('users')
 @ScopedResource('users')
 @Controller('users')

@@ -4,7 +4,7 @@ import { UsersController } from './users.controller.js';
 import { USERS } from './users.resource.js';
 import { UsersService } from './users.service.js';
 
-/** Users resource (SPEC §6). Exports UsersService for authentication. */
+/** Users resource (docs/resources/users.md). Exports UsersService for authentication. */
 @Module({
   imports: [TypeOrmModule.forFeature([...USERS.entities])],
   controllers: [UsersController],

@@ -7,7 +7,7 @@ const self = { id: 1, role: 'user' as const };
 const other = { id: 2, role: 'user' as const };
 const admin = { id: 9, role: 'admin' as const };
 
-describe('USERS_POLICY (SPEC §6 users)', () => {
+describe('USERS_POLICY (docs/resources/users.md)', () => {
   it('the user itself and admins read and write a user; anyone else 403, decided on the id asked for', () => {
     for (const action of ['read', 'write'] as const) {
       expect([self, other, admin].map((caller) => can(USERS_POLICY, action, caller, { id: 1 }))).toEqual([true, false, true]);

@@ -6,7 +6,7 @@ export interface UserAccess {
 }
 
 /**
- * Who may do what to users (SPEC §6 users):
+ * Who may do what to users (docs/resources/users.md#operations):
  * - read, write (replace, update, delete): the user itself or an admin, anyone else 403 `only the
  *   user itself or an admin may do this` — whether or not the id exists, so the check is made on
  *   the id asked for, before the row is loaded;

@@ -3,7 +3,7 @@ import { defineResource } from '../common/resources/define-resource.js';
 import { ROLES, User } from './user.entity.js';
 import { USERS_POLICY } from './users.policy.js';
 
-/** The users field table (SPEC §6): filters `role`, `name`, `age`; sort `id`, `name`, `age`, `created_at`, `updated_at`. */
+/** The users field table (docs/lists.md#fields-filters-and-sorts-per-collection): filters `role`, `name`, `age`; sort `id`, `name`, `age`, `created_at`, `updated_at`. */
 export const USERS_FIELDS = defineFields<User>()({
   alias: 'u',
   fields: {
@@ -19,7 +19,7 @@ export const USERS_FIELDS = defineFields<User>()({
   order: { filters: ['role', 'name', 'age'] },
 });
 
-/** User accounts (SPEC §6 users): `/v1/users`, scopes `users:read` and `users:write`. */
+/** User accounts (docs/resources/users.md): `/v1/users`, scopes `users:read` and `users:write`. */
 export const USERS = defineResource({
   name: 'users',
   description: 'User accounts: public registration; read and change by the user itself or an admin.',

@@ -33,7 +33,7 @@ const EXISTS_CACHE_MS = 5 * 60 * 1000;
 const EXISTS_CACHE_SIZE = 10_000;
 
 /**
- * Users (SPEC §6 users): registration, reads, replace/update, delete, admin bootstrap. The only
+ * Users (docs/resources/users.md): registration, reads, replace/update, delete, admin bootstrap. The only
  * holder of the users repository; other modules call it.
  */
 @Injectable()
@@ -49,7 +49,7 @@ export class UsersService implements OnApplicationBootstrap {
     private readonly outbox: EventOutbox,
   ) {}
 
-  /** Creates the first admin from ADMIN_USERNAME/ADMIN_PASSWORD when no admin exists (SPEC §3). */
+  /** Creates the first admin from ADMIN_USERNAME/ADMIN_PASSWORD when no admin exists (docs/authentication.md#roles-and-scopes). */
   async onApplicationBootstrap(): Promise<void> {
     const username = this.config.get('ADMIN_USERNAME', { infer: true });
     const password = this.config.get('ADMIN_PASSWORD', { infer: true });
@@ -157,7 +157,7 @@ export class UsersService implements OnApplicationBootstrap {
   }
 
   /**
-   * PUT: replaces the user's editable fields; omitted `age`/`email` become null (SPEC §5). A role
+   * PUT: replaces the user's editable fields; omitted `age`/`email` become null (docs/writes.md#put-replace). A role
    * or password change revokes the user's earlier access tokens (and, for a password, refresh tokens).
    * @throws 403 (not the user itself or an admin; role change by non-admin), 404, 409 (email taken), 422 (username change), 503 (store unavailable).
    */
@@ -166,7 +166,7 @@ export class UsersService implements OnApplicationBootstrap {
   }
 
   /**
-   * PATCH: changes only the fields sent; `null` clears `age`/`email` (SPEC §5). Revocation as {@link replace}.
+   * PATCH: changes only the fields sent; `null` clears `age`/`email` (docs/writes.md#patch-json-merge-patch). Revocation as {@link replace}.
    * @throws 403 (not the user itself or an admin; role change by non-admin), 404, 409 (email taken), 422 (username change), 503 (store unavailable).
    */
   update(id: number, dto: UpdateUserDto, caller: AuthUser): Promise<UserResponse> {
@@ -175,7 +175,7 @@ export class UsersService implements OnApplicationBootstrap {
 
   /**
    * Deletes a user; their rows (todos, refresh tokens, API keys, …) go by foreign-key cascade, their
-   * access tokens are denied at once (TokenDenyList.revokeUser, SPEC §3 "Authority is current") and
+   * access tokens are denied at once (TokenDenyList.revokeUser, docs/authentication.md#logging-out-and-the-deny-list: authority is current) and
    * their sessions end at next use. One conditional DELETE: of concurrent deletes exactly one succeeds.
    * `user.deleted` (the user as `GET /users/{id}` showed it, owned by the deleted id: in practice
    * admins see it) is appended in the same transaction; what the cascade removes emits nothing more.
@@ -222,7 +222,7 @@ export class UsersService implements OnApplicationBootstrap {
     }
     if (changes.role !== undefined) patch.role = changes.role;
     if (changes.password !== undefined) patch.password_hash = await hashPassword(changes.password);
-    // SPEC §3 "Authority is current": a role or password change invalidates every access token issued before it
+    // authority is current (docs/authentication.md#logging-out-and-the-deny-list): a role or password change invalidates every access token issued before it
     const authorityChanges = (changes.role !== undefined && changes.role !== current.role) || changes.password !== undefined;
     // a store outage (503) before the change leaves it undone rather than old tokens alive
     if (authorityChanges) await this.denyList.revokeUser(id);

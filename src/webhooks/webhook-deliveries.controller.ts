@@ -17,7 +17,7 @@ import { WebhooksService } from './webhooks.service.js';
 const DELIVERY_ID = ApiParam({ name: 'delivery_id', description: 'The delivery’s id.', schema: { type: 'integer', minimum: 1 }, example: 7 });
 
 /**
- * `/v1/webhooks/{id}/deliveries` and `/v1/webhooks/{id}/redeliveries` (SPEC §11): a webhook's
+ * `/v1/webhooks/{id}/deliveries` and `/v1/webhooks/{id}/redeliveries` (docs/webhooks.md#deliveries-and-redelivery): a webhook's
  * deliveries and redelivery of one delivery's event, for whoever may read (change) the webhook;
  * scoped credentials need `webhooks:read` (`webhooks:write`).
  */

@@ -11,7 +11,7 @@ export const DELIVERY_STATUSES = ['pending', 'delivering', 'delivered', 'failed'
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /**
- * One event to send to one subscription, with its attempts (SPEC §11). A redelivery is a new row
+ * One event to send to one subscription, with its attempts (docs/webhooks.md#delivery). A redelivery is a new row
  * for the same event, so its `webhook-id` (the event id) is the same. Goes with its subscription
  * and with its event.
  */

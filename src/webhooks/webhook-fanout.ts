@@ -6,7 +6,7 @@ import { NOTIFY_WORKERS_SQL } from './webhook-wake.js';
 import { WebhookWorker } from './webhook-worker.js';
 
 /**
- * The webhooks' listener on the event outbox (SPEC §11 transactional outbox). Inside the writing
+ * The webhooks' listener on the event outbox (docs/events.md, docs/webhooks.md#delivery). Inside the writing
  * transaction, right after the event row, one statement inserts one `pending` delivery (due now)
  * per enabled subscription that lists the event's type (or `*`) and may see the event — its owner
  * is the event's owner, or it is an admin (an event without owner reaches admins only). So a

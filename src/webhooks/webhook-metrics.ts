@@ -36,7 +36,7 @@ export const OUTBOX_BACKLOG_SQL = `SELECT d.status AS status, COUNT(*) AS n, MIN
   INNER JOIN webhook_subscriptions w ON w.id = d.subscription_id WHERE d.status IN ('pending', 'delivering') AND w.enabled = TRUE GROUP BY d.status`;
 
 /**
- * Reads the backlog of the delivery queue (SPEC §11) at `now`: one grouped query over the
+ * Reads the backlog of the delivery queue (docs/webhooks.md#watching-the-queue) at `now`: one grouped query over the
  * `pending` and `delivering` rows of enabled webhooks (a disabled webhook's deliveries wait for it
  * to be re-enabled and are not work), served by the index (`status`, `next_attempt_at`). The age
  * is `now` − the earliest `next_attempt_at` of the pending rows, when that is in the past.

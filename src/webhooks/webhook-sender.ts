@@ -75,7 +75,7 @@ function describeNetworkError(error: unknown): string {
 }
 
 /**
- * Makes one delivery attempt (SPEC §11, Standard Webhooks): checks the URL again and resolves its
+ * Makes one delivery attempt (docs/webhooks.md#delivery, Standard Webhooks): checks the URL again and resolves its
  * host (the SSRF rules hold at delivery time, DNS may have changed), then POSTs `body` to one of
  * the checked addresses (never re-resolved: no DNS rebinding) with `webhook-id`,
  * `webhook-timestamp` (seconds), `webhook-signature`, `Content-Type: application/json`, the

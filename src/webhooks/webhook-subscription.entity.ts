@@ -8,7 +8,7 @@ export const WEBHOOK_API_VERSIONS = ['1', '2'] as const;
 export type WebhookApiVersion = (typeof WEBHOOK_API_VERSIONS)[number];
 
 /**
- * A webhook subscription (SPEC §11): where to POST the events of the listed types that its owner
+ * A webhook subscription (docs/webhooks.md): where to POST the events of the listed types that its owner
  * may see, signed with `secret` (and, during a rotation's grace period, `previous_secret` too).
  * Deleted with its owner.
  */

@@ -4,7 +4,7 @@ import { isPublicAddress, parseWebhookUrl, pinnedLookup, resolveWebhookHost, Url
 const strict = { allowHttp: false, allowPrivateNetworks: false };
 const open = { allowHttp: true, allowPrivateNetworks: true };
 
-describe('isPublicAddress (SPEC §11 SSRF: no loopback, private, link-local or multicast targets)', () => {
+describe('isPublicAddress (docs/webhooks.md#url-rules-ssrf: no loopback, private, link-local or multicast targets)', () => {
   it('refuses every non-public IPv4 range', () => {
     for (const address of ['127.0.0.1', '127.255.0.9', '10.0.0.1', '172.16.0.1', '172.31.255.254', '192.168.1.1', '169.254.169.254', '100.64.0.1', '224.0.0.1', '255.255.255.255', '0.0.0.0', '192.0.2.10']) {
       expect([address, isPublicAddress(address)]).toEqual([address, false]);

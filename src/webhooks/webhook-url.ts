@@ -50,7 +50,7 @@ export function isPublicAddress(address: string): boolean {
 }
 
 /**
- * Checks the form of a webhook URL (SPEC §11): absolute, `https:` (`http:` only with
+ * Checks the form of a webhook URL (docs/webhooks.md#url-rules-ssrf): absolute, `https:` (`http:` only with
  * `allowHttp`), a host, no user name or password, no fragment. Returns the parsed URL.
  * @throws UrlRefusal naming the rule broken
  */
@@ -71,7 +71,7 @@ export function parseWebhookUrl(text: string, rules: UrlRules): URL {
 }
 
 /**
- * Resolves the host of `url` and checks every address (SPEC §11, SSRF): without
+ * Resolves the host of `url` and checks every address (docs/webhooks.md#url-rules-ssrf): without
  * `allowPrivateNetworks`, a host that resolves to any non-public address ({@link isPublicAddress})
  * is refused, so a name with one public and one private address cannot be used to reach the
  * private one. An IP literal is checked as it is. Returns the checked addresses, to connect to

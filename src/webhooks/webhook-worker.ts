@@ -65,7 +65,7 @@ export function deliverySpanAttributes(claimed: Pick<Claimed, 'id' | 'subscripti
 }
 
 /**
- * The delivery worker (SPEC §11): finds due deliveries every WEBHOOK_POLL_INTERVAL_MS (and at once
+ * The delivery worker (docs/webhooks.md#delivery): finds due deliveries every WEBHOOK_POLL_INTERVAL_MS (and at once
  * when {@link wake} is called after a commit), claims at most WEBHOOK_CONCURRENCY at a time and
  * makes their attempts ({@link sendAttempt}); then records the outcome and schedules a retry per
  * WEBHOOK_RETRY_SCHEDULE, or marks the delivery failed and disables the webhook (410 at once;
@@ -83,7 +83,7 @@ export function deliverySpanAttributes(claimed: Pick<Claimed, 'id' | 'subscripti
  * are rows). On shutdown it stops claiming, waits for the attempts in flight (at most
  * SHUTDOWN_TIMEOUT_MS), aborts the rest and puts them back to `pending`, before the database closes.
  *
- * Observability (SPEC §10): with tracing on, each attempt is a CLIENT span `webhook delivery`
+ * Observability (docs/operations.md#traces): with tracing on, each attempt is a CLIENT span `webhook delivery`
  * ({@link deliverySpanAttributes}) in the trace of the request that wrote the event, and the
  * receiver gets its `traceparent`; each recorded outcome counts in
  * `webhook_delivery_attempts_total{outcome}` (webhook-metrics.ts).

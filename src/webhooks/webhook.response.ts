@@ -4,12 +4,12 @@ import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
-import { tagged } from '../common/writes/preconditions.js';
+import { withEntityTag } from '../common/writes/preconditions.js';
 import { WEBHOOK_EVENT_CHOICES } from './dto/create-webhook.dto.js';
 import { DELIVERY_STATUSES, type DeliveryStatus, type WebhookDelivery } from './webhook-delivery.entity.js';
 import { WEBHOOK_API_VERSIONS, type WebhookApiVersion, type WebhookSubscription } from './webhook-subscription.entity.js';
 
-/** A webhook subscription as the API returns it (SPEC §11): never its secret. */
+/** A webhook subscription as the API returns it (docs/webhooks.md#subscriptions--v1webhooks-and-v2webhooks): never its secret. */
 @ApiSchema({ name: 'Webhook' })
 export class WebhookResponse {
   @ApiProperty({ readOnly: true, example: 1, type: 'integer' })
@@ -75,7 +75,7 @@ export class CreatedWebhookResponse extends WebhookResponse {
   secret: string;
 }
 
-/** A delivery of one event to one webhook, with its attempts (SPEC §11). */
+/** A delivery of one event to one webhook, with its attempts (docs/webhooks.md#deliveries-and-redelivery). */
 @ApiSchema({ name: 'WebhookDelivery' })
 export class WebhookDeliveryResponse {
   @ApiProperty({ readOnly: true, example: 7, type: 'integer' })
@@ -143,7 +143,7 @@ export function toWebhookResponse(source: Row<WebhookSubscription, 'owner_id'>):
   const owner = Number(row.owner_id);
   const prefix = linkPrefix();
   const graceUntil = row.previous_secret_expires_at;
-  return tagged(
+  return withEntityTag(
     {
       id,
       url: row.url as string,

@@ -16,7 +16,7 @@ import { WebhooksService } from './webhooks.service.js';
 export const WEBHOOK_ID = ApiParam({ name: 'id', description: 'The webhook’s id.', schema: { type: 'integer', minimum: 1 }, example: 1 });
 
 /**
- * `/v1/webhooks` and `/v2/webhooks` (SPEC §11): signed webhook subscriptions to the events the
+ * `/v1/webhooks` and `/v2/webhooks` (docs/webhooks.md): signed webhook subscriptions to the events the
  * caller may see (its own; admins all) and secret rotations (deliveries: WebhookDeliveriesController).
  * The same shapes in both versions; a subscription's `api_version` chooses its payloads' shape.
  */

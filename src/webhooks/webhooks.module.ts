@@ -16,7 +16,7 @@ import { WEBHOOK_DELIVERIES, WEBHOOKS } from './webhooks.resource.js';
 import { WebhooksService } from './webhooks.service.js';
 
 /**
- * Webhooks (SPEC §11): the subscriptions resource, the outbox listener that turns each committed
+ * Webhooks (docs/webhooks.md): the subscriptions resource, the outbox listener that turns each committed
  * event into deliveries, the delivery worker and its wake-up listener (both started by main.ts once
  * the server listens, for ROLE `all` and `worker`) and the backlog gauges of /metrics
  * (webhook-metrics.ts). For ROLE=worker the readiness check `webhook_listener` (the LISTEN

@@ -2,7 +2,7 @@ import { type AccessPolicy, ownedPolicy } from '../common/access/access-policy.j
 import type { WebhookSubscription } from './webhook-subscription.entity.js';
 
 /**
- * Who may do what to webhooks (SPEC §11): the owner and admins read and write a subscription and
+ * Who may do what to webhooks (docs/webhooks.md): the owner and admins read and write a subscription and
  * its deliveries; to anyone else another user's webhook does not exist (404, not 403: a
  * subscription's URL and existence are the owner's business); a non-admin lists only its own
  * (the list query's alias is `w`).

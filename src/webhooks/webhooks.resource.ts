@@ -42,7 +42,7 @@ export const DELIVERIES_FIELDS = defineFields<WebhookDelivery>()({
   links: ['subscription_id', 'status'],
 });
 
-/** Webhook subscriptions (SPEC §11): `/v1/webhooks`, scopes `webhooks:read` and `webhooks:write` (which cover their deliveries too). */
+/** Webhook subscriptions (docs/webhooks.md#subscriptions--v1webhooks-and-v2webhooks): `/v1/webhooks`, scopes `webhooks:read` and `webhooks:write` (which cover their deliveries too). */
 export const WEBHOOKS = defineResource({
   name: 'webhooks',
   description: 'Signed webhook subscriptions to the events of what the caller owns (admins: all events); secret rotation.',
@@ -54,7 +54,7 @@ export const WEBHOOKS = defineResource({
 });
 
 /**
- * A webhook's deliveries (SPEC §11): `/v1/webhooks/{id}/deliveries` and redeliveries, readable and
+ * A webhook's deliveries (docs/webhooks.md#deliveries-and-redelivery): `/v1/webhooks/{id}/deliveries` and redeliveries, readable and
  * changeable by whoever may read and change the webhook; API keys need the `webhooks` scopes.
  */
 export const WEBHOOK_DELIVERIES = defineResource({

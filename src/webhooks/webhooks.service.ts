@@ -32,7 +32,7 @@ function storedEvents(events: readonly string[]): string {
 }
 
 /**
- * Webhook subscriptions and their deliveries (SPEC §11). A user manages its own; an admin all.
+ * Webhook subscriptions and their deliveries (docs/webhooks.md). A user manages its own; an admin all.
  * Another user's webhook is answered as missing (404).
  */
 @Injectable()

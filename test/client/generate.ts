@@ -15,8 +15,8 @@ export const GENERATED_TYPES = path.join(CLIENT_DIR, 'generated', 'api.d.ts');
  * — and writes them to {@link GENERATED_TYPES}. Returns the source written.
  *
  * `defaultNonNullable: false`: openapi-typescript otherwise makes every property with a `default`
- * required, also in request bodies that are named components (openapi-typescript issues #1741,
- * #1903), so `POST /v1/articles` would demand `body`, `status` and `tags`. Requiredness then comes
+ * required, also in request bodies that are named components (a known behaviour of
+ * openapi-typescript, reported upstream), so `POST /v1/articles` would demand `body`, `status` and `tags`. Requiredness then comes
  * from `required` alone, which the document states for every response schema.
  */
 export async function generateClientTypes(document: OpenAPI3): Promise<string> {

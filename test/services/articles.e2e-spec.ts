@@ -11,9 +11,9 @@ import { insertCaller, type Services, servicesOn } from './services.js';
 /**
  * Service tier (no HTTP): article visibility (published / draft / archived × author / admin /
  * other, in reads and lists), who may change an article, and its status transitions, through
- * ArticlesService on the real database (SPEC §6 articles).
+ * ArticlesService on the real database (docs/resources/articles.md).
  */
-describe('ArticlesService on the database (SPEC §6 articles)', () => {
+describe('ArticlesService on the database (docs/resources/articles.md)', () => {
   let dataSource: DataSource;
   let articles: Services['articles'];
   let author: AuthUser;

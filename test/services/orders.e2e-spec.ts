@@ -9,11 +9,11 @@ import { rejection } from '../setup/refusal.js';
 import { insertCaller, type Services, servicesOn } from './services.js';
 
 /**
- * Service tier (no HTTP): the order rules of SPEC §6 through OrdersService on the real database —
+ * Service tier (no HTTP): the order rules of docs/resources/orders.md through OrdersService on the real database —
  * status transitions and who may make them (403 vs 409), ownership (404 vs 403), list visibility
  * and deletion by status.
  */
-describe('OrdersService on the database (SPEC §6 orders)', () => {
+describe('OrdersService on the database (docs/resources/orders.md)', () => {
   let dataSource: DataSource;
   let orders: Services['orders'];
   let alice: AuthUser;

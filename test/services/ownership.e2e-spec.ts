@@ -11,9 +11,9 @@ import { insertCaller, type Services, servicesOn } from './services.js';
 /**
  * Service tier (no HTTP): ownership of todos and comments — 404 for what does not exist before 403
  * for what is someone else's — and who may delete a comment (its author, the article's author, an
- * admin), through the services on the real database (SPEC §3, §6).
+ * admin), through the services on the real database (docs/authentication.md#roles-and-scopes, the pages under docs/resources/).
  */
-describe('ownership through the services on the database (SPEC §6 todos, comments)', () => {
+describe('ownership through the services on the database (docs/resources/todos.md, docs/resources/comments.md)', () => {
   let dataSource: DataSource;
   let services: Services;
   let alice: AuthUser;

@@ -7,8 +7,8 @@ import fc from 'fast-check';
  * - {@link validValue}: values a schema accepts — `type`, `enum`, `format` (date-time, email, uri,
  *   uri-reference, password), `minLength`/`maxLength`, `minimum`/`maximum`, `pattern`,
  *   `minItems`/`maxItems`/`uniqueItems`, required and optional properties, `nullable`, local
- *   `$ref`, `allOf` (merged), `oneOf`/`anyOf` (one branch). Strings never contain U+0000 (SPEC §1
- *   refuses it everywhere).
+ *   `$ref`, `allOf` (merged), `oneOf`/`anyOf` (one branch). Strings never contain U+0000 (docs/errors.md#codes:
+ *   refused everywhere).
  * - {@link hostileValue}: values that break the schema — wrong JSON types, missing required and
  *   extra (`__proto__`, `constructor`, mass-assignment) properties, NUL, lone surrogates, strings
  *   over `maxLength` and of ~100 KiB, deep nesting, extreme numbers as raw JSON number text

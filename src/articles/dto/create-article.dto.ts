@@ -12,7 +12,7 @@ export const MAX_ARTICLE_TAGS = 20;
 const lowerCaseEach = ({ value }: { value: unknown }) =>
   Array.isArray(value) ? value.map((item: unknown) => (typeof item === 'string' ? item.toLowerCase() : item)) : value;
 
-/** Body of `POST /v1/articles` (SPEC §6 articles). */
+/** Body of `POST /v1/articles` (docs/resources/articles.md). */
 @ApiSchema({ name: 'CreateArticleBody' })
 export class CreateArticleDto {
   /** The author is the caller; an `author` sent (as read from a GET) is ignored. */

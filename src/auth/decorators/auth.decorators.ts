@@ -13,14 +13,14 @@ export const SCOPE_RESOURCE_EXTENSION = 'x-scope-resource';
 export const REQUIRED_SCOPE_EXTENSION = 'x-required-scope';
 
 /**
- * Marks an operation as public (SPEC §3 list of public operations): the global auth guard lets it
+ * Marks an operation as public (docs/authentication.md#overview): the global auth guard lets it
  * through without a credential, and the OpenAPI document shows no security requirement for it.
  */
 export const Public = () => applyDecorators(SetMetadata(IS_PUBLIC, true), ApiExtension('x-public', true));
 
 /**
  * Documents the credentials a controller's (or an operation's) protected operations accept: the
- * three schemes as alternatives, bearer JWT, `X-API-Key`, the `sid` session cookie (SPEC §3).
+ * three schemes as alternatives, bearer JWT, `X-API-Key`, the `sid` session cookie (docs/authentication.md#overview).
  * Documentation only: the global guard requires a credential on every operation not marked
  * {@link Public}, with or without this decorator. Scoped credentials (API keys, OAuth tokens) may
  * not call such operations unless they carry `@RequireScope(scope)`.

@@ -2,7 +2,7 @@ import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDateString, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ALL_SCOPES } from '../scopes.js';
 
-/** Body of `POST /v1/api-keys` (SPEC §3). */
+/** Body of `POST /v1/api-keys` (docs/authentication.md#api-keys). */
 @ApiSchema({ name: 'CreateApiKeyBody' })
 export class CreateApiKeyDto {
   /** A label for the key, 1-100 characters. */

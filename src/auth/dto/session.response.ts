@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { UserResponse } from '../../users/user.response.js';
 
-/** A session (SPEC §3 `POST /v1/sessions`, `GET /v1/sessions/current`). */
+/** A session, as `POST /v1/sessions` and `GET /v1/sessions/current` return it (docs/resources/sessions.md#the-session-object). */
 @ApiSchema({ name: 'Session' })
 export class SessionResponse {
   @ApiProperty({ type: UserResponse })

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
-/** A token pair (SPEC §3 login and refresh responses). */
+/** A token pair, the answer to login and refresh (docs/authentication.md#logging-in). */
 @ApiSchema({ name: 'TokenPair' })
 export class TokenResponse {
   /** Short-lived access token (JWT, HS256) for `Authorization: Bearer`. */

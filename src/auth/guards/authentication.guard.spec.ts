@@ -63,7 +63,7 @@ async function refusal(req: FakeRequest, controller?: Function, handler?: string
 const get = (headers: Record<string, string> = {}, cookies: Record<string, string> = {}) => fakeRequest('GET', '/v1/todos', { headers, cookies });
 const post = (headers: Record<string, string> = {}, cookies: Record<string, string> = {}) => fakeRequest('POST', '/v1/todos', { headers, cookies });
 
-describe('AuthenticationGuard (SPEC §3)', () => {
+describe('AuthenticationGuard (docs/authentication.md#overview)', () => {
   it('lets a public operation (or a public controller) through without a credential and without a user', async () => {
     expect((await authenticate(get(), TodosController, 'open')).user).toBeUndefined();
     expect((await authenticate(post(), PublicController, 'anything')).user).toBeUndefined();

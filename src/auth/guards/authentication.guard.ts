@@ -12,7 +12,7 @@ import { JwtStrategy } from '../strategies/jwt.strategy.js';
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** Which credential a request carries; the first present wins: Bearer, then X-API-Key, then the cookie (SPEC §3). */
+/** Which credential a request carries; the first present wins: Bearer, then X-API-Key, then the cookie (docs/authentication.md#overview). */
 export function presentScheme(req: Request): AuthScheme | undefined {
   if (/^bearer\s/i.test(req.headers.authorization ?? '')) return 'bearer';
   if (req.headers['x-api-key'] !== undefined) return 'api_key';
@@ -51,7 +51,7 @@ class SessionGuard extends AuthGuard('session') {
 
 
 /**
- * The one authentication guard (SPEC §3), global: every operation not marked `@Public()` needs a
+ * The one authentication guard (docs/authentication.md#overview), global: every operation not marked `@Public()` needs a
  * credential, and the first one present decides (Bearer JWT, X-API-Key, `sid` cookie): a Bearer
  * token by JwtStrategy.authenticateBearer (jsonwebtoken directly: passport's per-request
  * machinery cost more than the verification), an API key and a session by their passport strategies. Then, for a session, unsafe methods need `X-CSRF-Token`

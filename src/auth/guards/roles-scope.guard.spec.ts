@@ -49,7 +49,7 @@ class OpenController {
 const apiKey = (scopes: string[]): AuthUser => ({ id: 1, role: 'user', scheme: 'api_key', scopes, apiKeyId: 9 });
 const oauth = (scopes: string[]): AuthUser => ({ id: 1, role: 'user', scheme: 'bearer', scopes, clientId: 'app' });
 
-describe('ScopeGuard (SPEC §3: a scoped credential without the scope → 403)', () => {
+describe('ScopeGuard (docs/authentication.md#roles-and-scopes: a scoped credential without the scope → 403)', () => {
   const check = (method: string, user: AuthUser | undefined, controller: Function, handler: string) =>
     new ScopeGuard(new Reflector()).canActivate(httpContext(fakeRequest(method, '/v1/todos', { user }), undefined, controller as never, handler));
 
@@ -85,7 +85,7 @@ describe('ScopeGuard (SPEC §3: a scoped credential without the scope → 403)',
   });
 });
 
-describe('RolesGuard (SPEC §3: the role an operation needs → else 403)', () => {
+describe('RolesGuard (docs/authentication.md#roles-and-scopes: the role an operation needs → else 403)', () => {
   const check = (user: AuthUser | undefined, controller: Function, handler: string) =>
     new RolesGuard(new Reflector()).canActivate(httpContext(fakeRequest('GET', '/v1/users', { user }), undefined, controller as never, handler));
 

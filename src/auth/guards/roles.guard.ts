@@ -6,7 +6,7 @@ import type { AuthUser } from '../auth-user.js';
 import { REQUIRED_ROLES } from '../decorators/auth.decorators.js';
 
 /**
- * Global role guard (SPEC §3): an operation marked `@Roles(...)` needs the caller to have one of
+ * Global role guard (docs/authentication.md#roles-and-scopes): an operation marked `@Roles(...)` needs the caller to have one of
  * those roles. Runs after authentication.
  * @throws 403 `forbidden` naming the roles needed.
  */

@@ -6,8 +6,8 @@ import type { AuthUser } from '../auth-user.js';
 import { REQUIRED_SCOPE, SCOPE_RESOURCE } from '../decorators/auth.decorators.js';
 
 /**
- * Scope check for scoped credentials — API keys and OAuth access tokens (SPEC §3: "A key without
- * the scope an operation needs → 403"): an operation needs `@RequireScope(scope)`, or `<resource>:read` (GET, HEAD) /
+ * Scope check for scoped credentials — API keys and OAuth access tokens (docs/authentication.md#roles-and-scopes: a
+ * credential without the scope an operation needs → 403): an operation needs `@RequireScope(scope)`, or `<resource>:read` (GET, HEAD) /
  * `<resource>:write` from its controller's `@ScopedResource(resource)`; `@RequireScope(null)` or no
  * declaration means scoped credentials may not call it. Callers with their full rights (bearer,
  * session) pass. Runs after authentication and the rate limit; the scope is resolved once per handler.

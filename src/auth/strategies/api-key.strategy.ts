@@ -4,7 +4,7 @@ import { HeaderAPIKeyStrategy } from 'passport-headerapikey';
 import { ApiKeysService } from '../api-keys.service.js';
 import type { AuthUser } from '../auth-user.js';
 
-/** passport-headerapikey strategy for `X-API-Key: <key>` (SPEC §3); never reads the URL. */
+/** passport-headerapikey strategy for `X-API-Key: <key>` (docs/authentication.md#api-keys); never reads the URL. */
 @Injectable()
 export class ApiKeyStrategy extends PassportStrategy(HeaderAPIKeyStrategy, 'api-key') {
   constructor(private readonly apiKeys: ApiKeysService) {

@@ -10,13 +10,13 @@ import { TokenDenyList } from '../deny-list.js';
 import { JwtKeys } from '../jwt-keys.js';
 
 /**
- * passport-jwt strategy for `Authorization: Bearer <jwt>` (SPEC §3). The algorithm is pinned to
+ * passport-jwt strategy for `Authorization: Bearer <jwt>` (docs/authentication.md#the-access-token). The algorithm is pinned to
  * the configured one (HS256, or RS256 with a key pair), so `alg: none` and key confusion (HS256
  * signed with the public key) fail; the key is always the configured one (`jku`, `x5u`, `jwk`
  * headers are never followed); signature and `exp` are verified by jsonwebtoken. {@link validate}
  * further requires an explicit numeric `exp` (jsonwebtoken accepts a token without one),
  * `typ: "access"`, an integer `user_id`, a known `role`, a `jti` and a `fid`; the token must not be
- * denied (SPEC §3 "Authority is current": its `jti`, its login, or its user's not-before stamp
+ * denied (authority is current, docs/authentication.md#logging-out-and-the-deny-list: its `jti`, its login, or its user's not-before stamp
  * after a role or password change or a deletion — {@link TokenDenyList}, one store round trip)
  * and its user must exist (UsersService.exists: cached, so no database query per request).
  * An OAuth access token also carries `client_id` and `scope`: the caller is then limited

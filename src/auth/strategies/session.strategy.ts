@@ -5,7 +5,7 @@ import { Strategy } from 'passport-custom';
 import type { AuthUser } from '../auth-user.js';
 import { SESSION_COOKIE, SessionsService } from '../sessions.service.js';
 
-/** Session-cookie strategy (SPEC §3): the `sid` cookie names a live server-side session. */
+/** Session-cookie strategy (docs/authentication.md#session-cookies): the `sid` cookie names a live server-side session. */
 @Injectable()
 export class SessionStrategy extends PassportStrategy(Strategy, 'session') {
   constructor(private readonly sessions: SessionsService) {

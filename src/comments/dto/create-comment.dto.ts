@@ -2,7 +2,7 @@ import { ApiHideProperty, ApiProperty, ApiSchema, PartialType } from '@nestjs/sw
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { ReadOnlyProperty } from '../../common/decorators/validation.decorators.js';
 
-/** Body of `POST /v1/articles/{id}/comments` and `PUT …/comments/{comment_id}` (SPEC §6 comments). */
+/** Body of `POST /v1/articles/{id}/comments` and `PUT …/comments/{comment_id}` (docs/resources/comments.md). */
 @ApiSchema({ name: 'CreateCommentBody' })
 export class CreateCommentDto {
   /** The author is the caller; an `author` sent (as read from a GET) is ignored. */

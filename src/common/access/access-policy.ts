@@ -2,7 +2,7 @@ import type { AuthUser } from '../../auth/auth-user.js';
 import { conflict, forbidden, notFound } from '../errors/api-exception.js';
 import type { Scope } from '../list/find-page.js';
 
-/** What a policy needs to know of the caller: who it is and its role (SPEC §3 "role and ownership"). */
+/** What a policy needs to know of the caller: who it is and its role (docs/authentication.md#roles-and-scopes: role and ownership). */
 export type Caller = Pick<AuthUser, 'id' | 'role'>;
 
 /** One permission of a policy: whether `caller` may do it to `row`, and the 403 message when not. */
@@ -20,7 +20,7 @@ export interface AccessRule<Row> {
 export type TransitionTable<Status extends string> = Readonly<Record<Status, Readonly<Partial<Record<Status, 'writer' | 'admin'>>>>>;
 
 /**
- * The access rules of one resource, in one place (SPEC §3 "role and ownership", §6 per resource):
+ * The access rules of one resource, in one place (docs/authentication.md#roles-and-scopes: role and ownership; each resource's page under docs/resources/):
  * - `rules.read`, `rules.write` and any further action (`delete`, `setRole`, …) of the resource;
  * - `visible(caller)`: the rows the caller may list, as list scopes (the SQL form of `rules.read`;
  *   undefined = every row), for {@link findPage};
@@ -40,7 +40,7 @@ export interface AccessPolicy<Row, Action extends string = 'read' | 'write', Sta
   readonly hidden?: boolean;
 }
 
-/** True when the caller is an admin or the owner `ownerId` (SPEC §3 "role and ownership"). */
+/** True when the caller is an admin or the owner `ownerId` (docs/authentication.md#roles-and-scopes: role and ownership). */
 export function isOwnerOrAdmin(caller: Caller, ownerId: number): boolean {
   return caller.role === 'admin' || caller.id === ownerId;
 }
@@ -54,7 +54,7 @@ export function can<Row, Action extends string>(policy: AccessPolicy<Row, Action
  * The one access check of every resource: takes a loaded row (or null/undefined when there is
  * none), returns it when `caller` may do `action` to it.
  * @throws 404 `not_found` (`<resource> <id> not found`) when there is no row; 403 `forbidden` with
- *   the rule's message when the policy refuses (SPEC §3: missing → 404 before not allowed → 403),
+ *   the rule's message when the policy refuses (docs/authentication.md#overview: a missing row is 404 before a refusal is 403),
  *   or the same 404 as a missing row when the policy is {@link AccessPolicy.hidden}.
  */
 export function authorize<Row, Loaded extends Row, Action extends string>(
@@ -71,7 +71,7 @@ export function authorize<Row, Loaded extends Row, Action extends string>(
 }
 
 /**
- * Checks a status move against the policy's {@link TransitionTable} (SPEC §5, §6: a move not
+ * Checks a status move against the policy's {@link TransitionTable} (docs/writes.md#state-changes: a move not
  * allowed → 409 naming both states).
  * @throws 409 `conflict` `cannot change status from <from> to <to>` for a move the table does not
  *   list (or a policy without transitions); 403 `forbidden` `only an admin can change status from
@@ -84,7 +84,7 @@ export function authorizeTransition<Status extends string>(policy: AccessPolicy<
 }
 
 /**
- * The policy of a resource private to its owner (SPEC §6 todos, orders): the owner and admins read
+ * The policy of a resource private to its owner (docs/resources/todos.md, docs/resources/orders.md): the owner and admins read
  * and write, anyone else gets 403 `<resource> <id> belongs to another user` (404 when `hidden`); a non-admin lists only
  * its own rows (`column` = the owner column as the service's list query names it, e.g. `t.owner_id`).
  */

@@ -19,7 +19,7 @@ export type OperationQuery =
 
 
 /**
- * The documented `sort` grammar of a list (SPEC §4): comma-separated sortable fields, each with an
+ * The documented `sort` grammar of a list (docs/lists.md#sorting): comma-separated sortable fields, each with an
  * optional `-`, none named twice (a negative lookahead; the list parser answers 400 for a repeat).
  */
 export function sortPattern(fields: string[]): string {
@@ -31,7 +31,7 @@ export function sortPattern(fields: string[]): string {
 const CURSOR_EXAMPLE = 'eyJmIjoiV3BuWE85LUhaVVJvSUwyZkZGeGt0RiIsImQiOiJhIiwidiI6WyIyMDI2LTExLTIxIDEwOjE1OjAwLjAwMCIsNDJdfQ.8tsv5NJQwpMZf5PNVjB1bqeL6_VCIDryJ8oJWu7q6dY';
 
 /**
- * Marks a collection GET (SPEC §4): the interceptor parses the list grammar of the resource's
+ * Marks a collection GET (docs/lists.md): the interceptor parses the list grammar of the resource's
  * field table `spec` (400 on a bad parameter) and wraps the returned `Page` in the envelope.
  * Documents every query parameter (paging, `cursor`, `sort`, filters, range filters, `fields`) and
  * the `Prefer` header.
@@ -120,7 +120,7 @@ function fieldsQuery(fields: readonly string[]) {
 }
 
 /**
- * Marks a single-resource GET: accepts only `fields` (SPEC §4), the selectable fields of the
+ * Marks a single-resource GET: accepts only `fields` (docs/lists.md#sparse-fieldsets-fields), the selectable fields of the
  * resource's field table, and applies it to the result.
  */
 export function ReadOperation(table: Pick<ListSpec, 'selectable'>) {
@@ -129,7 +129,7 @@ export function ReadOperation(table: Pick<ListSpec, 'selectable'>) {
 }
 
 /**
- * Marks a POST that creates a member (SPEC §5): 201 and `Location` from the result's `self` link
+ * Marks a POST that creates a member (docs/writes.md#post-create): 201 and `Location` from the result's `self` link
  * (documented too); honours `Idempotency-Key` ({@link Idempotent}).
  */
 export function CreateOperation() {

@@ -2,7 +2,7 @@ import { getMetadataStorage, ValidateBy, ValidateIf } from 'class-validator';
 
 /**
  * An optional property that is not nullable: it may be omitted, but `null` is validated like any
- * other value and fails the type check (→ 400, SPEC §2 "required field … null"). Use
+ * other value and fails the type check (→ 400: a required field that is `null`, docs/errors.md#400-or-422). Use
  * class-validator's `@IsOptional()` only for nullable properties, where `null` clears the value.
  */
 export const IsOmittable = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
@@ -12,7 +12,7 @@ export const READ_ONLY_CONSTRAINT = 'readOnlyProperty';
 
 /**
  * Marks a property a client reads back but never sets (an owner, a computed total): accepted in
- * every write body and dropped before validation (SPEC §2 read-only properties), like `id`,
+ * every write body and dropped before validation (docs/writes.md#read-only-and-unknown-fields), like `id`,
  * `created_at`, `updated_at` and `links`. Recorded as class-validator metadata (a constraint that
  * always passes), which subclasses inherit and @nestjs/swagger's `PartialType`, `OmitType`,
  * `PickType` and `IntersectionType` copy to the classes they make, so `Update…Dto extends

@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 
-/** Machine-readable error codes of SPEC §2, one per status. */
+/** Machine-readable error codes, one per status (docs/errors.md#codes). */
 export const ERROR_CODES = {
   400: 'bad_request',
   401: 'unauthorized',
@@ -31,7 +31,7 @@ export interface ErrorDetail {
 /**
  * The service's own exception: a status, a human message, optional field details and optional
  * response headers (`Allow`, `WWW-Authenticate`, `Retry-After`). The exception filter turns it
- * into the `ErrorResp` body of SPEC §2.
+ * into the `ErrorResp` body (docs/errors.md#the-body).
  */
 export class ApiException extends HttpException {
   constructor(
@@ -43,16 +43,16 @@ export class ApiException extends HttpException {
     super(message, status);
   }
 
-  /** The SPEC §2 code for this exception's status. */
+  /** The error code for this exception's status (docs/errors.md#codes). */
   get code(): ErrorCode {
     return ERROR_CODES[this.getStatus() as keyof typeof ERROR_CODES];
   }
 }
 
-/** The detail for a property the operation does not accept (SPEC §2: unknown properties → 400): `<field> is not an accepted property`. */
+/** The detail for a property the operation does not accept (docs/writes.md#read-only-and-unknown-fields: unknown properties → 400): `<field> is not an accepted property`. */
 export const notAcceptedProperty = (field: string): ErrorDetail => ({ field, message: `${field} is not an accepted property` });
 
-/** 400 `bad_request`: the request is not well-formed (SPEC §2 left column). */
+/** 400 `bad_request`: the request is not well-formed (docs/errors.md#400-or-422). */
 export const badRequest = (message: string, details?: ErrorDetail[]) => new ApiException(400, message, details);
 
 /** 401 `unauthorized` with `WWW-Authenticate: Bearer realm="api"` (plus `error="invalid_token"` when a token was sent). */
@@ -77,6 +77,6 @@ export const preconditionFailed = (resource: string, id: number | string) =>
 /** 428 `precondition_required` (RFC 6585 §3): REQUIRE_IF_MATCH is on and the write sent no `If-Match`. */
 export const preconditionRequired = () => new ApiException(428, 'this write needs an If-Match header: the ETag of the representation it changes (or *)');
 
-/** 422 `validation_failed`: well-formed, but a value breaks a rule (SPEC §2 right column). */
+/** 422 `validation_failed`: well-formed, but a value breaks a rule (docs/errors.md#400-or-422). */
 export const validationFailed = (details: ErrorDetail[]) =>
   new ApiException(422, details.length === 1 ? details[0].message : `${details.length} fields are invalid`, details);

@@ -14,10 +14,10 @@ export interface ClientErrorAnswer {
 }
 
 /**
- * Maps the error of Node's HTTP parser (`clientError`) to its answer (SPEC §1, §2): request line
+ * Maps the error of Node's HTTP parser (`clientError`) to its answer (docs/wire.md#request-bodies, docs/errors.md#codes): request line
  * and headers larger than the server's limit (`HPE_HEADER_OVERFLOW`) → 431; chunk extensions too
  * large → 413; the request not received in time (`ERR_HTTP_REQUEST_TIMEOUT`) → 408; anything else
- * (a malformed request line, header or chunk) → 400. The codes are those of SPEC §2
+ * (a malformed request line, header or chunk) → 400. The codes are those of docs/errors.md#codes
  * (`bad_request` for 400, 408 and 431).
  */
 export function clientErrorAnswer(errorCode: string | undefined): ClientErrorAnswer {
@@ -50,7 +50,7 @@ export function clientErrorResponse(answer: ClientErrorAnswer, requestId: string
 }
 
 /**
- * Installs the `clientError` handler on the HTTP(S) server (SPEC §1, §2: every refusal is an
+ * Installs the `clientError` handler on the HTTP(S) server (docs/errors.md#the-body: every refusal is an
  * `ErrorResp` with a request id): a request Node's parser refuses before the application sees it
  * gets {@link clientErrorAnswer}'s status written straight to the socket, which is then closed.
  * A reset connection, a socket no longer writable, or one whose response already started is

@@ -13,7 +13,7 @@ export class ErrorDetailDto {
   message: string;
 }
 
-/** The one error body of the API (SPEC §2), for every 4xx and 5xx. */
+/** The one error body of the API (docs/errors.md#the-body), for every 4xx and 5xx. */
 export class ErrorResp {
   /** Human-readable message. */
   @ApiProperty({ example: 'name is required' })

@@ -3,7 +3,7 @@ import { ensureRequestId } from '../middleware/request-id.js';
 import { ERROR_CODES, type ErrorDetail } from './api-exception.js';
 
 /**
- * Writes an `ErrorResp` (SPEC §2) straight to `res`, for the few plain Express middlewares that
+ * Writes an `ErrorResp` (docs/errors.md#the-body) straight to `res`, for the few plain Express middlewares that
  * run before Nest's pipeline (and its exception filter) exists for the request: the plain-HTTP
  * refusal, the CORS preflight refusal, the query and path rules. `status` must be one of
  * {@link ERROR_CODES}; `details` (field-level problems) are written only when there are some.

@@ -21,7 +21,7 @@ function answer(exception: unknown, req: FakeRequest = fakeRequest('GET', '/v1/t
   return { status: res.statusCode, body: res.body as Record<string, unknown>, headers: res.headers, res };
 }
 
-describe('AllExceptionsFilter (SPEC §2: every error is an ErrorResp)', () => {
+describe('AllExceptionsFilter (docs/errors.md#the-body: every error is an ErrorResp)', () => {
   let logged: jest.Spied<Logger['error']>;
   beforeEach(() => {
     logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
@@ -114,7 +114,7 @@ describe('AllExceptionsFilter (SPEC §2: every error is an ErrorResp)', () => {
     expect(answer(null).status).toBe(500);
   });
 
-  describe('a request no route serves (SPEC §1)', () => {
+  describe('a request no route serves (docs/wire.md#paths)', () => {
     const unmatched = (method: string, path: string) => answer(new NotFoundException(`Cannot ${method} ${path}`), fakeRequest(method, path));
 
     it('is 404 on a path no route has', () => {

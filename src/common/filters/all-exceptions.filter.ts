@@ -46,7 +46,7 @@ function isKnownStatus(status: number): status is keyof typeof ERROR_CODES {
 }
 
 /**
- * The one exception filter (SPEC §2): every error — the service's {@link ApiException}s, Nest's
+ * The one exception filter (docs/errors.md#the-body): every error — the service's {@link ApiException}s, Nest's
  * HttpExceptions, body-parser errors, TypeORM's not-found and constraint errors, an unreachable,
  * overloaded or too slow database (503 `service_unavailable` with `Retry-After`, see
  * database-errors.ts), anything else (500) — becomes the `ErrorResp` body
@@ -127,7 +127,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     return DEFAULT_MESSAGES[status] ?? exception.message;
   }
 
-  /** SPEC §1: unknown route → 404; known path with another method → 405 with `Allow`. */
+  /** Unknown route → 404; known path with another method → 405 with `Allow` (docs/wire.md#paths). */
   private unmatchedRoute(req: Request): Problem {
     const methods = this.routes.allowedMethods(req.path);
     if (methods.length === 0) return { status: 404, message: `no route for ${req.path}` };

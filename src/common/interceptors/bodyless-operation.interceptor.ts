@@ -9,7 +9,7 @@ const READS_BODY = new Set([RouteParamtypes.BODY, RouteParamtypes.REQUEST, Route
 
 /**
  * Refuses a body sent to an operation that declares none (`POST /v1/logout`), the same way every
- * other operation refuses what it does not accept (SPEC §2 "unknown properties → 400"): 400
+ * other operation refuses what it does not accept (docs/wire.md#request-bodies: unknown properties → 400): 400
  * `bad_request` with one `<name> is not an accepted property` detail per property. An empty object
  * (`{}`) and no body at all pass. Whether a handler reads the body is worked out once per handler
  * from its parameter decorators and cached.

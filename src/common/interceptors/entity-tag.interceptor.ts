@@ -1,7 +1,7 @@
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
 import type { Response } from 'express';
 import { map, type Observable } from 'rxjs';
-import { responseTag } from '../writes/preconditions.js';
+import { responseEntityTag } from '../writes/preconditions.js';
 import { operationQuery } from './operation-query.js';
 
 /**
@@ -19,7 +19,7 @@ export class EntityTagInterceptor implements NestInterceptor {
     const res = context.switchToHttp().getResponse<Response>();
     return next.handle().pipe(
       map((result: unknown) => {
-        const tag = responseTag(result);
+        const tag = responseEntityTag(result);
         if (tag) res.setHeader('ETag', tag);
         return result;
       }),

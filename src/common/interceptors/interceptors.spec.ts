@@ -86,7 +86,7 @@ function expect400(outcome: unknown, fields: string[]) {
   expect(error.details?.map((d) => d.field)).toEqual(fields);
 }
 
-describe('the resource interceptors (SPEC §4, §5)', () => {
+describe('the resource interceptors (docs/lists.md, docs/writes.md)', () => {
   it('wraps a list Page into the envelope with paging links that repeat the query', async () => {
     const req = fakeRequest('GET', '/v1/todos?status=open&sort=-title&page=2&size=1');
     const body = await run(req, 'list', () => new Page([todo(2)], 3, listQuery(req)));
@@ -164,7 +164,7 @@ describe('the resource interceptors (SPEC §4, §5)', () => {
   });
 });
 
-describe('BodylessOperationInterceptor (SPEC §2: unknown properties → 400)', () => {
+describe('BodylessOperationInterceptor (docs/wire.md#request-bodies: unknown properties → 400)', () => {
   /** The outcome for a request with `body` to `method`: the handler's value, or the exception thrown. */
   async function run(method: keyof TodosController, body: unknown) {
     try {

@@ -7,7 +7,7 @@ import type { SortKey } from './list-query.js';
 const KEY = cursorKey('a shared secret of enough length!');
 const FP = fingerprint(['/v1/todos', ['-created_at', '-id'], [], []]);
 
-describe('list cursors (SPEC §4 keyset paging)', () => {
+describe('list cursors (docs/lists.md#cursor-paging)', () => {
   it('round-trips the position and direction', () => {
     const text = encodeCursor(KEY, FP, { direction: 'after', values: ['2026-01-01 00:00:00.000', null, 42] });
     expect(text).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);

@@ -4,7 +4,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 export type CursorValue = string | number | null;
 
 /**
- * A decoded list cursor (SPEC §4 keyset paging): `after` continues forwards past the position,
+ * A decoded list cursor (docs/lists.md#cursor-paging): `after` continues forwards past the position,
  * `before` goes backwards from it; `values` are the sort-key values of the row at the position,
  * one per sort key (`id` last).
  */

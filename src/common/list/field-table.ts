@@ -28,7 +28,7 @@ export type RangeType = 'int' | 'timestamp';
 /** How a filter's values are parsed: an integer (ids, numbers), free text, or one of `values`. */
 type FilterType = { type: 'enum'; values: readonly string[] } | { type: 'int' | 'string'; values?: never };
 
-/** An equality filter on the field's column (SPEC §4), as the list grammar parses and documents it. */
+/** An equality filter on the field's column (docs/lists.md#filters), as the list grammar parses and documents it. */
 export type FieldFilter = FilterType & {
   /** Shown in the OpenAPI document (the parameter's description). */
   description: string;
@@ -95,7 +95,7 @@ function ordered(kind: string, declared: string[], order: readonly string[] | un
 }
 
 /**
- * Declares a resource's field table (SPEC §4 list grammar, one entry per API field): which
+ * Declares a resource's field table (docs/lists.md, one entry per API field): which
  * entity column each field reads, which sort, which filter (type, enum values, description,
  * example), which may be picked with `fields`, and the columns its links need. Curried so that
  * the entity is named and the fields are inferred: `defineFields<Todo>()({ alias: 't', … })`.

@@ -193,7 +193,7 @@ export function keysetParts(
 }
 
 /**
- * Runs one page of a list (SPEC §4) on a query builder of the resource's table, in SQL that an
+ * Runs one page of a list (docs/lists.md) on a query builder of the resource's table, in SQL that an
  * index can serve:
  * - `visible` are the rows the caller may read, as {@link Scope}s (undefined: every row, e.g. for
  *   an admin). They are combined with the equality filters into the narrowest equivalent

@@ -14,7 +14,7 @@ class Widget {
 }
 
 /** A small field table in the shape of `todos.resource.ts`: one filter of each type, a link column. */
-const SPEC = defineFields<Widget>()({
+const WIDGET_FIELDS = defineFields<Widget>()({
   alias: 'w',
   fields: {
     title: { column: 'title', sort: true },
@@ -50,18 +50,18 @@ function expectSingleProblem(error: ApiException, field: string, message: string
 describe('parseListQuery', () => {
   describe('defaults', () => {
     it('pages with page 1, size 20, sorted by id ascending, no filters, all fields', () => {
-      const query = parseListQuery({}, SPEC);
+      const query = parseListQuery({}, WIDGET_FIELDS);
       expect(query).toEqual({ style: 'page', page: 1, size: 20, offset: 0, limit: 20, sort: [ID_ASC], filters: {}, fields: undefined, ranges: [], count: 'exact', fingerprint: expect.any(String) });
       expect(query.fields).toBeUndefined();
     });
 
-    it('uses the SPEC §7 limits: default 20, maximum 100', () => {
+    it('uses the page-size limits of docs/limits.md#lists: default 20, maximum 100', () => {
       expect(DEFAULT_PAGE_SIZE).toBe(20);
       expect(MAX_PAGE_SIZE).toBe(100);
     });
 
     it('falls back to the column `id` for the tie-breaker when the spec does not map id', () => {
-      const spec: ListSpec = { ...SPEC, sortable: { title: 'w.title' } };
+      const spec: ListSpec = { ...WIDGET_FIELDS, sortable: { title: 'w.title' } };
       expect(parseListQuery({ sort: 'title' }, spec).sort).toEqual([
         { field: 'title', column: 'w.title', direction: 'ASC' },
         { field: 'id', column: 'id', direction: 'ASC' },
@@ -71,20 +71,20 @@ describe('parseListQuery', () => {
 
   describe('page and size', () => {
     it('turns page/size into offset/limit', () => {
-      expect(parseListQuery({ page: '3', size: '10' }, SPEC)).toMatchObject({ style: 'page', page: 3, size: 10, offset: 20, limit: 10 });
+      expect(parseListQuery({ page: '3', size: '10' }, WIDGET_FIELDS)).toMatchObject({ style: 'page', page: 3, size: 10, offset: 20, limit: 10 });
     });
 
     it('keeps the default size when only page is given, and page 1 when only size is given', () => {
-      expect(parseListQuery({ page: '2' }, SPEC)).toMatchObject({ style: 'page', page: 2, size: 20, offset: 20, limit: 20 });
-      expect(parseListQuery({ size: '5' }, SPEC)).toMatchObject({ style: 'page', page: 1, size: 5, offset: 0, limit: 5 });
+      expect(parseListQuery({ page: '2' }, WIDGET_FIELDS)).toMatchObject({ style: 'page', page: 2, size: 20, offset: 20, limit: 20 });
+      expect(parseListQuery({ size: '5' }, WIDGET_FIELDS)).toMatchObject({ style: 'page', page: 1, size: 5, offset: 0, limit: 5 });
     });
 
     it.each(['1', '100'])('accepts size=%s (the bounds)', (size) => {
-      expect(parseListQuery({ size }, SPEC).size).toBe(Number(size));
+      expect(parseListQuery({ size }, WIDGET_FIELDS).size).toBe(Number(size));
     });
 
     it('accepts a large page (a page past the end is not an error)', () => {
-      expect(parseListQuery({ page: '1000000000', size: '1' }, SPEC)).toMatchObject({ page: 1_000_000_000, offset: 999_999_999 });
+      expect(parseListQuery({ page: '1000000000', size: '1' }, WIDGET_FIELDS)).toMatchObject({ page: 1_000_000_000, offset: 999_999_999 });
     });
 
     it.each([
@@ -111,7 +111,7 @@ describe('parseListQuery', () => {
       ['limit', 'ten', 'limit must be an integer from 1 to 100'],
     ])('rejects %s=%j with 400 naming the field', (field, value, message) => {
       expectSingleProblem(
-        thrown(() => parseListQuery({ [field]: value }, SPEC)),
+        thrown(() => parseListQuery({ [field]: value }, WIDGET_FIELDS)),
         field,
         message,
       );
@@ -119,7 +119,7 @@ describe('parseListQuery', () => {
 
     it.each(['page', 'size', 'offset', 'limit'])('rejects a repeated %s with 400', (field) => {
       expectSingleProblem(
-        thrown(() => parseListQuery({ [field]: ['1', '2'] }, SPEC)),
+        thrown(() => parseListQuery({ [field]: ['1', '2'] }, WIDGET_FIELDS)),
         field,
         `${field} must be given once`,
       );
@@ -128,7 +128,7 @@ describe('parseListQuery', () => {
 
   describe('offset and limit', () => {
     it('normalises to page = floor(offset / limit) + 1 and size = limit', () => {
-      expect(parseListQuery({ offset: '40', limit: '20' }, SPEC)).toEqual({
+      expect(parseListQuery({ offset: '40', limit: '20' }, WIDGET_FIELDS)).toEqual({
         style: 'offset',
         offset: 40,
         limit: 20,
@@ -141,15 +141,15 @@ describe('parseListQuery', () => {
         count: 'exact',
         fingerprint: expect.any(String),
       });
-      expect(parseListQuery({ offset: '45', limit: '20' }, SPEC)).toMatchObject({ style: 'offset', offset: 45, limit: 20, page: 3, size: 20 });
-      expect(parseListQuery({ offset: '19', limit: '20' }, SPEC)).toMatchObject({ page: 1 });
-      expect(parseListQuery({ offset: '7', limit: '1' }, SPEC)).toMatchObject({ page: 8, size: 1 });
+      expect(parseListQuery({ offset: '45', limit: '20' }, WIDGET_FIELDS)).toMatchObject({ style: 'offset', offset: 45, limit: 20, page: 3, size: 20 });
+      expect(parseListQuery({ offset: '19', limit: '20' }, WIDGET_FIELDS)).toMatchObject({ page: 1 });
+      expect(parseListQuery({ offset: '7', limit: '1' }, WIDGET_FIELDS)).toMatchObject({ page: 8, size: 1 });
     });
 
     it('defaults limit to 20 when only offset is given, offset to 0 when only limit is given', () => {
-      expect(parseListQuery({ offset: '0' }, SPEC)).toMatchObject({ style: 'offset', offset: 0, limit: 20, page: 1, size: 20 });
-      expect(parseListQuery({ offset: '60' }, SPEC)).toMatchObject({ style: 'offset', offset: 60, limit: 20, page: 4, size: 20 });
-      expect(parseListQuery({ limit: '100' }, SPEC)).toMatchObject({ style: 'offset', offset: 0, limit: 100, page: 1, size: 100 });
+      expect(parseListQuery({ offset: '0' }, WIDGET_FIELDS)).toMatchObject({ style: 'offset', offset: 0, limit: 20, page: 1, size: 20 });
+      expect(parseListQuery({ offset: '60' }, WIDGET_FIELDS)).toMatchObject({ style: 'offset', offset: 60, limit: 20, page: 4, size: 20 });
+      expect(parseListQuery({ limit: '100' }, WIDGET_FIELDS)).toMatchObject({ style: 'offset', offset: 0, limit: 100, page: 1, size: 100 });
     });
 
     it.each([
@@ -160,7 +160,7 @@ describe('parseListQuery', () => {
       [{ page: '2', size: '10', offset: '10', limit: '10' }],
     ])('rejects mixing paging styles (%j) with 400', (raw) => {
       expectSingleProblem(
-        thrown(() => parseListQuery(raw, SPEC)),
+        thrown(() => parseListQuery(raw, WIDGET_FIELDS)),
         'offset',
         'use either page/size or offset/limit, not both',
       );
@@ -169,7 +169,7 @@ describe('parseListQuery', () => {
 
   describe('sort', () => {
     it('parses `-created_at,title` and appends id as the last tie-breaker, descending like the first key', () => {
-      expect(parseListQuery({ sort: '-created_at,title' }, SPEC).sort).toEqual([
+      expect(parseListQuery({ sort: '-created_at,title' }, WIDGET_FIELDS).sort).toEqual([
         { field: 'created_at', column: 'w.created_at', direction: 'DESC' },
         { field: 'title', column: 'w.title', direction: 'ASC' },
         { ...ID_ASC, direction: 'DESC' },
@@ -177,12 +177,12 @@ describe('parseListQuery', () => {
     });
 
     it('appends id ascending after an ascending first key, whatever the later keys', () => {
-      expect(parseListQuery({ sort: 'title,-created_at' }, SPEC).sort.at(-1)).toEqual(ID_ASC);
-      expect(parseListQuery({ sort: '-title' }, SPEC).sort.at(-1)).toEqual({ ...ID_ASC, direction: 'DESC' });
+      expect(parseListQuery({ sort: 'title,-created_at' }, WIDGET_FIELDS).sort.at(-1)).toEqual(ID_ASC);
+      expect(parseListQuery({ sort: '-title' }, WIDGET_FIELDS).sort.at(-1)).toEqual({ ...ID_ASC, direction: 'DESC' });
     });
 
     it('trims blanks around terms', () => {
-      expect(parseListQuery({ sort: ' title , -created_at ' }, SPEC).sort).toEqual([
+      expect(parseListQuery({ sort: ' title , -created_at ' }, WIDGET_FIELDS).sort).toEqual([
         { field: 'title', column: 'w.title', direction: 'ASC' },
         { field: 'created_at', column: 'w.created_at', direction: 'DESC' },
         ID_ASC,
@@ -195,14 +195,14 @@ describe('parseListQuery', () => {
       ['title,-id', [{ field: 'title', column: 'w.title', direction: 'ASC' }, { field: 'id', column: 'w.id', direction: 'DESC' }]],
       ['-id,title', [{ field: 'id', column: 'w.id', direction: 'DESC' }, { field: 'title', column: 'w.title', direction: 'ASC' }]],
     ])('does not append a second id when the caller names it (sort=%s)', (sort, expected) => {
-      const keys = parseListQuery({ sort }, SPEC).sort;
+      const keys = parseListQuery({ sort }, WIDGET_FIELDS).sort;
       expect(keys).toEqual(expected);
       expect(keys.filter((key) => key.field === 'id')).toHaveLength(1);
     });
 
     it.each(['color', '-color', 'title,color'])('rejects an unknown field (sort=%s) with 400 listing the sortable fields', (sort) => {
       expectSingleProblem(
-        thrown(() => parseListQuery({ sort }, SPEC)),
+        thrown(() => parseListQuery({ sort }, WIDGET_FIELDS)),
         'sort',
         'cannot sort by color; sortable: id, title, created_at',
       );
@@ -211,7 +211,7 @@ describe('parseListQuery', () => {
     it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty', '-valueOf'])(
       'rejects a name inherited from Object.prototype (sort=%s) as unknown',
       (sort) => {
-        const error = thrown(() => parseListQuery({ sort }, SPEC));
+        const error = thrown(() => parseListQuery({ sort }, WIDGET_FIELDS));
         expect(error.getStatus()).toBe(400);
         expect(error.details).toEqual([{ field: 'sort', message: `cannot sort by ${sort.replace(/^-/, '')}; sortable: id, title, created_at` }]);
       },
@@ -219,7 +219,7 @@ describe('parseListQuery', () => {
 
     it('does not sort by a filter or a field that is not sortable', () => {
       expectSingleProblem(
-        thrown(() => parseListQuery({ sort: 'owner' }, SPEC)),
+        thrown(() => parseListQuery({ sort: 'owner' }, WIDGET_FIELDS)),
         'sort',
         'cannot sort by owner; sortable: id, title, created_at',
       );
@@ -232,7 +232,7 @@ describe('parseListQuery', () => {
     ])('rejects a field named twice (sort=%s) with 400', (sort) => {
       const field = sort.split(',')[1].replace(/^-/, '');
       expectSingleProblem(
-        thrown(() => parseListQuery({ sort }, SPEC)),
+        thrown(() => parseListQuery({ sort }, WIDGET_FIELDS)),
         'sort',
         `${field} is named twice in sort`,
       );
@@ -240,14 +240,14 @@ describe('parseListQuery', () => {
 
     it('rejects id named twice', () => {
       expectSingleProblem(
-        thrown(() => parseListQuery({ sort: 'id,-id' }, SPEC)),
+        thrown(() => parseListQuery({ sort: 'id,-id' }, WIDGET_FIELDS)),
         'sort',
         'id is named twice in sort',
       );
     });
 
     it.each(['', 'title,', ',title', 'title,,created_at', '-', ' , '])('rejects an empty term (sort=%j) with 400', (sort) => {
-      const error = thrown(() => parseListQuery({ sort }, SPEC));
+      const error = thrown(() => parseListQuery({ sort }, WIDGET_FIELDS));
       expect(error.getStatus()).toBe(400);
       expect(error.details?.length).toBeGreaterThan(0);
       for (const detail of error.details ?? []) expect(detail).toEqual({ field: 'sort', message: 'sort must not contain empty terms' });
@@ -255,7 +255,7 @@ describe('parseListQuery', () => {
 
     it('rejects a repeated sort parameter with 400', () => {
       expectSingleProblem(
-        thrown(() => parseListQuery({ sort: ['title', '-created_at'] }, SPEC)),
+        thrown(() => parseListQuery({ sort: ['title', '-created_at'] }, WIDGET_FIELDS)),
         'sort',
         'sort must be given once',
       );
@@ -264,11 +264,11 @@ describe('parseListQuery', () => {
 
   describe('filters', () => {
     it('accepts an enumeration value', () => {
-      expect(parseListQuery({ status: 'open' }, SPEC).filters).toEqual({ status: ['open'] });
+      expect(parseListQuery({ status: 'open' }, WIDGET_FIELDS).filters).toEqual({ status: ['open'] });
     });
 
     it('parses an int filter to a number', () => {
-      const { filters } = parseListQuery({ owner: '7' }, SPEC);
+      const { filters } = parseListQuery({ owner: '7' }, WIDGET_FIELDS);
       expect(filters).toEqual({ owner: [7] });
       expect(typeof filters.owner[0]).toBe('number');
     });
@@ -277,23 +277,23 @@ describe('parseListQuery', () => {
       ['0', 0],
       ['2147483647', 2_147_483_647],
     ])('accepts owner=%s (int bounds)', (raw, value) => {
-      expect(parseListQuery({ owner: raw }, SPEC).filters).toEqual({ owner: [value] });
+      expect(parseListQuery({ owner: raw }, WIDGET_FIELDS).filters).toEqual({ owner: [value] });
     });
 
     it('keeps a string filter as text', () => {
-      expect(parseListQuery({ name: 'Ada Lovelace' }, SPEC).filters).toEqual({ name: ['Ada Lovelace'] });
+      expect(parseListQuery({ name: 'Ada Lovelace' }, WIDGET_FIELDS).filters).toEqual({ name: ['Ada Lovelace'] });
     });
 
     it('treats a repeated filter as "any of"', () => {
-      expect(parseListQuery({ status: ['open', 'closed'], owner: ['1', '2'] }, SPEC).filters).toEqual({ status: ['open', 'closed'], owner: [1, 2] });
+      expect(parseListQuery({ status: ['open', 'closed'], owner: ['1', '2'] }, WIDGET_FIELDS).filters).toEqual({ status: ['open', 'closed'], owner: [1, 2] });
     });
 
     it('collapses duplicate values', () => {
-      expect(parseListQuery({ status: ['open', 'open', 'closed'], owner: ['3', '3'] }, SPEC).filters).toEqual({ status: ['open', 'closed'], owner: [3] });
+      expect(parseListQuery({ status: ['open', 'open', 'closed'], owner: ['3', '3'] }, WIDGET_FIELDS).filters).toEqual({ status: ['open', 'closed'], owner: [3] });
     });
 
     it('combines filters with paging and sort', () => {
-      expect(parseListQuery({ status: 'closed', page: '2', size: '5', sort: '-title' }, SPEC)).toEqual({
+      expect(parseListQuery({ status: 'closed', page: '2', size: '5', sort: '-title' }, WIDGET_FIELDS)).toEqual({
         style: 'page',
         page: 2,
         size: 5,
@@ -310,7 +310,7 @@ describe('parseListQuery', () => {
 
     it.each(['finished', '', 'OPEN', ' open'])('rejects status=%j (not in the enumeration) with 400', (status) => {
       expectSingleProblem(
-        thrown(() => parseListQuery({ status }, SPEC)),
+        thrown(() => parseListQuery({ status }, WIDGET_FIELDS)),
         'status',
         'status must be one of open, closed',
       );
@@ -318,7 +318,7 @@ describe('parseListQuery', () => {
 
     it.each(['abc', '-1', '1.5', '', '07', '2147483648', '1e3', ' 1'])('rejects owner=%j (not a non-negative integer) with 400', (owner) => {
       expectSingleProblem(
-        thrown(() => parseListQuery({ owner }, SPEC)),
+        thrown(() => parseListQuery({ owner }, WIDGET_FIELDS)),
         'owner',
         'owner must be a non-negative integer',
       );
@@ -326,7 +326,7 @@ describe('parseListQuery', () => {
 
     it('rejects an empty string filter with 400', () => {
       expectSingleProblem(
-        thrown(() => parseListQuery({ name: '' }, SPEC)),
+        thrown(() => parseListQuery({ name: '' }, WIDGET_FIELDS)),
         'name',
         'name must not be empty',
       );
@@ -334,7 +334,7 @@ describe('parseListQuery', () => {
 
     it('rejects a repeated filter when one of its values is bad', () => {
       expectSingleProblem(
-        thrown(() => parseListQuery({ status: ['open', 'bogus'] }, SPEC)),
+        thrown(() => parseListQuery({ status: ['open', 'bogus'] }, WIDGET_FIELDS)),
         'status',
         'status must be one of open, closed',
       );
@@ -342,7 +342,7 @@ describe('parseListQuery', () => {
 
     it('rejects a structured (non-string) filter value with 400', () => {
       expectSingleProblem(
-        thrown(() => parseListQuery({ name: [{ a: '1' }] }, SPEC)),
+        thrown(() => parseListQuery({ name: [{ a: '1' }] }, WIDGET_FIELDS)),
         'name',
         'name must be a plain value',
       );
@@ -352,7 +352,7 @@ describe('parseListQuery', () => {
   describe('unknown parameters', () => {
     it.each(['color', 'access_token', 'Page', 'sort_by', 'fields[]'])('rejects %s with 400 naming it', (name) => {
       expectSingleProblem(
-        thrown(() => parseListQuery({ [name]: '1' }, SPEC)),
+        thrown(() => parseListQuery({ [name]: '1' }, WIDGET_FIELDS)),
         name,
         `unknown query parameter ${name}`,
       );
@@ -363,14 +363,14 @@ describe('parseListQuery', () => {
       const raw = JSON.parse(`{${JSON.stringify(name)}: "1"}`) as Record<string, unknown>;
       expect(Object.keys(raw)).toEqual([name]);
       expectSingleProblem(
-        thrown(() => parseListQuery(raw, SPEC)),
+        thrown(() => parseListQuery(raw, WIDGET_FIELDS)),
         name,
         `unknown query parameter ${name}`,
       );
     });
 
     it('names every unknown parameter', () => {
-      const error = thrown(() => parseListQuery({ a: '1', b: '2', page: '1' }, SPEC));
+      const error = thrown(() => parseListQuery({ a: '1', b: '2', page: '1' }, WIDGET_FIELDS));
       expect(error.getStatus()).toBe(400);
       expect(error.message).toBe('the query string has invalid parameters');
       expect(error.details).toEqual([
@@ -382,21 +382,21 @@ describe('parseListQuery', () => {
 
   describe('fields', () => {
     it('returns the requested fields in order', () => {
-      expect(parseListQuery({ fields: 'title,status' }, SPEC).fields).toEqual(['title', 'status']);
+      expect(parseListQuery({ fields: 'title,status' }, WIDGET_FIELDS).fields).toEqual(['title', 'status']);
     });
 
     it('accepts id, alone or with others', () => {
-      expect(parseListQuery({ fields: 'id' }, SPEC).fields).toEqual(['id']);
-      expect(parseListQuery({ fields: 'title,id' }, SPEC).fields).toEqual(['title', 'id']);
+      expect(parseListQuery({ fields: 'id' }, WIDGET_FIELDS).fields).toEqual(['id']);
+      expect(parseListQuery({ fields: 'title,id' }, WIDGET_FIELDS).fields).toEqual(['title', 'id']);
     });
 
     it('trims blanks and collapses duplicates', () => {
-      expect(parseListQuery({ fields: ' title , status,title' }, SPEC).fields).toEqual(['title', 'status']);
+      expect(parseListQuery({ fields: ' title , status,title' }, WIDGET_FIELDS).fields).toEqual(['title', 'status']);
     });
 
     it('rejects an unknown field with 400 listing the allowed ones', () => {
       expectSingleProblem(
-        thrown(() => parseListQuery({ fields: 'title,secret,password' }, SPEC)),
+        thrown(() => parseListQuery({ fields: 'title,secret,password' }, WIDGET_FIELDS)),
         'fields',
         'unknown field secret, password; allowed: id, title, status, owner, created_at',
       );
@@ -404,7 +404,7 @@ describe('parseListQuery', () => {
 
     it.each(['', 'title,', ',title', 'title,,status'])('rejects an empty name (fields=%j) with 400', (fields) => {
       expectSingleProblem(
-        thrown(() => parseListQuery({ fields }, SPEC)),
+        thrown(() => parseListQuery({ fields }, WIDGET_FIELDS)),
         'fields',
         'fields must be a comma-separated list of field names',
       );
@@ -412,7 +412,7 @@ describe('parseListQuery', () => {
 
     it('rejects a repeated fields parameter with 400', () => {
       expectSingleProblem(
-        thrown(() => parseListQuery({ fields: ['title', 'status'] }, SPEC)),
+        thrown(() => parseListQuery({ fields: ['title', 'status'] }, WIDGET_FIELDS)),
         'fields',
         'fields must be given once',
       );
@@ -422,7 +422,7 @@ describe('parseListQuery', () => {
   describe('several problems', () => {
     it('collects every problem in one 400 error', () => {
       const error = thrown(() =>
-        parseListQuery({ color: 'red', page: '0', size: '500', sort: 'colour', status: 'bogus', owner: 'x', fields: 'secret' }, SPEC),
+        parseListQuery({ color: 'red', page: '0', size: '500', sort: 'colour', status: 'bogus', owner: 'x', fields: 'secret' }, WIDGET_FIELDS),
       );
       expect(error.getStatus()).toBe(400);
       expect(error.code).toBe('bad_request');
@@ -442,7 +442,7 @@ describe('parseListQuery', () => {
     });
 
     it('reports mixed paging together with the bad values', () => {
-      const error = thrown(() => parseListQuery({ page: 'x', limit: '0' }, SPEC));
+      const error = thrown(() => parseListQuery({ page: 'x', limit: '0' }, WIDGET_FIELDS));
       expect(error.getStatus()).toBe(400);
       expect(error.details).toHaveLength(3);
       expect(error.details).toEqual(
@@ -455,7 +455,7 @@ describe('parseListQuery', () => {
     });
 
     it('reports each bad sort term', () => {
-      const error = thrown(() => parseListQuery({ sort: 'a,title,-title,,b' }, SPEC));
+      const error = thrown(() => parseListQuery({ sort: 'a,title,-title,,b' }, WIDGET_FIELDS));
       expect(error.details).toEqual([
         { field: 'sort', message: 'cannot sort by a; sortable: id, title, created_at' },
         { field: 'sort', message: 'title is named twice in sort' },

@@ -1,7 +1,7 @@
 import { badRequest, type ErrorDetail } from '../errors/api-exception.js';
 import { type Cursor, cursorKey, decodeCursor, fingerprint } from './cursor.js';
 
-/** One filter of a list (SPEC §4 equality filters): how its values are parsed, what it compares. */
+/** One filter of a list (docs/lists.md#filters): how its values are parsed, what it compares. */
 export type FilterSpec = {
   type: 'int' | 'string' | 'enum';
   /** Allowed values for `enum`. */
@@ -27,7 +27,7 @@ export type FilterSpec = {
 );
 
 /**
- * A collection's list grammar (SPEC §4) as the parser and {@link findPage} read it: which fields
+ * A collection's list grammar (docs/lists.md) as the parser and {@link findPage} read it: which fields
  * sort (API name → `alias.column`), which filter, which may be picked with `fields`, the columns
  * each needs. Derived from the resource's field table by `defineFields` (field-table.ts), never
  * written by hand.
@@ -57,7 +57,7 @@ export interface RangeSpec {
   column: string;
 }
 
-/** The range operators (SPEC §4) and their SQL comparison. */
+/** The range operators (docs/lists.md#range-filters) and their SQL comparison. */
 export const RANGE_OPERATORS = { gte: '>=', gt: '>', lte: '<=', lt: '<' } as const;
 export type RangeOperator = keyof typeof RANGE_OPERATORS;
 
@@ -111,7 +111,7 @@ export interface ListQuery {
   fields?: string[];
 }
 
-/** Default and maximum page size (SPEC §7). */
+/** Default and maximum page size (docs/limits.md#lists). */
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 /** Largest accepted `page` and `offset`, and the range of an integer filter value. */
@@ -197,8 +197,8 @@ function parseRanges(query: RawQuery, spec: ListSpec, problems: ErrorDetail[]): 
 export type RawQuery = Record<string, unknown>;
 
 /**
- * Direction of the implicit `id` tie-breaker after the given sort keys (SPEC §4 "`id` is always
- * the last tie-breaker"): the direction of the first key, ascending when there is none. So
+ * Direction of the implicit `id` tie-breaker after the given sort keys (docs/lists.md#sorting: `id` is always
+ * the last tie-breaker): the direction of the first key, ascending when there is none. So
  * `sort=-created_at` orders by `created_at DESC, id DESC`, which one `(…, created_at, id)` index
  * serves read backwards.
  */
@@ -258,7 +258,7 @@ function parseFilterValue(name: string, spec: FilterSpec, raw: string, problems:
 }
 
 /**
- * Parses a collection's query string (SPEC §4): `page`/`size` or `offset`/`limit` (mixing → 400),
+ * Parses a collection's query string (docs/lists.md): `page`/`size` or `offset`/`limit` (mixing → 400),
  * or `cursor` (with `size` or `limit`; with `page` or `offset` → 400; modified, or issued for
  * other sort/filters → 400 naming `cursor`), `sort` (`field`, `-field`, comma-separated, sortable
  * fields only), equality filters (repeated parameter = any of), range filters `field[gte|gt|lte|lt]`
@@ -358,8 +358,8 @@ export function parseListQuery(query: RawQuery, spec: ListSpec, context: ListCon
 }
 
 /**
- * Parses the query of a single-resource read: only `fields` (SPEC §4: "in lists and in single
- * reads"). Returns the requested field names or undefined.
+ * Parses the query of a single-resource read: only `fields` (docs/lists.md#sparse-fieldsets-fields: in lists and in single
+ * reads). Returns the requested field names or undefined.
  * @throws 400 `bad_request` for an unknown field or any other parameter.
  */
 export function parseReadQuery(query: RawQuery, fields: readonly string[]): string[] | undefined {
@@ -372,7 +372,7 @@ export function parseReadQuery(query: RawQuery, fields: readonly string[]): stri
   return picked;
 }
 
-/** Rejects every query parameter, for operations that take none (SPEC §4: unknown parameter → 400). */
+/** Rejects every query parameter, for operations that take none (docs/wire.md#query-strings: unknown parameter → 400). */
 export function rejectQuery(query: RawQuery): void {
   const names = Object.keys(query);
   if (names.length === 0) return;

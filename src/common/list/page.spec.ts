@@ -15,7 +15,7 @@ class Widget {
 }
 
 /** A small field table in the shape of `todos.resource.ts`: one filter of each type, a link column. */
-const SPEC = defineFields<Widget>()({
+const WIDGET_FIELDS = defineFields<Widget>()({
   alias: 'w',
   fields: {
     title: { column: 'title', sort: true },
@@ -30,7 +30,7 @@ const SPEC = defineFields<Widget>()({
 const PATH = '/v1/widgets';
 
 /** The query a request with this (Express "simple" parser) query string produces. */
-const q = (raw: Record<string, string | string[]>): ListQuery => parseListQuery(raw, SPEC);
+const q = (raw: Record<string, string | string[]>): ListQuery => parseListQuery(raw, WIDGET_FIELDS);
 
 const rels = (links: Link[]) => links.map((link) => link.rel);
 const href = (links: Link[], rel: string) => links.find((link) => link.rel === rel)?.href;
@@ -216,7 +216,7 @@ describe('pageLinks repeats filters, sort and fields', () => {
     for (const link of pageLinks(PATH, query, 40)) {
       const [path, search] = link.href.split('?');
       expect(path).toBe(PATH);
-      const again = parseListQuery(parse(search) as Record<string, string | string[]>, SPEC);
+      const again = parseListQuery(parse(search) as Record<string, string | string[]>, WIDGET_FIELDS);
       expect(again.style).toBe(query.style);
       expect(again.size).toBe(query.size);
       expect(again.sort).toEqual(query.sort);

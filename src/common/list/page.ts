@@ -1,7 +1,7 @@
 import { type CursorValue, encodeCursor } from './cursor.js';
 import { type CountMode, tieBreakerDirection, type ListQuery } from './list-query.js';
 
-/** A relation link of a resource or envelope (SPEC §4): `rel` and a path `href`. */
+/** A relation link of a resource or envelope (docs/lists.md#the-envelope): `rel` and a path `href`. */
 export interface Link {
   rel: string;
   href: string;
@@ -42,7 +42,7 @@ export class Page<T> {
 }
 
 /**
- * The list envelope of SPEC §4. `offset`/`limit` appear only when the caller paged with them;
+ * The list envelope (docs/lists.md#the-envelope). `offset`/`limit` appear only when the caller paged with them;
  * `page` not on cursor pages; `total` not with `count=none`; `next_cursor`/`prev_cursor` when a
  * page follows, resp. precedes.
  */
@@ -111,7 +111,7 @@ export function pageLinks(path: string, query: ListQuery, total: number | undefi
 }
 
 /**
- * Turns a {@link Page} into the SPEC §4 envelope for the collection at `path`, with its cursors
+ * Turns a {@link Page} into the list envelope (docs/lists.md#the-envelope) for the collection at `path`, with its cursors
  * signed by `key` ({@link encodeCursor}): `next_cursor` from the last row when a page follows,
  * `prev_cursor` from the first row when one precedes.
  */
@@ -134,7 +134,7 @@ export function toEnvelope<T>(page: Page<T>, path: string, key?: Buffer): Envelo
   };
 }
 
-/** Keeps only `id`, the requested `fields` and `links` of a resource object (SPEC §4 `fields`). */
+/** Keeps only `id`, the requested `fields` and `links` of a resource object (docs/lists.md#sparse-fieldsets-fields). */
 export function pickFields<T extends object>(object: T, fields: readonly string[]): Partial<T> {
   const source = object as Record<string, unknown>;
   const out: Record<string, unknown> = { id: source.id };

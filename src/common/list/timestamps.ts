@@ -1,5 +1,5 @@
 /**
- * Formats a timestamp read from either database as ISO 8601 UTC with milliseconds (SPEC §1).
+ * Formats a timestamp read from either database as ISO 8601 UTC with milliseconds (docs/wire.md#responses).
  * PostgreSQL gives `Date`s; SQLite gives TypeORM's UTC text `YYYY-MM-DD HH:MM:SS.SSS`. Returns
  * `null` for null and `undefined` for a column that was not selected.
  */

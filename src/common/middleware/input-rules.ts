@@ -1,17 +1,17 @@
 import { notAcceptedProperty, type ErrorDetail } from '../errors/api-exception.js';
 
 /**
- * Deepest nesting of arrays and objects a JSON request body may have (SPEC §1 "nesting deeper
- * than the documented limit: 400"): `{}` is depth 1, `{"items":[{}]}` depth 3. Deeper → 400,
+ * Deepest nesting of arrays and objects a JSON request body may have (docs/wire.md#request-bodies: nesting deeper
+ * than 32 levels is 400): `{}` is depth 1, `{"items":[{}]}` depth 3. Deeper → 400,
  * decided on the raw text before the body is parsed or transformed.
  */
 export const MAX_JSON_DEPTH = 32;
 
-/** Query parameter names that would carry a credential (SPEC §3): always refused with 400. */
+/** Query parameter names that would carry a credential (docs/wire.md#query-strings): always refused with 400. */
 export const CREDENTIAL_QUERY_PARAMS = ['access_token', 'token', 'api_key', 'apikey', 'key'];
 
 /**
- * Property names refused at any depth of a body (SPEC §2: not accepted properties → 400):
+ * Property names refused at any depth of a body (docs/wire.md#request-bodies: prototype-named properties → 400):
  * `prototype` and every member of `Object.prototype` (`__proto__`, `constructor`, `toString`, …),
  * which object mappers silently skip or which would reach an object's prototype.
  */
@@ -78,7 +78,7 @@ export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
 }
 
 /**
- * The text rules of SPEC §1 and §2 over a parsed body (JSON or form): every string value and
+ * The text rules of docs/wire.md#request-bodies over a parsed body (JSON or form): every string value and
  * property name, at any depth, must not contain U+0000 or an unpaired surrogate, and no property
  * may be named as in {@link FORBIDDEN_KEYS}. Walks with an explicit stack (no recursion), so the
  * depth of `value` does not matter. Returns at most {@link MAX_DETAILS} details, `field` being the
@@ -121,7 +121,7 @@ export function bodyProblems(value: unknown): ErrorDetail[] {
 }
 
 /**
- * The rules for a request's query string (SPEC §1, §3), on its raw text (after `?`): a parameter
+ * The rules for a request's query string (docs/wire.md#query-strings, docs/errors.md#codes), on its raw text (after `?`): a parameter
  * named as a credential ({@link CREDENTIAL_QUERY_PARAMS}) and a name or value containing U+0000
  * are each a detail naming the parameter (the value is never quoted). `[]` when the query is clean.
  */
@@ -144,7 +144,7 @@ export function queryProblems(rawQuery: string): ErrorDetail[] {
 }
 
 /**
- * The rule for a request's path (SPEC §1 text): a segment that decodes to U+0000 (`%00`) → a
+ * The rule for a request's path (docs/errors.md#codes: U+0000 in the path is 400): a segment that decodes to U+0000 (`%00`) → a
  * detail with field `path`. Raw control characters never get this far (Node's HTTP parser
  * refuses them). `undefined` when the path is clean.
  */

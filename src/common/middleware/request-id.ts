@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * Returns the request's id, assigning it on first call (SPEC §1): the caller's `X-Request-Id` when
+ * Returns the request's id, assigning it on first call (docs/wire.md#x-request-id): the caller's `X-Request-Id` when
  * it is 1-128 characters of `[A-Za-z0-9._:-]`, else a random UUID. Also sets the `X-Request-Id`
  * response header. Idempotent, so the logger and the middleware may both call it.
  */

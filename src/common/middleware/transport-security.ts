@@ -8,7 +8,7 @@ type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unkno
 /** The docs page and its assets (Swagger UI), the only HTML the service serves. */
 const DOCS_PATH = /^\/docs(\/|$)/;
 
-/** Methods a cross-origin caller may use (SPEC §5 operations). */
+/** Methods a cross-origin caller may use (docs/wire.md#cors). */
 export const CORS_ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** Request headers a cross-origin caller may send: the three credentials' headers, the body type, its own request id, its idempotency key and the preconditions. */
@@ -37,7 +37,7 @@ export const CORS_EXPOSED_HEADERS = [
 export const CORS_MAX_AGE_SECONDS = 600;
 
 /**
- * helmet on every response (SPEC §10 headers). API responses are JSON, so their
+ * helmet on every response (docs/wire.md#security-headers). API responses are JSON, so their
  * Content-Security-Policy allows nothing (`default-src 'none'; frame-ancestors 'none'`); the docs
  * page (`/docs*`) gets helmet's default policy (scripts, styles, images from itself) so Swagger UI
  * runs. In production every response also carries `Strict-Transport-Security:
@@ -62,7 +62,7 @@ export function securityHeaders(options: { production: boolean; hstsMaxAge: numb
 }
 
 /**
- * CORS for the origins of CORS_ORIGINS only (SPEC §10 headers), before routing:
+ * CORS for the origins of CORS_ORIGINS only (docs/wire.md#cors), before routing:
  * - a request from a listed origin gets `Access-Control-Allow-Origin: <origin>`,
  *   `Access-Control-Allow-Credentials: true` (the `sid` cookie works from a same-site front end)
  *   and `Access-Control-Expose-Headers` ({@link CORS_EXPOSED_HEADERS});
@@ -102,7 +102,7 @@ export function cors(origins: readonly string[]): Middleware {
 /**
  * In production behind a trusted proxy (TRUST_PROXY), a request the proxy received over plain HTTP
  * — `X-Forwarded-Proto: http` from a trusted peer — is refused with 400 `bad_request` for every
- * method (SPEC §10 transport): no redirect, since the request (and any credential in it) already
+ * method (docs/operations.md#tls): no redirect, since the request (and any credential in it) already
  * crossed the network in clear, and a redirect would teach clients that http:// works.
  * `X-Forwarded-Proto` from an untrusted peer is ignored, as Express' `req.protocol` does.
  */

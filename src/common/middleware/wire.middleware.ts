@@ -14,14 +14,14 @@ import { requestContext } from '../context/request-context.js';
 
 export { CREDENTIAL_QUERY_PARAMS, MAX_JSON_DEPTH };
 
-/** Maximum request body size in bytes (SPEC §7: 100 KiB → 413), counted after decompression. */
+/** Maximum request body size in bytes (docs/limits.md#requests: 100 KiB → 413), counted after decompression. */
 export const MAX_BODY_BYTES = 100 * 1024;
 
 /** Most parameters a form body may have (more → 413). */
 export const MAX_FORM_PARAMETERS = 100;
 
 /**
- * The `Content-Encoding`s a request body may have (SPEC §1): none (`identity`), `gzip`, `deflate`
+ * The `Content-Encoding`s a request body may have (docs/wire.md#request-bodies): none (`identity`), `gzip`, `deflate`
  * (zlib) and `br` (Brotli), decompressed before the size limit applies. Any other, or more than
  * one, → 415.
  */
@@ -54,7 +54,7 @@ function refuse(message: string, details: ErrorDetail[]): ApiException {
 const OUTSIDE_NEST = /^\/docs(\/|\?|$)/;
 
 /**
- * The refusal of a request target (SPEC §1, §3), `undefined` when it is clean: a credential-named
+ * The refusal of a request target (docs/wire.md#query-strings, docs/errors.md#codes), `undefined` when it is clean: a credential-named
  * query parameter ({@link CREDENTIAL_QUERY_PARAMS}; its value is never logged or echoed), U+0000
  * in a query parameter's name or value (naming the parameter), or in the path (`%00`, naming
  * `path`) → 400 listing each.
@@ -113,7 +113,7 @@ function parseForm(text: string): Record<string, string | string[]> {
 }
 
 /**
- * The wire rules of SPEC §1, on every path Nest serves: first the refusal
+ * The wire rules of docs/wire.md, on every path Nest serves: first the refusal
  * {@link requestTargetRules} recorded (query and path rules); then, for request bodies, after
  * routing was decided (a request no route takes with its method is left to the 404/405 answer,
  * whatever its body):

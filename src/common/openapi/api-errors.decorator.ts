@@ -62,7 +62,7 @@ export function errorResponse(status: number): { description: string; content: {
 
 /**
  * Documents the error statuses an operation can return, each with the `ErrorResp` schema and an
- * example (SPEC §8: "every error status it can return").
+ * example (docs/errors.md#documentation: every error status it can return).
  */
 export function ApiErrors(...statuses: number[]) {
   return applyDecorators(

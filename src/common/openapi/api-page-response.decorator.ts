@@ -5,7 +5,7 @@ import { LinkDto } from './link.dto.js';
 const envelopes = new Map<string, object>();
 
 /**
- * Documents a list response as the named envelope schema `name` (e.g. `TodoList`, SPEC §8):
+ * Documents a list response as the named envelope schema `name` (e.g. `TodoList`, README.md#api-documentation-and-clients):
  * `{data: item[], page?, size, total?, offset?, limit?, next_cursor?, prev_cursor?, links: Link[]}`,
  * with the `Preference-Applied` header.
  */

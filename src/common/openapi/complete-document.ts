@@ -201,7 +201,7 @@ function defaultIntegerFormats(node: unknown): void {
 /**
  * Closes a request body schema and every object schema inside it (`additionalProperties: false`),
  * following `$ref`s into components (each closed once): the validation pipe refuses a property a
- * body does not declare with 400 (whitelist + forbidNonWhitelisted, SPEC §2), nested objects too.
+ * body does not declare with 400 (whitelist + forbidNonWhitelisted, docs/writes.md#read-only-and-unknown-fields), nested objects too.
  */
 function closeRequestSchema(document: Json, node: unknown, seen: Set<string>): void {
   if (!node || typeof node !== 'object') return;
@@ -239,7 +239,7 @@ function sparseResource(document: Json, name: string): string | undefined {
 }
 
 /**
- * A `fields=` response (SPEC §4) leaves out the properties not asked for, so the 200 body of an
+ * A `fields=` response (docs/lists.md#sparse-fieldsets-fields) leaves out the properties not asked for, so the 200 body of an
  * operation taking `fields` is `anyOf` the full schema and its sparse variant: `Todo` or
  * `TodoSparse` for a read, `TodoList` or `TodoSparseList` (items `TodoSparse`) for a list. A
  * generated client types the unrequested properties as optional.
@@ -275,7 +275,7 @@ function addHeaders(response: Json, names: string[]): void {
 }
 
 /**
- * Completes the generated document once for all operations (SPEC §8), from what every
+ * Completes the generated document once for all operations (README.md#api-documentation-and-clients), from what every
  * operation shares rather than per controller:
  * - error statuses the shared pipeline can return: 400 (bad query parameter, credential in the
  *   query) and 500 everywhere; 503 (database or Redis unavailable, with `Retry-After`) everywhere but on
@@ -324,7 +324,7 @@ export function completeDocument(document: OpenAPIObject, resources: readonly Re
       const responses: Json = (operation.responses = structuredClone(operation.responses ?? {}));
 
       const statuses = [400, 500];
-      // the database may be down or too slow for any operation that reads it (SPEC §2, §10)
+      // the database may be down or too slow for any operation that reads it (docs/errors.md#the-body, docs/operations.md#faults)
       if (!operation[NO_DATABASE_EXTENSION]) statuses.push(503);
       delete operation[NO_DATABASE_EXTENSION];
       if (BODY_METHODS.has(method)) statuses.push(413, 415);

@@ -18,7 +18,7 @@ import { RouteTable } from '../routing/route-table.js';
 import { LinkDto } from './link.dto.js';
 import { versionDocument } from './version-document.js';
 
-/** `info.version` of the newest document, the one at `/docs/openapi.json` (SPEC §8, §9). */
+/** `info.version` of the newest document, the one at `/docs/openapi.json` (README.md#api-documentation-and-clients, docs/versioning.md). */
 export const API_VERSION = DOCUMENT_VERSIONS[LATEST_VERSION];
 
 const DESCRIPTION = `Resource-oriented HTTP JSON API.
@@ -91,7 +91,7 @@ function addOAuthRequirement(operation: Operation, method: string): void {
   if (scope && Array.isArray(operation.security) && operation.security.length > 0) operation.security = [...operation.security, { oauth2: [scope] }];
 }
 
-/** Path ids (`id`, `comment_id`, …) all go through ParseIdPipe: document them once here (SPEC §1, §8). */
+/** Path ids (`id`, `comment_id`, …) all go through ParseIdPipe: document them once here (docs/wire.md#ids, README.md#api-documentation-and-clients). */
 function describeIdParameters(operation: Operation, path: string): void {
   for (const parameter of operation.parameters ?? []) {
     if (parameter.in !== 'path' || !/^(id|[a-z]+_id)$/.test(parameter.name ?? '')) continue;
@@ -171,7 +171,7 @@ async function buildCombinedDocument(app: INestApplication): Promise<OpenAPIObje
 }
 
 /**
- * The OpenAPI 3.0 document of each API version (SPEC §8, §9): `1` → `info.version` 1.y.z with
+ * The OpenAPI 3.0 document of each API version (README.md#api-documentation-and-clients, docs/versioning.md): `1` → `info.version` 1.y.z with
  * the `/v1` paths (articles and comments deprecated, with the dates of V1_DEPRECATED_AT and
  * V1_SUNSET_AT), `2` → 2.y.z with the `/v2` paths; both with the unversioned ones; each
  * completed (errors, headers, examples: complete-document.ts). Versioning must be enabled
@@ -188,11 +188,6 @@ export async function buildOpenApiDocuments(app: INestApplication): Promise<Reco
   return documents;
 }
 
-/** The document of one API version, the newest by default: what `/docs/openapi.json` serves. */
-export async function buildOpenApiDocument(app: INestApplication, version: ApiVersion = LATEST_VERSION): Promise<OpenAPIObject> {
-  return (await buildOpenApiDocuments(app))[version];
-}
-
 function basicAuth(username: string, password: string) {
   const expected = Buffer.from(`Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`);
   return (req: Request, res: Response, next: NextFunction) => {
@@ -203,11 +198,11 @@ function basicAuth(username: string, password: string) {
 }
 
 /**
- * Serves the docs (SPEC §8, §9): each version's document at `/docs/v<n>/openapi.json` (and
+ * Serves the docs (README.md#api-documentation-and-clients, docs/versioning.md): each version's document at `/docs/v<n>/openapi.json` (and
  * `.yaml`), the newest also at `/docs/openapi.json`, and the page at `/docs` offering every version
  * (newest first). On in development and test; in production only with
  * DOCS_USERNAME/DOCS_PASSWORD, behind HTTP Basic auth (401 without it). Its GET paths are added
- * to the {@link RouteTable}, so another method on them is 405 with `Allow: GET, HEAD` (SPEC §1).
+ * to the {@link RouteTable}, so another method on them is 405 with `Allow: GET, HEAD` (docs/wire.md#paths).
  */
 export async function setupDocs(app: INestApplication, env: { NODE_ENV: string; DOCS_USERNAME?: string; DOCS_PASSWORD?: string }): Promise<void> {
   if (env.NODE_ENV === 'production') {

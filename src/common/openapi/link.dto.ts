@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
-/** A hypermedia link (SPEC §4): relation name and path. Schema `Link`. */
+/** A hypermedia link (docs/lists.md#the-envelope): relation name and path. Schema `Link`. */
 @ApiSchema({ name: 'Link' })
 export class LinkDto {
   @ApiProperty({ example: 'self' })

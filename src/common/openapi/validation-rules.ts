@@ -75,7 +75,7 @@ function validatedClasses(): Function[] {
 
 /**
  * Writes the rules of the class-validator decorators into the component schema of each DTO
- * (SPEC §8: "the document is as strict as the validators, every length and pattern rule"), for all
+ * (README.md#api-documentation-and-clients: the document is as strict as the validators, every length and pattern rule), for all
  * DTOs at once rather than per class: `IsNotEmpty` on a string → `minLength: 1`; `MinLength`,
  * `MaxLength`, `Length` → `minLength`/`maxLength`; `Matches` → `pattern`; `IsEmail`, `IsUrl`,
  * `IsDateString`, `IsISO8601`, `IsUUID` → `format`; `Min`/`Max` → `minimum`/`maximum`;

@@ -59,8 +59,8 @@ function refsOf(node: unknown, into: Set<string>): void {
 }
 
 /**
- * The document of one API version, cut from the document of all controllers (SPEC §8, §9;
- * conventions §9.2: `info.version` is the version's):
+ * The document of one API version, cut from the document of all controllers (README.md#api-documentation-and-clients, docs/versioning.md:
+ * `info.version` is the version's):
  * - the version's paths (`/v<n>/…`) and the unversioned ones (`/.well-known/…`);
  * - its own schema names: `ArticleV2` and `ArticleV2List` are `Article` and `ArticleList` in the
  *   v2 document (a client of one version sees one `Article`); schemas no path uses are left out;

@@ -5,7 +5,7 @@ import { readOnlyPropertiesOf } from '../decorators/validation.decorators.js';
 import { badRequest, notAcceptedProperty, validationFailed, type ErrorDetail } from '../errors/api-exception.js';
 
 /**
- * Constraints whose failure means the request is not well-formed (SPEC §2 → 400): presence
+ * Constraints whose failure means the request is not well-formed (→ 400, docs/errors.md#400-or-422): presence
  * (missing, `null`, empty string), JSON type, and properties the operation does not accept.
  * Every other constraint is a value rule (→ 422).
  */
@@ -25,7 +25,7 @@ export const PRESENCE_AND_TYPE_CONSTRAINTS = new Set([
 
 const PRESENCE_CONSTRAINTS = new Set(['isDefined', 'isNotEmpty', 'notNull']);
 
-/** Read-only properties a client got from a GET; accepted and ignored in every write body (SPEC §2). */
+/** Read-only properties a client got from a GET; accepted and ignored in every write body (docs/writes.md#read-only-and-unknown-fields). */
 export const READ_ONLY_PROPERTIES = ['id', 'created_at', 'updated_at', 'links'];
 
 interface Classified {
@@ -70,7 +70,7 @@ function messageFor(field: string, constraint: string, message: string): string 
 }
 
 /**
- * The global validation pipe for request bodies (SPEC §2). Takes the parsed JSON body and the
+ * The global validation pipe for request bodies (docs/errors.md#400-or-422). Takes the parsed JSON body and the
  * handler's DTO class; returns a DTO instance holding only declared properties. Read-only
  * properties (`id`, `created_at`, `updated_at`, `links`, and the DTO's `@ReadOnlyProperty()` ones
  * such as owner fields) are dropped first.
@@ -91,7 +91,7 @@ export class ApiValidationPipe implements PipeTransform {
     for (const key of readOnlyPropertiesOf(metatype)) delete body[key];
     const instance = plainToInstance(metatype, body, { enableImplicitConversion: false, exposeDefaultValues: false }) as object;
     // class-transformer silently skips names it finds on the DTO's prototype, so the whitelist
-    // never sees them; they are not accepted either (SPEC §2). `__proto__`, `constructor`,
+    // never sees them; they are not accepted either (docs/writes.md#read-only-and-unknown-fields). `__proto__`, `constructor`,
     // `prototype` and the other Object.prototype names are refused at any depth before this, by
     // the WireMiddleware (input-rules.ts); this catches the DTO's own accessors and methods.
     const skipped = Object.keys(body)

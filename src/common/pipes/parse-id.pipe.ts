@@ -12,7 +12,7 @@ export function parsePositiveInt(text: string): number | undefined {
 }
 
 /**
- * Path-id pipe (SPEC §1: "a path id that is not a positive integer: 400"). Takes the raw path
+ * Path-id pipe (docs/wire.md#ids: a path id that is not a positive integer is 400). Takes the raw path
  * segment, returns the id as a number.
  * @throws 400 `bad_request` naming the parameter.
  */

@@ -18,7 +18,7 @@ export interface ResourceDeclaration {
   readonly description: string;
   /**
    * Whether scoped credentials (API keys, OAuth access tokens) can be granted `<name>:read` and
-   * `<name>:write` for its operations (SPEC §3); its controllers then carry `@ScopedResource(name)`.
+   * `<name>:write` for its operations (docs/authentication.md#roles-and-scopes); its controllers then carry `@ScopedResource(name)`.
    */
   readonly scopes: boolean;
   /**

@@ -19,7 +19,7 @@ const ROUTES = [
   { path: '/health/live', method: RequestMethod.GET },
 ];
 
-describe('RouteTable (SPEC §1: 404, or 405 with Allow)', () => {
+describe('RouteTable (docs/wire.md#paths: 404, or 405 with Allow)', () => {
   const table = RouteTable.of(ROUTES);
 
   it('lists the methods of a known path in the Allow order, HEAD beside GET', () => {

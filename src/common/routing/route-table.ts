@@ -3,7 +3,7 @@ import type { RouteInfo, RouteMatchingOptions } from '@nestjs/common/internal';
 import { mapToExcludeRoute } from '@nestjs/core/middleware/utils.js';
 import { matchesExcludedPath } from '@nestjs/core/router/utils/exclude-route.util.js';
 
-/** The order of the `Allow` header (SPEC §1); methods not listed here follow, alphabetically. */
+/** The order of the `Allow` header (docs/wire.md#paths); methods not listed here follow, alphabetically. */
 const ALLOW_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** What `mapToExcludeRoute` compiles a route into: its path as a matcher, and its method. */
@@ -24,7 +24,7 @@ function isEveryMethod(method: RequestMethod): boolean {
  * and matched as the HTTP adapter's router matches (its `getRouteMatchingOptions()`: for Express,
  * case-insensitive and with an optional trailing slash), with Nest's matcher compiler
  * (`mapToExcludeRoute`, the one Nest uses to match middleware exclusions "exactly like the router
- * does"). It answers the two questions of SPEC §1 for a request no route took: is the path known
+ * does"). It answers the two questions of docs/wire.md#paths for a request no route took: is the path known
  * at all (404 if not) and with which methods (405 with `Allow`), and, for the wire middleware,
  * whether a route takes a request before its body is read.
  *
@@ -106,7 +106,7 @@ export class RouteTable {
   }
 
   /**
-   * The methods routes serve at `path`, in the `Allow` order of SPEC §1 (`GET, HEAD, POST, PUT,
+   * The methods routes serve at `path`, in the `Allow` order of docs/wire.md#paths (`GET, HEAD, POST, PUT,
    * PATCH, DELETE`, others after): HEAD beside GET; `[]` when no route matches the path (404).
    * @throws Error when the table was never loaded.
    */

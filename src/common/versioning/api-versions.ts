@@ -3,14 +3,14 @@ import { PATH_METADATA, VERSION_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
 import { requestContext, withRequestContext } from '../context/request-context.js';
 
-/** The API versions served, oldest first (SPEC §9, conventions §9). Each is a path prefix `/v<n>`. */
+/** The API versions served, oldest first (docs/versioning.md). Each is a path prefix `/v<n>`. */
 export const API_VERSIONS = ['1', '2'] as const;
 export type ApiVersion = (typeof API_VERSIONS)[number];
 
 /** The newest version: what `/docs/openapi.json` describes. */
 export const LATEST_VERSION: ApiVersion = API_VERSIONS[API_VERSIONS.length - 1];
 
-/** `info.version` of each version's OpenAPI document: the major is the path prefix (conventions §9.2). */
+/** `info.version` of each version's OpenAPI document: the major is the path prefix (docs/versioning.md). */
 export const DOCUMENT_VERSIONS: Readonly<Record<ApiVersion, string>> = { '1': '1.1.0', '2': '2.0.0' };
 
 /**
@@ -31,7 +31,7 @@ export function isApiVersion(version: string): version is ApiVersion {
   return (API_VERSIONS as readonly string[]).includes(version);
 }
 
-/** Operational paths are unversioned (SPEC §1): `/health*`, `/docs*`, `/.well-known*`, `/metrics`. */
+/** Operational paths are unversioned (docs/wire.md#paths): `/health*`, `/docs*`, `/.well-known*`, `/metrics`. */
 const OPERATIONAL_PATH = /^\/?(health|docs|\.well-known|metrics)(\/|$|-)/;
 
 /** True when `path` (a request path or a controller path) is an operational, unversioned one. */
@@ -46,10 +46,10 @@ export function versionOfPath(path: string): string | undefined {
 
 /**
  * Serves every controller under each API version (URI versioning: `/v1/todos`, `/v2/todos`, the
- * version is the path prefix, conventions §9.1). A controller says nothing about versions unless
+ * version is the path prefix, docs/versioning.md#choosing-the-version). A controller says nothing about versions unless
  * its shapes differ between them (`@Controller({ path: 'articles', version: '2' })`).
  * Operational controllers (`health`, `.well-known`, `docs`) without a version of their own become
- * `VERSION_NEUTRAL` here, by the SPEC §1 rule, so they stay unversioned.
+ * `VERSION_NEUTRAL` here, so they stay unversioned (docs/wire.md#paths).
  * Call before `init()` (routes are registered then): configureApp and the docs export do.
  * @throws Error naming the controller when its path carries a version segment itself
  *   (`v1/things`): the prefix comes from here, it would be served as `/v1/v1/things`.
@@ -80,7 +80,7 @@ export function serveAsVersion<T>(version: string, handle: () => T): T {
 }
 
 /**
- * The prefix of the `links` a resource mapper writes (SPEC §4 links, conventions §9.1: the path
+ * The prefix of the `links` a resource mapper writes (docs/lists.md#the-envelope, docs/versioning.md#choosing-the-version: the path
  * prefix is canonical in links): `/v2` while a v2 request is served, so every href is written
  * right the first time and no response is rewritten afterwards; `/v1` outside a request (the
  * import CLI, unit tests).

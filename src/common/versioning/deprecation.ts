@@ -16,14 +16,14 @@ export interface VersionDates {
   sunsetAt: Date;
 }
 
-/** The dates of each deprecated API version, from the validated configuration (V1_DEPRECATED_AT, V1_SUNSET_AT; SPEC §9). */
+/** The dates of each deprecated API version, from the validated configuration (V1_DEPRECATED_AT, V1_SUNSET_AT; docs/versioning.md#deprecation-and-sunset). */
 export function deprecationDates(config: Pick<Env, 'V1_DEPRECATED_AT' | 'V1_SUNSET_AT'>): Record<string, VersionDates> {
   return { '1': { deprecatedAt: config.V1_DEPRECATED_AT, sunsetAt: config.V1_SUNSET_AT } };
 }
 
 /**
  * Marks a controller's operations as belonging to a deprecated API version, superseded by the same
- * path in the newest version (SPEC §9): every response carries the headers of
+ * path in the newest version (docs/versioning.md#deprecation-and-sunset): every response carries the headers of
  * {@link deprecationHeaders} (CommonModule binds {@link deprecationMiddleware} to such controllers),
  * and the document marks the operations `deprecated: true` with the dates (docs.ts).
  */

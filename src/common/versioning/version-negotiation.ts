@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { writeErrorResp } from '../errors/write-error.js';
 import { API_VERSIONS, isApiVersion, isOperationalPath, versionOfPath } from './api-versions.js';
 
-/** The vendor media type of conventions §9.1: `application/vnd.resource-api.v2+json`. */
+/** The vendor media type (docs/versioning.md#choosing-the-version): `application/vnd.resource-api.v2+json`. */
 export const VENDOR_MEDIA_TYPE = /^application\/vnd\.resource-api\.v(\d+)\+json$/i;
 
 /** What {@link negotiateVersion} decides for one request. */
@@ -47,7 +47,7 @@ export function subdomainVersion(hostname: string | undefined, baseHost: string 
 const versionList = API_VERSIONS.map((v) => `v${v}`).join(', ');
 
 /**
- * Decides which API version serves a request (conventions §9.1; the path prefix is canonical):
+ * Decides which API version serves a request (docs/versioning.md#choosing-the-version; the path prefix is canonical):
  * - operational paths (`/health`, `/docs`, `/.well-known`) are unversioned: always `pass`;
  * - a prefixed path (`/v1/…`) is served by its prefix; a vendor `Accept` type or a version
  *   subdomain naming another version → 400;

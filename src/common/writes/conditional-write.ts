@@ -8,7 +8,7 @@ export interface WriteResult {
 }
 
 /**
- * Checks that a conditional write changed a row (SPEC §5: DELETE of a missing resource → 404; a
+ * Checks that a conditional write changed a row (docs/writes.md#delete: DELETE of a missing resource → 404; a
  * write decides in one statement, so of N concurrent writes that need the same row state exactly
  * one succeeds). Returns nothing when `result.affected` ≥ 1.
  * @throws the exception `onNone()` gives (e.g. 404 `not_found`, 409 `conflict`) when no row changed.

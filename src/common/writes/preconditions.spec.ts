@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { refusal } from '../../../test/setup/refusal.js';
 import { serveAsVersion } from '../versioning/api-versions.js';
-import { entityTag, noRowWritten, notModified, parseEntityTags, responseTag, tagged, versionCondition, withPreconditions } from './preconditions.js';
+import { entityTag, noRowWritten, notModified, parseEntityTags, responseEntityTag, versionCondition, withEntityTag, withPreconditions } from './preconditions.js';
 import { notFound } from '../errors/api-exception.js';
 
 describe('parseEntityTags', () => {
@@ -22,12 +22,12 @@ describe('entity tags', () => {
   });
 
   it('travel on the response under a symbol JSON ignores, and survive a spread', () => {
-    const response = tagged({ id: 1 }, 4);
+    const response = withEntityTag({ id: 1 }, 4);
     expect(JSON.stringify(response)).toBe('{"id":1}');
-    expect(responseTag(response)).toBe('"4.v1"');
-    expect(responseTag({ ...response, author: {} })).toBe('"4.v1"');
-    expect(responseTag(tagged({ id: 1 }, undefined))).toBeUndefined();
-    expect(responseTag(null)).toBeUndefined();
+    expect(responseEntityTag(response)).toBe('"4.v1"');
+    expect(responseEntityTag({ ...response, author: {} })).toBe('"4.v1"');
+    expect(responseEntityTag(withEntityTag({ id: 1 }, undefined))).toBeUndefined();
+    expect(responseEntityTag(null)).toBeUndefined();
   });
 });
 

@@ -105,13 +105,13 @@ export function entityTag(version: number): string {
  * (see {@link ENTITY_TAG}); EntityTagInterceptor sends it as `ETag`. Returns `response`. A row
  * without `version` (a list's narrowed select) leaves the response untagged.
  */
-export function tagged<T extends object>(response: T, version: unknown): T {
+export function withEntityTag<T extends object>(response: T, version: unknown): T {
   if (version !== undefined && version !== null) Object.defineProperty(response, ENTITY_TAG, { value: entityTag(Number(version)), enumerable: true });
   return response;
 }
 
-/** The entity tag of a response {@link tagged} by its mapper, else undefined. */
-export function responseTag(response: unknown): string | undefined {
+/** The entity tag of a response {@link withEntityTag} by its mapper, else undefined. */
+export function responseEntityTag(response: unknown): string | undefined {
   return response && typeof response === 'object' ? (response as { [ENTITY_TAG]?: string })[ENTITY_TAG] : undefined;
 }
 

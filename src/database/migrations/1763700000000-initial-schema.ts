@@ -8,7 +8,7 @@ function timestampType(queryRunner: QueryRunner): string {
   return queryRunner.connection.driver.options.type === 'postgres' ? 'timestamptz' : 'datetime';
 }
 
-/** The `id` primary key every table shares: sequential positive integers (SPEC §1). */
+/** The `id` primary key every table shares: sequential positive integers (docs/wire.md#ids). */
 const idColumn: TableColumnOptions = { name: 'id', type: 'integer', isPrimary: true, isGenerated: true, generationStrategy: 'increment' };
 
 /** `created_at`/`updated_at` columns in the driver's timestamp type. */
@@ -21,9 +21,9 @@ function timestampColumns(queryRunner: QueryRunner): TableColumnOptions[] {
 }
 
 /**
- * Users, todos and refresh tokens (the foundation issue). Written with TypeORM's driver-neutral
+ * Users, todos and refresh tokens (the first migration). Written with TypeORM's driver-neutral
  * Table API so that one migration serves SQLite and PostgreSQL. Every filterable and sortable
- * column is indexed (SPEC §4).
+ * column is indexed (docs/lists.md#performance).
  */
 export class InitialSchema1763700000000 implements MigrationInterface {
   name = 'InitialSchema1763700000000';

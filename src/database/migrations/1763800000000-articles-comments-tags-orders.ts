@@ -8,7 +8,7 @@ function timestampType(queryRunner: QueryRunner): string {
   return queryRunner.connection.driver.options.type === 'postgres' ? 'timestamptz' : 'datetime';
 }
 
-/** The `id` primary key every table shares: sequential positive integers (SPEC §1). */
+/** The `id` primary key every table shares: sequential positive integers (docs/wire.md#ids). */
 const idColumn: TableColumnOptions = { name: 'id', type: 'integer', isPrimary: true, isGenerated: true, generationStrategy: 'increment' };
 
 /** `created_at`/`updated_at` columns in the driver's timestamp type. */
@@ -22,8 +22,8 @@ function timestampColumns(queryRunner: QueryRunner): TableColumnOptions[] {
 
 /**
  * Tags, articles (with the `article_tags` join table), comments, orders and order items (the
- * resources issue). Driver-neutral Table API; every filterable and sortable column is indexed,
- * foreign keys cascade so a user's deletion removes what they own (SPEC §6 users).
+ * second migration). Driver-neutral Table API; every filterable and sortable column is indexed,
+ * foreign keys cascade so a user's deletion removes what they own (docs/resources/users.md).
  */
 export class ArticlesCommentsTagsOrders1763800000000 implements MigrationInterface {
   name = 'ArticlesCommentsTagsOrders1763800000000';

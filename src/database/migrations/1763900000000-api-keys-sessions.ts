@@ -8,10 +8,10 @@ function timestampType(queryRunner: QueryRunner): string {
   return queryRunner.connection.driver.options.type === 'postgres' ? 'timestamptz' : 'datetime';
 }
 
-/** The `id` primary key every table shares: sequential positive integers (SPEC §1). */
+/** The `id` primary key every table shares: sequential positive integers (docs/wire.md#ids). */
 const idColumn: TableColumnOptions = { name: 'id', type: 'integer', isPrimary: true, isGenerated: true, generationStrategy: 'increment' };
 
-/** API keys and server-side sessions (the authentication issue). Both cascade with their user. */
+/** API keys and server-side sessions. Both cascade with their user. */
 export class ApiKeysSessions1763900000000 implements MigrationInterface {
   name = 'ApiKeysSessions1763900000000';
 

@@ -8,7 +8,7 @@ function timestampType(queryRunner: QueryRunner): string {
   return queryRunner.connection.driver.options.type === 'postgres' ? 'timestamptz' : 'datetime';
 }
 
-/** The `id` primary key every table shares: sequential positive integers (SPEC §1). */
+/** The `id` primary key every table shares: sequential positive integers (docs/wire.md#ids). */
 const idColumn: TableColumnOptions = { name: 'id', type: 'integer', isPrimary: true, isGenerated: true, generationStrategy: 'increment' };
 
 /**

@@ -10,7 +10,7 @@ function timestampType(queryRunner: QueryRunner): string {
 
 /**
  * Sessions move from the database to the shared store (in process, or Redis with REDIS_URL —
- * SPEC §10): the `sessions` table goes. Open sessions end, so users sign in again once after the
+ * docs/operations.md#several-instances-and-redis): the `sessions` table goes. Open sessions end, so users sign in again once after the
  * upgrade. `down` recreates the empty table.
  */
 export class SessionsToSharedStore1764100000000 implements MigrationInterface {

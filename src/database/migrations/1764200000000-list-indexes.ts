@@ -11,7 +11,7 @@ interface TableChange {
 }
 
 /**
- * Indexes the list queries (SPEC §4) can be served from, on SQLite and PostgreSQL alike. A list
+ * Indexes the list queries (docs/lists.md#performance) can be served from, on SQLite and PostgreSQL alike. A list
  * orders by its sort key and then `id` in the same direction, under equality conditions (the
  * caller's visibility and the filters), so the index for "filter columns, sort column, id" returns
  * a page in order by reading its first entries, forwards or backwards, and answers the exact

@@ -32,7 +32,7 @@ type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) 
  * A label combination's child is bound once and cached, so a request costs two clock reads, a map
  * lookup and the observation.
  *
- * Server-Timing (SPEC §10, W3C Server Timing): `Server-Timing: db;dur=<ms>, total;dur=<ms>` on
+ * Server-Timing (README.md#metrics, W3C Server Timing): `Server-Timing: db;dur=<ms>, total;dur=<ms>` on
  * every response, `db` the summed time of the request's database statements so far and `total`
  * the time until the headers were written (ms, one decimal). The timing lives in the request
  * context (src/common/context/request-context.ts), set only when SERVER_TIMING is true; this

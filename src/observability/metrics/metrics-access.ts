@@ -18,7 +18,7 @@ export interface MetricsAccessConfig {
 export type ScrapeVerdict = 200 | 401 | 404;
 
 /**
- * The access rules of the metrics (SPEC §10, README "Metrics"):
+ * The access rules of the metrics (README.md#metrics):
  * - METRICS=false: 404 everywhere.
  * - On the service's port: 404 when METRICS_PORT is set (metrics live there instead). Outside
  *   production: open. In production: 404 while METRICS_TOKEN is unset (the endpoint does not

@@ -15,7 +15,7 @@ export function metricsUnauthorized(): ApiException {
 }
 
 /**
- * `GET /metrics` on the service's port (SPEC §10 metrics): the Prometheus text exposition format
+ * `GET /metrics` on the service's port (README.md#metrics): the Prometheus text exposition format
  * (`text/plain; version=0.0.4`) of the process's registry, `Cache-Control: no-store`. Public as
  * far as API credentials go (its own token, see {@link scrapeVerdict}), unversioned, never
  * rate-limited, not traced. Not in the OpenAPI documents: it is Prometheus's format for Prometheus,

@@ -61,6 +61,6 @@ export class MetricsLifecycle implements OnApplicationBootstrap, OnApplicationSh
   }
 }
 
-/** Prometheus metrics (SPEC §10): `GET /metrics` ({@link MetricsController}) and {@link MetricsLifecycle}. The registry API for other modules is in registry.ts. */
+/** Prometheus metrics (README.md#metrics): `GET /metrics` ({@link MetricsController}) and {@link MetricsLifecycle}. The registry API for other modules is in registry.ts. */
 @Module({ controllers: [MetricsController], providers: [MetricsLifecycle] })
 export class MetricsModule {}

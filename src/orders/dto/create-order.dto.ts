@@ -5,12 +5,12 @@ import { IsOmittable, ReadOnlyProperty } from '../../common/decorators/validatio
 import { CURRENCIES, ORDER_STATUSES, type Currency, type OrderStatus } from '../order.entity.js';
 import { OrderItemDto } from './order-item.dto.js';
 
-/** Most lines one order may have (SPEC §6 orders). */
+/** Most lines one order may have (docs/resources/orders.md). */
 export const MAX_ORDER_ITEMS = 100;
 
 /**
  * What every full order body carries: the lines and the currency. The owner and the computed total
- * a client got from a GET are accepted and ignored (SPEC §2 read-only properties).
+ * a client got from a GET are accepted and ignored (docs/writes.md#read-only-and-unknown-fields).
  */
 abstract class OrderContentDto {
   /** The owner is the caller; a `user` sent is ignored. */
@@ -51,7 +51,7 @@ abstract class OrderContentDto {
 }
 
 /**
- * Body of `POST /v1/orders` (SPEC §6 orders). The order starts `pending`: `status` may be sent only
+ * Body of `POST /v1/orders` (docs/resources/orders.md). The order starts `pending`: `status` may be sent only
  * as `pending` (another value → 422 "orders start pending"); `user` and `total_cents` are ignored.
  */
 @ApiSchema({ name: 'CreateOrderBody' })
@@ -65,13 +65,13 @@ export class CreateOrderDto extends OrderContentDto {
 }
 
 /**
- * Body of `PUT /v1/orders/{id}`: the whole order (SPEC §5). `items` and `currency` may differ from
+ * Body of `PUT /v1/orders/{id}`: the whole order (docs/writes.md#put-replace). `items` and `currency` may differ from
  * the stored ones only while the order is `pending` (else 409); `status` follows the transition
  * rules, and an omitted one means `pending`, the initial status.
  */
 @ApiSchema({ name: 'ReplaceOrderBody' })
 export class ReplaceOrderDto extends OrderContentDto {
-  /** Target status; omitted → `pending`, the initial status (SPEC §5). Moves as for PATCH. */
+  /** Target status; omitted → `pending`, the initial status (docs/writes.md#put-replace). Moves as for PATCH. */
   @ApiProperty({ required: false, enum: ORDER_STATUSES, example: 'pending', description: 'Target status; omitted → pending, the initial status. Moves as for PATCH.' })
   @IsOmittable()
   @IsString()

@@ -4,11 +4,11 @@ import { IsDefined, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'cla
 /** Largest accepted `unit_price_cents` (10,000,000.00 in major units), so a total stays an exact integer. */
 export const MAX_UNIT_PRICE_CENTS = 1_000_000_000;
 
-/** Largest accepted `quantity` of one order line (SPEC §6 orders). */
+/** Largest accepted `quantity` of one order line (docs/resources/orders.md). */
 export const MAX_QUANTITY = 1000;
 
 /**
- * One line of an order body (SPEC §6 orders). A missing, `null` or wrongly typed value (a string or
+ * One line of an order body (docs/resources/orders.md). A missing, `null` or wrongly typed value (a string or
  * a fraction for a number) → 400; a value out of range → 422; an unknown property → 400. Errors name
  * the path, e.g. `items[1].quantity`.
  */

@@ -2,13 +2,13 @@ import { ApiProperty, ApiSchema, PartialType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsNotEmpty, IsString, Matches } from 'class-validator';
 
-/** Tag names of SPEC §6: 1-50 of `[a-z0-9-]`, compared and stored lower-case. */
+/** Tag names (docs/resources/tags.md#fields): 1-50 of `[a-z0-9-]`, compared and stored lower-case. */
 export const TAG_NAME = /^[a-z0-9-]{1,50}$/;
 
 /** Lower-cases a string before validation, so `Nest` is checked and stored as `nest`; other values pass untouched. */
 export const toLowerCase = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.toLowerCase() : value);
 
-/** Body of `POST /v1/tags` and `PUT /v1/tags/{id}` (SPEC §6 tags). */
+/** Body of `POST /v1/tags` and `PUT /v1/tags/{id}` (docs/resources/tags.md). */
 @ApiSchema({ name: 'CreateTagBody' })
 export class CreateTagDto {
   /** 1-50 characters of a-z, 0-9 and `-`; lower-cased on the way in; unique (409 when taken). */

@@ -3,7 +3,7 @@ import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validat
 import { IsOmittable, ReadOnlyProperty } from '../../common/decorators/validation.decorators.js';
 import { TODO_STATUSES, type TodoStatus } from '../todo.entity.js';
 
-/** Body of `POST /v1/todos` and `PUT /v1/todos/{id}` (SPEC §6 todos). */
+/** Body of `POST /v1/todos` and `PUT /v1/todos/{id}` (docs/resources/todos.md). */
 @ApiSchema({ name: 'CreateTodoBody' })
 export class CreateTodoDto {
   /** The owner is the caller; an `owner` sent (as read from a GET) is ignored. */

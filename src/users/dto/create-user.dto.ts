@@ -3,7 +3,7 @@ import { IsEmail, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Length, Matches
 import { IsOmittable } from '../../common/decorators/validation.decorators.js';
 import { ROLES, type Role } from '../user.entity.js';
 
-/** Body of `POST /v1/users`: public registration (SPEC §6 users). */
+/** Body of `POST /v1/users`: public registration (docs/resources/users.md). */
 @ApiSchema({ name: 'CreateUserBody' })
 export class CreateUserDto {
   /** 3-32 characters of a-z, 0-9 and _; unique; cannot change later. */

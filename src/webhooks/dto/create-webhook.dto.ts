@@ -11,7 +11,7 @@ export const WEBHOOK_EVENT_CHOICES = ['*', ...EVENT_TYPES] as const;
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 /**
- * Body of `POST /v1/webhooks` (SPEC §11). `url` must be https (http only with
+ * Body of `POST /v1/webhooks` (docs/webhooks.md#subscriptions--v1webhooks-and-v2webhooks). `url` must be https (http only with
  * WEBHOOK_ALLOW_HTTP=true) and resolve to public addresses only (unless
  * WEBHOOK_ALLOW_PRIVATE_NETWORKS=true): a refused url → 422 naming `url`. The read-only fields of
  * a GET (`owner`, `disabled_reason`, …) are accepted and ignored; `secret` is not accepted (400).
