@@ -1,11 +1,9 @@
-import { type MiddlewareConsumer, Module, type NestModule, RequestMethod, type Type } from '@nestjs/common';
+import { type DynamicModule, type MiddlewareConsumer, Module, type NestInterceptor, type NestModule, RequestMethod, type Type } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule, DiscoveryService, Reflector } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import type { Env } from '../config/env.validation.js';
 import { AllExceptionsFilter } from './filters/all-exceptions.filter.js';
-import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor.js';
-import { IdempotencyRecords } from './idempotency/idempotency-records.js';
 import { BodylessOperationInterceptor } from './interceptors/bodyless-operation.interceptor.js';
 import { ResourceInterceptor } from './interceptors/resource.interceptor.js';
 import { loggerParams } from './logging.js';
@@ -14,13 +12,22 @@ import { ApiValidationPipe } from './pipes/api-validation.pipe.js';
 import { RouteTableModule } from './routing/route-table.module.js';
 import { DEPRECATED_VERSION, deprecationDates, deprecationMiddleware } from './versioning/deprecation.js';
 
+/** What the application plugs into the shared pipeline ({@link CommonModule.forRoot}). */
+export interface PipelineOptions {
+  /** The modules providing {@link interceptors}. */
+  imports: DynamicModule['imports'];
+  /** Interceptors run, in this order, after the refusal of a body sent to an operation that takes none and before (outside) the ResourceInterceptor. */
+  interceptors: Type<NestInterceptor>[];
+}
+
 /**
  * The request pipeline every resource shares, registered globally here (not in main.ts) so that
  * tests booting AppModule run exactly what production runs: wire middleware (request id; body
  * media type, encoding, size, UTF-8, depth, text rules — the query and path rules run before, in
  * configureApp), logging, the validation pipe, the resource
  * interceptor (list grammar, envelope, fields, Location, links per version) after the refusal of a
- * body sent to an operation that takes none and the `Idempotency-Key` replay (idempotency/), the one exception
+ * body sent to an operation that takes none and the interceptors the application plugs in with
+ * {@link forRoot} (the `Idempotency-Key` replay, src/idempotency/), the one exception
  * filter, and the deprecation headers on every route of a controller marked `@DeprecatedVersion()`.
  */
 @Module({
@@ -33,15 +40,29 @@ import { DEPRECATED_VERSION, deprecationDates, deprecationMiddleware } from './v
     }),
   ],
   providers: [
-    IdempotencyRecords,
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_PIPE, useClass: ApiValidationPipe },
-    { provide: APP_INTERCEPTOR, useClass: BodylessOperationInterceptor },
-    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
-    { provide: APP_INTERCEPTOR, useClass: ResourceInterceptor },
   ],
 })
 export class CommonModule implements NestModule {
+  /**
+   * The pipeline with the application's own interceptors: global interceptors run in the order
+   * they are registered, so the three are registered here, in one list — the body check, then
+   * `options.interceptors` (imported from `options.imports`, so `common/` imports none of them),
+   * then the ResourceInterceptor.
+   */
+  static forRoot(options: PipelineOptions): DynamicModule {
+    return {
+      module: CommonModule,
+      imports: options.imports,
+      providers: [
+        { provide: APP_INTERCEPTOR, useClass: BodylessOperationInterceptor },
+        ...options.interceptors.map((interceptor) => ({ provide: APP_INTERCEPTOR, useExisting: interceptor })),
+        { provide: APP_INTERCEPTOR, useClass: ResourceInterceptor },
+      ],
+    };
+  }
+
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly reflector: Reflector,

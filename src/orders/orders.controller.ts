@@ -5,7 +5,7 @@ import { CurrentUser, ScopedResource } from '../auth/decorators/auth.decorators.
 import { CreateOperation, ListOperation, ListParams, ReadOperation } from '../common/decorators/operation.decorators.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
-import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
+import { Idempotent } from '../common/decorators/idempotent.decorator.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { ApiPageResponse } from '../common/openapi/api-page-response.decorator.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';

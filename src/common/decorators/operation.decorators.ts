@@ -2,7 +2,7 @@ import { applyDecorators, createParamDecorator, type ExecutionContext, HttpCode,
 import { ApiExtension, ApiHeader, ApiQuery } from '@nestjs/swagger';
 import { ESTIMATE_THRESHOLD } from '../list/find-page.js';
 import { DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_FILTER_INT, MAX_OFFSET, MAX_PAGE, MAX_PAGE_SIZE, RANGE_OPERATORS, type ListQuery, type ListSpec } from '../list/list-query.js';
-import { Idempotent } from '../idempotency/idempotent.decorator.js';
+import { Idempotent } from './idempotent.decorator.js';
 import { LOCATION_EXTENSION } from '../openapi/complete-document.js';
 
 /** Metadata key of the query grammar an operation accepts (read by ResourceInterceptor). */

@@ -1,7 +1,7 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { NO_RATE_LIMIT_EXTENSION } from '../../auth/rate-limits.js';
 import { RESOURCES } from '../../resources.js';
-import { documentIdempotency } from '../idempotency/idempotency.openapi.js';
+import { documentIdempotency } from '../../idempotency/idempotency.openapi.js';
 import { type ResourceDeclaration, tagsOf } from '../resources/define-resource.js';
 import { errorResponse, NO_DATABASE_EXTENSION } from './api-errors.decorator.js';
 
