@@ -1,12 +1,10 @@
 import { type DynamicModule, type MiddlewareConsumer, Module, type NestInterceptor, type NestModule, RequestMethod, type Type } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule, DiscoveryService, Reflector } from '@nestjs/core';
-import { LoggerModule } from 'nestjs-pino';
 import type { Env } from '../config/env.validation.js';
 import { AllExceptionsFilter } from './filters/all-exceptions.filter.js';
 import { BodylessOperationInterceptor } from './interceptors/bodyless-operation.interceptor.js';
 import { ResourceInterceptor } from './interceptors/resource.interceptor.js';
-import { loggerParams } from './logging.js';
 import { WireMiddleware } from './middleware/wire.middleware.js';
 import { ApiValidationPipe } from './pipes/api-validation.pipe.js';
 import { RouteTableModule } from './routing/route-table.module.js';
@@ -24,7 +22,7 @@ export interface PipelineOptions {
  * The request pipeline every resource shares, registered globally here (not in main.ts) so that
  * tests booting AppModule run exactly what production runs: wire middleware (request id; body
  * media type, encoding, size, UTF-8, depth, text rules — the query and path rules run before, in
- * configureApp), logging, the validation pipe, the resource
+ * configureApp), the validation pipe, the resource
  * interceptor (list grammar, envelope, fields, Location, links per version) after the refusal of a
  * body sent to an operation that takes none and the interceptors the application plugs in with
  * {@link forRoot} (the `Idempotency-Key` replay, src/idempotency/), the one exception
@@ -34,10 +32,6 @@ export interface PipelineOptions {
   imports: [
     DiscoveryModule,
     RouteTableModule,
-    LoggerModule.forRootAsync({
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<Env, true>) => loggerParams(config.get('LOG_LEVEL', { infer: true })),
-    }),
   ],
   providers: [
     { provide: APP_FILTER, useClass: AllExceptionsFilter },

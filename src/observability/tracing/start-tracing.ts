@@ -104,7 +104,7 @@ export async function startTracing(raw: Record<string, unknown>): Promise<void> 
     ],
   });
   sdk.start();
-  ({ redactUrl } = await import('../../common/logging.js'));
+  ({ redactUrl } = await import('../../logging/logging.js'));
 
   const tracer = api.trace.getTracer('resource-api');
   const kinds = { client: api.SpanKind.CLIENT, producer: api.SpanKind.PRODUCER, internal: api.SpanKind.INTERNAL };
