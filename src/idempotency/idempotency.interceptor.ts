@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import { DataSource } from 'typeorm';
-import type { AuthUser } from '../auth/auth-user.js';
+import type { AuthUser } from '../common/caller/auth-user.js';
 import type { Env } from '../config/env.validation.js';
 import { RequestTransaction } from '../database/request-transaction.js';
 import { SharedStore } from '../store/shared-store.js';

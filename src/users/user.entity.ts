@@ -1,9 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn, VersionColumn } from 'typeorm';
+import type { Role } from '../common/caller/roles.js';
 import { TIMESTAMP_TYPE } from '../config/database-kind.js';
-
-/** Roles of SPEC §3: `user` (default) and `admin`. */
-export const ROLES = ['user', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
 
 /** A user account (SPEC §6 users). Table `users`; property names are the column names. */
 @Entity('users')
