@@ -12,7 +12,7 @@ import { writeErrorResp } from './common/errors/write-error.js';
 import { ensureRequestId } from './common/middleware/request-id.js';
 import { requestTargetRules } from './common/middleware/wire.middleware.js';
 import { cors, refusePlainHttp, securityHeaders } from './common/middleware/transport-security.js';
-import { setupDocs } from './common/openapi/docs.js';
+import { setupDocs } from './openapi/docs.js';
 import { notModified } from './common/writes/preconditions.js';
 import { enableApiVersioning } from './common/versioning/api-versions.js';
 import { httpMetrics } from './observability/metrics/http-metrics.js';

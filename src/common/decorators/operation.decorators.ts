@@ -3,7 +3,9 @@ import { ApiExtension, ApiHeader, ApiQuery } from '@nestjs/swagger';
 import { ESTIMATE_THRESHOLD } from '../list/find-page.js';
 import { DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_FILTER_INT, MAX_OFFSET, MAX_PAGE, MAX_PAGE_SIZE, RANGE_OPERATORS, type ListQuery, type ListSpec } from '../list/list-query.js';
 import { Idempotent } from './idempotent.decorator.js';
-import { LOCATION_EXTENSION } from '../openapi/complete-document.js';
+
+/** Extension set by `CreateOperation()`: the 201 response carries `Location` (removed from the output). */
+export const LOCATION_EXTENSION = 'x-location';
 
 /** Metadata key of the query grammar an operation accepts (read by ResourceInterceptor). */
 export const OPERATION_QUERY = 'resource-api:operation-query';
