@@ -5,6 +5,7 @@ import type { Env } from '../config/env.validation.js';
 import { AllExceptionsFilter } from './filters/all-exceptions.filter.js';
 import { BodylessOperationInterceptor } from './interceptors/bodyless-operation.interceptor.js';
 import { ResourceInterceptor } from './interceptors/resource.interceptor.js';
+import { formBodyRoutes, markFormBody } from './middleware/form-body.js';
 import { WireMiddleware } from './middleware/wire.middleware.js';
 import { ApiValidationPipe } from './pipes/api-validation.pipe.js';
 import { RouteTableModule } from './routing/route-table.module.js';
@@ -64,15 +65,19 @@ export class CommonModule implements NestModule {
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
-    // first, so that responses refused by the wire rules (413, 415) carry the headers too
-    const deprecated = this.discovery
+    const controllers = this.discovery
       .getControllers()
       .map((wrapper) => wrapper.metatype)
-      .filter((metatype): metatype is Type => !!metatype && this.reflector.get<boolean>(DEPRECATED_VERSION, metatype) === true);
+      .filter((metatype): metatype is Type => !!metatype);
+    // first, so that responses refused by the wire rules (413, 415) carry the headers too
+    const deprecated = controllers.filter((metatype) => this.reflector.get<boolean>(DEPRECATED_VERSION, metatype) === true);
     if (deprecated.length > 0) {
       const dates = deprecationDates({ V1_DEPRECATED_AT: this.config.get('V1_DEPRECATED_AT', { infer: true }), V1_SUNSET_AT: this.config.get('V1_SUNSET_AT', { infer: true }) });
       consumer.apply(deprecationMiddleware(dates)).forRoutes(...deprecated);
     }
+    // the routes of `@FormBody()` operations are marked before the wire rules read the body
+    const forms = formBodyRoutes(controllers);
+    if (forms.length > 0) consumer.apply(markFormBody).forRoutes(...forms);
     // `{/*path}` matches `/` too: the query rules recorded before routing hold on the root path as well
     consumer.apply(WireMiddleware).forRoutes({ path: '{/*path}', method: RequestMethod.ALL });
   }
