@@ -37,13 +37,13 @@ export function formBodyRoutes(controllers: Type[]): RouteInfo[] {
   const scanner = new MetadataScanner();
   const routes: RouteInfo[] = [];
   for (const controller of controllers) {
-    const prefixes = [Reflect.getMetadata(PATH_METADATA, controller) as string | string[] | undefined ?? ''].flat();
+    const prefixes = [(Reflect.getMetadata(PATH_METADATA, controller) as string | string[] | undefined) ?? ''].flat();
     for (const name of scanner.getAllMethodNames(controller.prototype)) {
       const handler = controller.prototype[name] as Function;
       if (Reflect.getMetadata(FORM_BODY, handler) !== true) continue;
       const method = (Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined) ?? RequestMethod.GET;
       const version = Reflect.getMetadata(VERSION_METADATA, handler) ?? Reflect.getMetadata(VERSION_METADATA, controller);
-      const paths = [Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined ?? ''].flat();
+      const paths = [(Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined) ?? ''].flat();
       for (const prefix of prefixes) {
         for (const path of paths) {
           const joined = [prefix, path].map((part) => part.replace(/^\/+|\/+$/g, '')).filter((part) => part !== '').join('/');
