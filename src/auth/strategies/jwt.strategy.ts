@@ -5,8 +5,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { ROLES } from '../../common/caller/roles.js';
 import { UsersService } from '../../users/users.service.js';
-import type { AccessTokenPayload } from '../access-token.js';
-import type { AuthUser } from '../../common/caller/auth-user.js';
+import type { AccessTokenPayload, AuthUser } from '../../common/caller/auth-user.js';
 import { TokenDenyList } from '../deny-list.js';
 import { JwtKeys } from '../jwt-keys.js';
 
