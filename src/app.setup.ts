@@ -13,7 +13,7 @@ import { enterRequestContext } from './common/context/request-context.js';
 import { ensureRequestId } from './common/middleware/request-id.js';
 import { requestTargetRules } from './common/middleware/wire.middleware.js';
 import { cors, refusePlainHttp, securityHeaders } from './common/middleware/transport-security.js';
-import { setupDocs } from './common/openapi/docs.js';
+import { setupDocs } from './openapi/docs.js';
 import { notModified } from './common/writes/preconditions.js';
 import { enableApiVersioning } from './common/versioning/api-versions.js';
 import { httpMetrics } from './observability/metrics/http-metrics.js';

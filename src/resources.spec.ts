@@ -8,10 +8,10 @@ import { ApiCredentials } from './auth/decorators/auth.decorators.js';
 import { ListOperation } from './common/decorators/operation.decorators.js';
 import { defineFields } from './common/list/field-table.js';
 import { parseListQuery } from './common/list/list-query.js';
-import { completeDocument } from './common/openapi/complete-document.js';
+import { completeDocument } from './openapi/complete-document.js';
 import { defineResource, entitiesOf, readOnlyNamesOf, scopeResourcesOf, tagsOf } from './common/resources/define-resource.js';
 import { ENTITIES } from './database/data-source.js';
-import { IdempotencyRecord } from './common/idempotency/idempotency-record.entity.js';
+import { IdempotencyRecord } from './idempotency/idempotency-record.entity.js';
 import { RESOURCES } from './resources.js';
 
 /** The entity of a throwaway resource, declared below as the engineer adding one would. */

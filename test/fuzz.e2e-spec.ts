@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
 import { AuthService } from '../src/auth/auth.service.js';
-import { buildOpenApiDocuments } from '../src/common/openapi/docs.js';
+import { buildOpenApiDocuments } from '../src/openapi/docs.js';
 import { EventRecord } from '../src/events/event.entity.js';
 import { OAuthGrant } from '../src/oauth/oauth-grant.entity.js';
 import { createArticle } from './factories/article.factory.js';

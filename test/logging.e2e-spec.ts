@@ -5,7 +5,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { PARAMS_PROVIDER_TOKEN } from 'nestjs-pino';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { loggerParams } from '../src/common/logging.js';
+import { loggerParams } from '../src/logging/logging.js';
 import { createTestApp } from './setup/test-app.js';
 
 /** Collects every log line the application writes. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
-import { API_VERSION } from '../src/common/openapi/docs.js';
+import { API_VERSION } from '../src/openapi/docs.js';
 import { DOCUMENT_VERSIONS } from '../src/common/versioning/api-versions.js';
 import { getMetadataStorage } from 'class-validator';
 import { ALL_SCOPES } from '../src/auth/scopes.js';

@@ -3,7 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { ArticlesService } from '../src/articles/articles.service.js';
 import { ARTICLES_FIELDS } from '../src/articles/articles.resource.js';
-import type { AuthUser } from '../src/auth/auth-user.js';
+import type { AuthUser } from '../src/common/caller/auth-user.js';
 import { COMMENTS_FIELDS } from '../src/comments/comments.resource.js';
 import { EVENTS_FIELDS } from '../src/events/events.resource.js';
 import { EventsService } from '../src/events/events.service.js';

@@ -9,7 +9,7 @@ import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
 import { ApiKeyResponse, CreatedApiKeyResponse } from './api-key.response.js';
 import { API_KEYS_FIELDS } from './api-keys.resource.js';
 import { ApiKeysService } from './api-keys.service.js';
-import type { AuthUser } from './auth-user.js';
+import type { AuthUser } from '../common/caller/auth-user.js';
 import { ApiCredentials, CurrentUser, RequireScope } from './decorators/auth.decorators.js';
 import { CreateApiKeyDto } from './dto/create-api-key.dto.js';
 

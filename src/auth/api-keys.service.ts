@@ -11,7 +11,7 @@ import { ApiKey } from './api-key.entity.js';
 import { API_KEYS_FIELDS } from './api-keys.resource.js';
 import { type ApiKeyResponse, type CreatedApiKeyResponse, toApiKeyResponse } from './api-key.response.js';
 import { sha256 } from './hashing.js';
-import type { AuthUser } from './auth-user.js';
+import type { AuthUser } from '../common/caller/auth-user.js';
 import type { CreateApiKeyDto } from './dto/create-api-key.dto.js';
 
 /** `last_used_at` is written at most this often per key (ms), to keep reads from becoming writes. */

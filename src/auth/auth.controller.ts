@@ -1,8 +1,9 @@
 import { Body, Controller, Header, HttpCode, Ip, Post } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AuthUser } from './auth-user.js';
+import type { AuthUser } from '../common/caller/auth-user.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
-import { ApiCredentials, CurrentUser, Public, RequireScope } from './decorators/auth.decorators.js';
+import { ApiCredentials, CurrentUser, RequireScope } from './decorators/auth.decorators.js';
+import { Public } from '../common/caller/public.decorator.js';
 import { LoginDto, RefreshDto } from './dto/login.dto.js';
 import { TokenResponse } from './dto/token.response.js';
 import { RateLimit } from './rate-limits.js';

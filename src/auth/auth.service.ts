@@ -8,7 +8,7 @@ import { unauthorized } from '../common/errors/api-exception.js';
 import type { Env } from '../config/env.validation.js';
 import { UsersService } from '../users/users.service.js';
 import type { User } from '../users/user.entity.js';
-import type { AuthUser } from './auth-user.js';
+import type { AuthUser } from '../common/caller/auth-user.js';
 import { issuedAtClaims, TokenDenyList } from './deny-list.js';
 import type { TokenResponse } from './dto/token.response.js';
 import { sha256 } from './hashing.js';

@@ -1,6 +1,6 @@
 import crypto, { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import type { AccessTokenPayload, AuthUser } from './auth-user.js';
+import type { AccessTokenPayload, AuthUser } from '../common/caller/auth-user.js';
 import type { TokenDenyList } from './deny-list.js';
 import { JwtKeys } from './jwt-keys.js';
 import type { UsersService } from '../users/users.service.js';

@@ -4,7 +4,7 @@ import type { Env } from '../config/env.validation.js';
 import { ApiException } from '../common/errors/api-exception.js';
 import { countRefusal } from '../observability/metrics/registry.js';
 import { SharedStore } from '../store/shared-store.js';
-import type { AuthUser } from './auth-user.js';
+import type { AuthUser } from '../common/caller/auth-user.js';
 import { type QuotaVariable, type RatePolicy, type RatePolicyName, ratePolicies } from './rate-limits.js';
 
 /** The parts of a request the limiter reads. */

@@ -6,7 +6,7 @@ import type { Env } from '../config/env.validation.js';
 import { SharedStore } from '../store/shared-store.js';
 import type { UserResponse } from '../users/user.response.js';
 import { UsersService } from '../users/users.service.js';
-import type { AuthUser } from './auth-user.js';
+import type { AuthUser } from '../common/caller/auth-user.js';
 import { sha256 } from './hashing.js';
 
 /** The session cookie's name (docs/authentication.md#session-cookies). */

@@ -1,7 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { NoDatabase } from '../common/openapi/api-errors.decorator.js';
-import { Public } from './decorators/auth.decorators.js';
+import { Public } from '../common/caller/public.decorator.js';
 import { JwtKeys, type PublicJwk } from './jwt-keys.js';
 
 /** `/.well-known/jwks.json` (docs/authentication.md#the-access-token): the RS256 public key; an empty set under HS256. */

@@ -21,7 +21,7 @@ async function main(): Promise<void> {
     validateEnv(process.env);
     const { NestFactory } = await import('@nestjs/core');
     const { AppModule } = await import('../app.module.js');
-    const { buildOpenApiDocuments } = await import('../common/openapi/docs.js');
+    const { buildOpenApiDocuments } = await import('../openapi/docs.js');
     const { API_VERSIONS, LATEST_VERSION, enableApiVersioning } = await import('../common/versioning/api-versions.js');
     const { dump } = await import('js-yaml');
     const app = await NestFactory.create(AppModule, { bodyParser: false, logger: false, abortOnError: false });

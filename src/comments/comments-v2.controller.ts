@@ -1,6 +1,6 @@
 import { Body, Controller, Param } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { AuthUser } from '../auth/auth-user.js';
+import type { AuthUser } from '../common/caller/auth-user.js';
 import { CurrentUser, ScopedResource } from '../auth/decorators/auth.decorators.js';
 import { ListParams } from '../common/decorators/operation.decorators.js';
 import { notFound } from '../common/errors/api-exception.js';

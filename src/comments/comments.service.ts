@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { type EntityManager, Repository } from 'typeorm';
 import type { Article } from '../articles/article.entity.js';
 import { ArticlesService } from '../articles/articles.service.js';
-import type { AuthUser } from '../auth/auth-user.js';
+import type { AuthUser } from '../common/caller/auth-user.js';
 import { authorize } from '../common/access/access-policy.js';
 import { conflict } from '../common/errors/api-exception.js';
 import { findPage } from '../common/list/find-page.js';

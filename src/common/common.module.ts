@@ -1,48 +1,64 @@
-import { type MiddlewareConsumer, Module, type NestModule, RequestMethod, type Type } from '@nestjs/common';
+import { type DynamicModule, type MiddlewareConsumer, Module, type NestInterceptor, type NestModule, RequestMethod, type Type } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule, DiscoveryService, Reflector } from '@nestjs/core';
-import { LoggerModule } from 'nestjs-pino';
 import type { Env } from '../config/env.validation.js';
 import { AllExceptionsFilter } from './filters/all-exceptions.filter.js';
-import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor.js';
-import { IdempotencyRecords } from './idempotency/idempotency-records.js';
 import { BodylessOperationInterceptor } from './interceptors/bodyless-operation.interceptor.js';
 import { RESOURCE_INTERCEPTORS } from './interceptors/resource.interceptors.js';
-import { loggerParams } from './logging.js';
+import { formBodyRoutes, markFormBody } from './middleware/form-body.js';
 import { WireMiddleware } from './middleware/wire.middleware.js';
 import { ApiValidationPipe } from './pipes/api-validation.pipe.js';
 import { RouteTableModule } from './routing/route-table.module.js';
 import { DEPRECATED_VERSION, deprecationDates, deprecationMiddleware } from './versioning/deprecation.js';
 
+/** What the application plugs into the shared pipeline ({@link CommonModule.forRoot}). */
+export interface PipelineOptions {
+  /** The modules providing {@link interceptors}. */
+  imports: DynamicModule['imports'];
+  /** Interceptors run, in this order, after the refusal of a body sent to an operation that takes none and before (outside) the resource interceptors. */
+  interceptors: Type<NestInterceptor>[];
+}
+
 /**
  * The request pipeline every resource shares, registered globally here (not in main.ts) so that
  * tests booting AppModule run exactly what production runs: wire middleware (request id; body
  * media type, encoding, size, UTF-8, depth, text rules — the query and path rules run before, in
- * configureApp), logging, the validation pipe, the resource
+ * configureApp), the validation pipe, the resource
  * interceptors (caching, query rules, envelope, Location, ETag, served version and preconditions:
  * interceptors/resource.interceptors.ts) after the refusal of a
- * body sent to an operation that takes none and the `Idempotency-Key` replay (idempotency/), the one exception
+ * body sent to an operation that takes none and the interceptors the application plugs in with
+ * {@link forRoot} (the `Idempotency-Key` replay, src/idempotency/), the one exception
  * filter, and the deprecation headers on every route of a controller marked `@DeprecatedVersion()`.
  */
 @Module({
   imports: [
     DiscoveryModule,
     RouteTableModule,
-    LoggerModule.forRootAsync({
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<Env, true>) => loggerParams(config.get('LOG_LEVEL', { infer: true })),
-    }),
   ],
   providers: [
-    IdempotencyRecords,
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_PIPE, useClass: ApiValidationPipe },
-    { provide: APP_INTERCEPTOR, useClass: BodylessOperationInterceptor },
-    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
-    ...RESOURCE_INTERCEPTORS.map((useClass) => ({ provide: APP_INTERCEPTOR, useClass })),
   ],
 })
 export class CommonModule implements NestModule {
+  /**
+   * The pipeline with the application's own interceptors: global interceptors run in the order
+   * they are registered, so the three are registered here, in one list — the body check, then
+   * `options.interceptors` (imported from `options.imports`, so `common/` imports none of them),
+   * then the resource interceptors (interceptors/resource.interceptors.ts).
+   */
+  static forRoot(options: PipelineOptions): DynamicModule {
+    return {
+      module: CommonModule,
+      imports: options.imports,
+      providers: [
+        { provide: APP_INTERCEPTOR, useClass: BodylessOperationInterceptor },
+        ...options.interceptors.map((interceptor) => ({ provide: APP_INTERCEPTOR, useExisting: interceptor })),
+        ...RESOURCE_INTERCEPTORS.map((useClass) => ({ provide: APP_INTERCEPTOR, useClass })),
+      ],
+    };
+  }
+
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly reflector: Reflector,
@@ -50,15 +66,19 @@ export class CommonModule implements NestModule {
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
-    // first, so that responses refused by the wire rules (413, 415) carry the headers too
-    const deprecated = this.discovery
+    const controllers = this.discovery
       .getControllers()
       .map((wrapper) => wrapper.metatype)
-      .filter((metatype): metatype is Type => !!metatype && this.reflector.get<boolean>(DEPRECATED_VERSION, metatype) === true);
+      .filter((metatype): metatype is Type => !!metatype);
+    // first, so that responses refused by the wire rules (413, 415) carry the headers too
+    const deprecated = controllers.filter((metatype) => this.reflector.get<boolean>(DEPRECATED_VERSION, metatype) === true);
     if (deprecated.length > 0) {
       const dates = deprecationDates({ V1_DEPRECATED_AT: this.config.get('V1_DEPRECATED_AT', { infer: true }), V1_SUNSET_AT: this.config.get('V1_SUNSET_AT', { infer: true }) });
       consumer.apply(deprecationMiddleware(dates)).forRoutes(...deprecated);
     }
+    // the routes of `@FormBody()` operations are marked before the wire rules read the body
+    const forms = formBodyRoutes(controllers);
+    if (forms.length > 0) consumer.apply(markFormBody).forRoutes(...forms);
     // `{/*path}` matches `/` too: the query rules recorded before routing hold on the root path as well
     consumer.apply(WireMiddleware).forRoutes({ path: '{/*path}', method: RequestMethod.ALL });
   }

@@ -8,7 +8,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 export const ADVISORY_LOCK_KEYS = {
   /** The event retention job (src/events/event-retention.ts). */
   eventRetention: 7_265_737_401,
-  /** The idempotency-record pruning (src/common/idempotency/idempotency-records.ts). */
+  /** The idempotency-record pruning (src/idempotency/idempotency-records.ts). */
   idempotencyPruning: 7_265_737_402,
 } as const;
 

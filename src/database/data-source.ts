@@ -15,7 +15,7 @@ import { Events1764500000000 } from './migrations/1764500000000-events.js';
 import { Webhooks1764510000000 } from './migrations/1764510000000-webhooks.js';
 import { EventTraceContext1764520000000 } from './migrations/1764520000000-event-trace-context.js';
 import { IdempotencyKeys1764600000000 } from './migrations/1764600000000-idempotency-keys.js';
-import { IdempotencyRecord } from '../common/idempotency/idempotency-record.entity.js';
+import { IdempotencyRecord } from '../idempotency/idempotency-record.entity.js';
 import { poolClient, transactionSettings, type PoolClientOptions } from './pg-client.js';
 import { installSqliteConnectionGate } from './sqlite-transactions.js';
 

@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
-import { safeError } from '../common/logging.js';
+import { safeError } from '../logging/logging.js';
 import { inExclusiveBatch } from './advisory-lock.js';
 
 /** Rows a pruning batch deletes at most: bounded, so a large backlog never holds long locks or a long transaction. */

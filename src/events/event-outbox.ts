@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner, TransactionCommitEvent, TransactionRollbackEvent, TransactionStartEvent } from 'typeorm';
-import { safeError } from '../common/logging.js';
+import { safeError } from '../logging/logging.js';
 import { toIso } from '../common/list/timestamps.js';
 import { insertRow } from '../database/insert-row.js';
 import { currentTraceparent } from '../observability/tracing/trace-context.js';

@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { type HealthCheckResult, HealthCheckService, type HealthIndicatorResult } from '@nestjs/terminus';
 import { SkipRateLimit } from '../auth/rate-limits.js';
-import { Public } from '../auth/decorators/auth.decorators.js';
+import { Public } from '../common/caller/public.decorator.js';
 import { ApiException, type ErrorDetail } from '../common/errors/api-exception.js';
 import { ErrorResp } from '../common/errors/error-resp.js';
 import { NoDatabase } from '../common/openapi/api-errors.decorator.js';

@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, HttpCode, Param } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AuthUser } from '../auth/auth-user.js';
+import type { AuthUser } from '../common/caller/auth-user.js';
 import { ApiCredentials, CurrentUser, RequireScope } from '../auth/decorators/auth.decorators.js';
 import { ListOperation, ListParams, ReadOperation } from '../common/decorators/operation.decorators.js';
 import type { ListQuery } from '../common/list/list-query.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, MoreThan, Repository } from 'typeorm';
-import type { AuthUser } from '../auth/auth-user.js';
+import type { AuthUser } from '../common/caller/auth-user.js';
 import { TokenDenyList } from '../auth/deny-list.js';
 import { notFound } from '../common/errors/api-exception.js';
 import { findPage } from '../common/list/find-page.js';

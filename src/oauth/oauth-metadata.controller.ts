@@ -1,7 +1,7 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Public } from '../auth/decorators/auth.decorators.js';
+import { Public } from '../common/caller/public.decorator.js';
 import { OAuthServerMetadataResponse } from './oauth-protocol.response.js';
 import { OAuthService } from './oauth.service.js';
 

@@ -3,13 +3,14 @@ import { ConfigService } from '@nestjs/config';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AuthService } from '../auth/auth.service.js';
-import type { AuthUser } from '../auth/auth-user.js';
-import { Public } from '../auth/decorators/auth.decorators.js';
+import type { AuthUser } from '../common/caller/auth-user.js';
+import { Public } from '../common/caller/public.decorator.js';
 import { RateLimit } from '../auth/rate-limits.js';
 import { SESSION_COOKIE, SessionsService } from '../auth/sessions.service.js';
 import { ALL_SCOPES } from '../auth/scopes.js';
 import { ProtocolOperation } from '../common/decorators/operation.decorators.js';
 import { ApiException } from '../common/errors/api-exception.js';
+import { FormBody } from '../common/middleware/form-body.js';
 import type { Env } from '../config/env.validation.js';
 import { UsersService } from '../users/users.service.js';
 import { AUTHORIZE_RETURN_PATTERN, OAUTH_PATHS } from './oauth-paths.js';
@@ -125,6 +126,7 @@ export class OAuthController {
    */
   @Public()
   @Post('authorize')
+  @FormBody()
   @ApiOperation({ summary: 'OAuth consent decision (form post of the consent page)' })
   @ApiFormBody('OAuthConsentForm', CONSENT_FORM)
   @ApiRedirectResponse(302, 'Back to the client: `code` (approved), or `error=access_denied` (denied), with `state` and `iss`.')
@@ -157,6 +159,7 @@ export class OAuthController {
   @Public()
   @RateLimit('sign_in')
   @Post('sign-in')
+  @FormBody()
   @ApiOperation({ summary: 'OAuth sign-in form post: start a session and return to the authorization request' })
   @ApiFormBody('OAuthSignInForm', SIGN_IN_FORM)
   @ApiResponse({
@@ -211,6 +214,7 @@ export class OAuthController {
    */
   @Public()
   @Post('token')
+  @FormBody()
   @HttpCode(200)
   @ApiOperation({ summary: 'OAuth token endpoint (authorization_code with PKCE, refresh_token)' })
   @ApiFormBody('OAuthTokenForm', TOKEN_FORM)
@@ -235,6 +239,7 @@ export class OAuthController {
    */
   @Public()
   @Post('revoke')
+  @FormBody()
   @HttpCode(200)
   @ApiOperation({ summary: 'OAuth token revocation (RFC 7009)' })
   @ApiFormBody('OAuthRevokeForm', REVOKE_FORM)

@@ -6,7 +6,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { Request } from 'express';
 import { Repository } from 'typeorm';
-import type { AuthUser } from '../auth/auth-user.js';
+import type { AuthUser } from '../common/caller/auth-user.js';
 import { TokenDenyList } from '../auth/deny-list.js';
 import { sha256 } from '../auth/hashing.js';
 import { JwtKeys } from '../auth/jwt-keys.js';

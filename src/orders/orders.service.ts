@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { AuthUser } from '../auth/auth-user.js';
+import type { AuthUser } from '../common/caller/auth-user.js';
 import { authorize, authorizeTransition } from '../common/access/access-policy.js';
 import { conflict, notFound, preconditionFailed } from '../common/errors/api-exception.js';
 import { findPage } from '../common/list/find-page.js';

@@ -1,9 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import type { Role } from '../common/caller/roles.js';
 import { VersionedEntity } from '../database/versioned-entity.js';
-
-/** Roles (docs/authentication.md#roles-and-scopes): `user` (default) and `admin`. */
-export const ROLES = ['user', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
 
 /** A user account (docs/resources/users.md). Table `users`; property names are the column names. */
 @Entity('users')

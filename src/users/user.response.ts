@@ -3,7 +3,8 @@ import type { Row } from '../common/list/field-table.js';
 import { toIso } from '../common/list/timestamps.js';
 import type { Link } from '../common/list/page.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
-import { ROLES, type Role, type User } from './user.entity.js';
+import { ROLES, type Role } from '../common/caller/roles.js';
+import type { User } from './user.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
 import { withEntityTag } from '../common/writes/preconditions.js';
 

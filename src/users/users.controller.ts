@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AuthUser } from '../auth/auth-user.js';
-import { CurrentUser, Public, Roles, ScopedResource } from '../auth/decorators/auth.decorators.js';
+import type { AuthUser } from '../common/caller/auth-user.js';
+import { CurrentUser, Roles, ScopedResource } from '../auth/decorators/auth.decorators.js';
+import { Public } from '../common/caller/public.decorator.js';
 import { RateLimit, setsPassword } from '../auth/rate-limits.js';
 import { CreateOperation, ListOperation, ListParams, ReadOperation } from '../common/decorators/operation.decorators.js';
 import type { ListQuery } from '../common/list/list-query.js';

@@ -1,6 +1,7 @@
 import { defineFields } from '../common/list/field-table.js';
 import { defineResource } from '../common/resources/define-resource.js';
-import { ROLES, User } from './user.entity.js';
+import { ROLES } from '../common/caller/roles.js';
+import { User } from './user.entity.js';
 import { USERS_POLICY } from './users.policy.js';
 
 /** The users field table (docs/lists.md#fields-filters-and-sorts-per-collection): filters `role`, `name`, `age`; sort `id`, `name`, `age`, `created_at`, `updated_at`. */

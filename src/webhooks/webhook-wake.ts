@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type pg from 'pg';
-import { safeError } from '../common/logging.js';
+import { safeError } from '../logging/logging.js';
 import type { Env } from '../config/env.validation.js';
 import { gauge } from '../observability/metrics/registry.js';
 import { WebhookWorker } from './webhook-worker.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DataSource, In, type EntityManager, type QueryDeepPartialEntity } from 'typeorm';
-import { safeError } from '../common/logging.js';
+import { safeError } from '../logging/logging.js';
 import { inSpan, type SpanAttributes } from '../observability/tracing/trace-context.js';
 import type { Env } from '../config/env.validation.js';
 import { EventRecord } from '../events/event.entity.js';

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import type { AuthUser } from '../auth/auth-user.js';
+import type { AuthUser } from '../common/caller/auth-user.js';
 import { authorize } from '../common/access/access-policy.js';
 import { conflict, notFound, validationFailed } from '../common/errors/api-exception.js';
 import { findPage } from '../common/list/find-page.js';

@@ -2,7 +2,8 @@ import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuthService } from '../../src/auth/auth.service.js';
 import { hashPassword } from '../../src/auth/passwords.js';
-import { User, type Role } from '../../src/users/user.entity.js';
+import { User } from '../../src/users/user.entity.js';
+import type { Role } from '../../src/common/caller/roles.js';
 
 export const DEFAULT_PASSWORD = 'password-123';
 

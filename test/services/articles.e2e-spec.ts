@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import type { DataSource } from 'typeorm';
 import type { ArticleStatus } from '../../src/articles/article.entity.js';
 import { ARTICLES_FIELDS } from '../../src/articles/articles.resource.js';
-import type { AuthUser } from '../../src/auth/auth-user.js';
+import type { AuthUser } from '../../src/common/caller/auth-user.js';
 import { parseListQuery } from '../../src/common/list/list-query.js';
 import { openTestDataSource, truncateDataSource } from '../setup/database.js';
 import { rejection } from '../setup/refusal.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
-import type { AuthUser } from '../../src/auth/auth-user.js';
+import type { AuthUser } from '../../src/common/caller/auth-user.js';
 import { EventRecord } from '../../src/events/event.entity.js';
 import { type NewEvent, type StoredEvent, toEventPayload } from '../../src/events/event-outbox.js';
 import { Todo } from '../../src/todos/todo.entity.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
-import type { AuthUser } from '../../src/auth/auth-user.js';
+import type { AuthUser } from '../../src/common/caller/auth-user.js';
 import { parseListQuery } from '../../src/common/list/list-query.js';
 import type { OrderStatus } from '../../src/orders/order.entity.js';
 import { ORDERS_FIELDS } from '../../src/orders/orders.resource.js';

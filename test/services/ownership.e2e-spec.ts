@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
-import type { AuthUser } from '../../src/auth/auth-user.js';
+import type { AuthUser } from '../../src/common/caller/auth-user.js';
 import { COMMENTS_FIELDS } from '../../src/comments/comments.resource.js';
 import { parseListQuery } from '../../src/common/list/list-query.js';
 import { TODOS_FIELDS } from '../../src/todos/todos.resource.js';

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { Article, ArticleTag } from '../../src/articles/article.entity.js';
 import { ArticlesService } from '../../src/articles/articles.service.js';
-import type { AuthUser } from '../../src/auth/auth-user.js';
+import type { AuthUser } from '../../src/common/caller/auth-user.js';
 import { Comment } from '../../src/comments/comment.entity.js';
 import { CommentsService } from '../../src/comments/comments.service.js';
 import { EventOutbox } from '../../src/events/event-outbox.js';
@@ -10,7 +10,8 @@ import { Tag } from '../../src/tags/tag.entity.js';
 import { TagsService } from '../../src/tags/tags.service.js';
 import { Todo } from '../../src/todos/todo.entity.js';
 import { TodosService } from '../../src/todos/todos.service.js';
-import { User, type Role } from '../../src/users/user.entity.js';
+import { User } from '../../src/users/user.entity.js';
+import type { Role } from '../../src/common/caller/roles.js';
 
 /** The services of the service tier, wired as their modules wire them, on one DataSource. */
 export interface Services {

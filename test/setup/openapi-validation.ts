@@ -3,7 +3,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import formatsModule from 'ajv-formats';
 import type { NextFunction, Request, Response } from 'express';
-import { buildOpenApiDocuments } from '../../src/common/openapi/docs.js';
+import { buildOpenApiDocuments } from '../../src/openapi/docs.js';
 import { type ApiVersion, isApiVersion, LATEST_VERSION, versionOfPath } from '../../src/common/versioning/api-versions.js';
 import { servedUrl } from '../../src/common/versioning/version-negotiation.js';
 

@@ -3,7 +3,7 @@
 // no database — the pattern of the testing-nestjs samples.
 import type { Type } from '@nestjs/common';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
-import type { AuthUser } from '../../src/auth/auth-user.js';
+import type { AuthUser } from '../../src/common/caller/auth-user.js';
 
 /** The parts of an Express request the guards, interceptors and filter read. */
 export interface FakeRequest {

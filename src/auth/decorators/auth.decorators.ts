@@ -1,10 +1,9 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiCookieAuth, ApiExtension, ApiSecurity } from '@nestjs/swagger';
-import type { Role } from '../../users/user.entity.js';
-import type { AuthUser } from '../auth-user.js';
+import type { AuthUser } from '../../common/caller/auth-user.js';
+import type { Role } from '../../common/caller/roles.js';
 import type { Scope, ScopeResource } from '../scopes.js';
 
-export const IS_PUBLIC = 'resource-api:public';
 export const REQUIRED_ROLES = 'resource-api:roles';
 export const REQUIRED_SCOPE = 'resource-api:scope';
 export const SCOPE_RESOURCE = 'resource-api:scope-resource';
@@ -13,16 +12,10 @@ export const SCOPE_RESOURCE_EXTENSION = 'x-scope-resource';
 export const REQUIRED_SCOPE_EXTENSION = 'x-required-scope';
 
 /**
- * Marks an operation as public (docs/authentication.md#overview): the global auth guard lets it
- * through without a credential, and the OpenAPI document shows no security requirement for it.
- */
-export const Public = () => applyDecorators(SetMetadata(IS_PUBLIC, true), ApiExtension('x-public', true));
-
-/**
  * Documents the credentials a controller's (or an operation's) protected operations accept: the
  * three schemes as alternatives, bearer JWT, `X-API-Key`, the `sid` session cookie (docs/authentication.md#overview).
  * Documentation only: the global guard requires a credential on every operation not marked
- * {@link Public}, with or without this decorator. Scoped credentials (API keys, OAuth tokens) may
+ * `@Public()`, with or without this decorator. Scoped credentials (API keys, OAuth tokens) may
  * not call such operations unless they carry `@RequireScope(scope)`.
  */
 export const ApiCredentials = () => applyDecorators(ApiBearerAuth('bearer'), ApiSecurity('api_key'), ApiCookieAuth('session'));

@@ -5,8 +5,8 @@ import passport from 'passport';
 import { Strategy as CustomStrategy } from 'passport-custom';
 import { type FakeRequest, fakeRequest, httpContext } from '../../../test/unit/http-context.js';
 import { ApiException } from '../../common/errors/api-exception.js';
-import type { AuthUser } from '../auth-user.js';
-import { IS_PUBLIC } from '../decorators/auth.decorators.js';
+import type { AuthUser } from '../../common/caller/auth-user.js';
+import { IS_PUBLIC } from '../../common/caller/public.decorator.js';
 import { AuthenticationGuard, presentScheme } from './authentication.guard.js';
 
 /** What the strategies raise for a credential marked `down`: the shared store or database unavailable. */

@@ -6,7 +6,7 @@ import { ApiException } from '../../common/errors/api-exception.js';
 import type { Env } from '../../config/env.validation.js';
 import { MemoryStore } from '../../store/memory-store.js';
 import { SharedStore } from '../../store/shared-store.js';
-import type { AuthUser } from '../auth-user.js';
+import type { AuthUser } from '../../common/caller/auth-user.js';
 import { RateLimiter } from '../rate-limiter.js';
 import { RateLimit, setsPassword, SkipRateLimit } from '../rate-limits.js';
 import { AuthenticationGuard } from './authentication.guard.js';

@@ -3,7 +3,7 @@ import { SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { fakeRequest, httpContext } from '../../../test/unit/http-context.js';
 import { ApiException } from '../../common/errors/api-exception.js';
-import type { AuthUser } from '../auth-user.js';
+import type { AuthUser } from '../../common/caller/auth-user.js';
 // the metadata keys where the decorators define them: the scope resource is set directly, so these
 // tests do not depend on the name of the controller decorator that sets it
 import { REQUIRED_ROLES, REQUIRED_SCOPE, SCOPE_RESOURCE } from '../decorators/auth.decorators.js';

@@ -1,8 +1,8 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { forbidden } from '../../common/errors/api-exception.js';
-import type { Role } from '../../users/user.entity.js';
-import type { AuthUser } from '../auth-user.js';
+import type { Role } from '../../common/caller/roles.js';
+import type { AuthUser } from '../../common/caller/auth-user.js';
 import { REQUIRED_ROLES } from '../decorators/auth.decorators.js';
 
 /**

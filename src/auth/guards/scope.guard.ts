@@ -2,7 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { forbidden } from '../../common/errors/api-exception.js';
-import type { AuthUser } from '../auth-user.js';
+import type { AuthUser } from '../../common/caller/auth-user.js';
 import { REQUIRED_SCOPE, SCOPE_RESOURCE } from '../decorators/auth.decorators.js';
 
 /**

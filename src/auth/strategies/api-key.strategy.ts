@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { HeaderAPIKeyStrategy } from 'passport-headerapikey';
 import { ApiKeysService } from '../api-keys.service.js';
-import type { AuthUser } from '../auth-user.js';
+import type { AuthUser } from '../../common/caller/auth-user.js';
 
 /** passport-headerapikey strategy for `X-API-Key: <key>` (docs/authentication.md#api-keys); never reads the URL. */
 @Injectable()

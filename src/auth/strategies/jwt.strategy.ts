@@ -3,9 +3,9 @@ import { Injectable } from '@nestjs/common';
 import { JwtService, type JwtVerifyOptions } from '@nestjs/jwt';
 import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
-import { ROLES } from '../../users/user.entity.js';
+import { ROLES } from '../../common/caller/roles.js';
 import { UsersService } from '../../users/users.service.js';
-import type { AccessTokenPayload, AuthUser } from '../auth-user.js';
+import type { AccessTokenPayload, AuthUser } from '../../common/caller/auth-user.js';
 import { TokenDenyList } from '../deny-list.js';
 import { JwtKeys } from '../jwt-keys.js';
 

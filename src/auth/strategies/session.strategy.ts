@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { Strategy } from 'passport-custom';
-import type { AuthUser } from '../auth-user.js';
+import type { AuthUser } from '../../common/caller/auth-user.js';
 import { SESSION_COOKIE, SessionsService } from '../sessions.service.js';
 
 /** Session-cookie strategy (docs/authentication.md#session-cookies): the `sid` cookie names a live server-side session. */

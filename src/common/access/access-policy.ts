@@ -1,4 +1,4 @@
-import type { AuthUser } from '../../auth/auth-user.js';
+import type { AuthUser } from '../caller/auth-user.js';
 import { conflict, forbidden, notFound } from '../errors/api-exception.js';
 import type { Scope } from '../list/find-page.js';
 

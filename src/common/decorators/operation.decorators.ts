@@ -4,8 +4,10 @@ import { ESTIMATE_THRESHOLD } from '../list/find-page.js';
 import type { Request } from 'express';
 import { DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_FILTER_INT, MAX_OFFSET, MAX_PAGE, MAX_PAGE_SIZE, RANGE_OPERATORS, type ListSpec, type RawQuery } from '../list/list-query.js';
 import { type ListQueryInput, ListQueryPipe } from '../list/list-query.pipe.js';
-import { Idempotent } from '../idempotency/idempotent.decorator.js';
-import { LOCATION_EXTENSION } from '../openapi/complete-document.js';
+import { Idempotent } from './idempotent.decorator.js';
+
+/** Extension set by `CreateOperation()`: the 201 response carries `Location` (removed from the output). */
+export const LOCATION_EXTENSION = 'x-location';
 
 /** Metadata key of the query grammar an operation accepts (read by the resource interceptors, interceptors/operation-query.ts). */
 export const OPERATION_QUERY = 'resource-api:operation-query';

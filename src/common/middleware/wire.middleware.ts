@@ -5,8 +5,8 @@ import type { NextFunction, Request, Response } from 'express';
 import express from 'express';
 import { ApiException, badRequest, type ErrorDetail } from '../errors/api-exception.js';
 import { writeErrorResp } from '../errors/write-error.js';
-import { API_VERSIONS } from '../versioning/api-versions.js';
 import { servedUrl } from '../versioning/version-negotiation.js';
+import { takesForm } from './form-body.js';
 import { bodyProblems, CREDENTIAL_QUERY_PARAMS, jsonDepth, MAX_JSON_DEPTH, pathProblem, queryProblems } from './input-rules.js';
 import { ensureRequestId } from './request-id.js';
 import { RouteTable } from '../routing/route-table.js';
@@ -30,11 +30,6 @@ export const SUPPORTED_CONTENT_ENCODINGS = ['identity', 'gzip', 'deflate', 'br']
 const JSON_TYPES = new Set(['application/json']);
 const FORM_TYPES = new Set(['application/x-www-form-urlencoded']);
 
-/**
- * The OAuth endpoints whose bodies are `application/x-www-form-urlencoded` (RFC 6749 §4.1.3 for
- * token and revocation; the sign-in and consent HTML forms): the only non-JSON request bodies.
- */
-export const FORM_PATHS = new Set(API_VERSIONS.flatMap((version) => ['token', 'revoke', 'authorize', 'sign-in'].map((endpoint) => `/v${version}/oauth/${endpoint}`)));
 const PATCH_TYPES = new Set(['application/json', 'application/merge-patch+json']);
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -118,8 +113,9 @@ function parseForm(text: string): Record<string, string | string[]> {
  * routing was decided (a request no route takes with its method is left to the 404/405 answer,
  * whatever its body):
  * - a body on POST/PUT/PATCH must be `application/json` (PATCH also `application/merge-patch+json`)
- *   with charset UTF-8 → else 415; on the OAuth {@link FORM_PATHS} only
- *   `application/x-www-form-urlencoded` (at most 100 parameters, else 413) → else 415;
+ *   with charset UTF-8 → else 415; on the routes of POST operations marked `@FormBody()` (the
+ *   OAuth form endpoints; {@link takesForm}) only `application/x-www-form-urlencoded` (at most 100
+ *   parameters, else 413) → else 415;
  * - `Content-Encoding` one of {@link SUPPORTED_CONTENT_ENCODINGS} → else 415; a corrupt
  *   compressed body → 400; more than 100 KiB after decompression → 413;
  * - bytes that are not valid UTF-8 → 400; a JSON text nested deeper than {@link MAX_JSON_DEPTH}
@@ -144,7 +140,7 @@ export class WireMiddleware implements NestMiddleware {
     if (!this.routes.serves(path, req.method)) return next();
     const contentType = req.headers['content-type'];
     const [mediaType, ...params] = (contentType ?? '').split(';').map((part) => part.trim().toLowerCase());
-    const form = req.method === 'POST' && FORM_PATHS.has(path);
+    const form = req.method === 'POST' && takesForm(req);
     const allowed = form ? FORM_TYPES : req.method === 'PATCH' ? PATCH_TYPES : JSON_TYPES;
     if (!allowed.has(mediaType)) {
       const accepted = [...allowed].join(' or ');

@@ -46,7 +46,7 @@ export const NoDatabase = () => ApiExtension(NO_DATABASE_EXTENSION, true);
 
 /**
  * The response object of an error `status` (`ErrorResp` with an example), for statuses the
- * document adds to every operation they apply to (see complete-document.ts). A new object each call.
+ * document adds to every operation they apply to (see src/openapi/complete-document.ts). A new object each call.
  */
 export function errorResponse(status: number): { description: string; content: { 'application/json': { schema: { $ref: string }; example?: object } } } {
   return {

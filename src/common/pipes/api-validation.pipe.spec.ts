@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
 import type { ArgumentMetadata } from '@nestjs/common';
+// upward on purpose, in a test only: the pipe is checked against the resources' real DTOs
 import { CreateApiKeyDto } from '../../auth/dto/create-api-key.dto.js';
 import { CreateOAuthClientDto } from '../../oauth/dto/create-oauth-client.dto.js';
 import { OmitType, PickType } from '@nestjs/swagger';

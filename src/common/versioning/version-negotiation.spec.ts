@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+// upward on purpose, in a test only: the links of a real resource mapper follow the served version
 import { toTodoResponse } from '../../todos/todo.response.js';
 import { inVersion, linkPrefix, serveAsVersion, versionOfPath } from './api-versions.js';
 import { deprecationHeaders } from './deprecation.js';

@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { SkipRateLimit } from '../../auth/rate-limits.js';
 import type { Request, Response } from 'express';
-import { Public } from '../../auth/decorators/auth.decorators.js';
+import { Public } from '../../common/caller/public.decorator.js';
 import { ApiException } from '../../common/errors/api-exception.js';
 import type { Env } from '../../config/env.validation.js';
 import { type MetricsAccessConfig, scrapeVerdict } from './metrics-access.js';

@@ -42,7 +42,7 @@ export interface ServerSpanDetails {
 /**
  * The server span's name and attributes for a finished request (docs/operations.md#traces): named by the
  * method and {@link routeTemplate}; `url.path` and `url.query` passed through `redact` — the log's
- * URL redaction (src/common/logging.ts `redactUrl`: secret-named parameters `[REDACTED]`) — so a
+ * URL redaction (src/logging/logging.ts `redactUrl`: secret-named parameters `[REDACTED]`) — so a
  * span never carries what a log line may not. Reads the URL as received (`originalUrl`, before a
  * version rewrite).
  */

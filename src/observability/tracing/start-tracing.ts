@@ -105,7 +105,7 @@ export async function startTracing(raw: Record<string, unknown>): Promise<void> 
     ],
   });
   sdk.start();
-  redaction.redactUrl = (await import('../../common/logging.js')).redactUrl;
+  redaction.redactUrl = (await import('../../logging/logging.js')).redactUrl;
 
   const tracer = api.trace.getTracer('resource-api');
   const kinds = { client: api.SpanKind.CLIENT, producer: api.SpanKind.PRODUCER, internal: api.SpanKind.INTERNAL };

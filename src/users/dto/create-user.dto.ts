@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import { IsOmittable } from '../../common/decorators/validation.decorators.js';
-import { ROLES, type Role } from '../user.entity.js';
+import { ROLES, type Role } from '../../common/caller/roles.js';
 
 /** Body of `POST /v1/users`: public registration (docs/resources/users.md). */
 @ApiSchema({ name: 'CreateUserBody' })

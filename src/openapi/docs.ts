@@ -3,19 +3,19 @@ import { ConfigService } from '@nestjs/config';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { timingSafeEqual } from 'node:crypto';
-import { ErrorResp } from '../errors/error-resp.js';
-import { writeErrorResp } from '../errors/write-error.js';
-import { REQUIRED_SCOPE_EXTENSION, SCOPE_RESOURCE_EXTENSION } from '../../auth/decorators/auth.decorators.js';
-import { ALL_SCOPES, describeScope } from '../../auth/scopes.js';
-import { MAX_ID } from '../pipes/parse-id.pipe.js';
-import { envelopeSchemas } from './api-page-response.decorator.js';
-import type { Env } from '../../config/env.validation.js';
-import { API_VERSIONS, type ApiVersion, DOCUMENT_VERSIONS, LATEST_VERSION } from '../versioning/api-versions.js';
-import { deprecationDates, type VersionDates } from '../versioning/deprecation.js';
-import { namedSchemas } from './named-schemas.js';
-import { applyValidationRules } from './validation-rules.js';
-import { RouteTable } from '../routing/route-table.js';
-import { LinkDto } from './link.dto.js';
+import { ErrorResp } from '../common/errors/error-resp.js';
+import { writeErrorResp } from '../common/errors/write-error.js';
+import { REQUIRED_SCOPE_EXTENSION, SCOPE_RESOURCE_EXTENSION } from '../auth/decorators/auth.decorators.js';
+import { ALL_SCOPES, describeScope } from '../auth/scopes.js';
+import { MAX_ID } from '../common/pipes/parse-id.pipe.js';
+import { envelopeSchemas } from '../common/openapi/api-page-response.decorator.js';
+import type { Env } from '../config/env.validation.js';
+import { API_VERSIONS, type ApiVersion, DOCUMENT_VERSIONS, LATEST_VERSION } from '../common/versioning/api-versions.js';
+import { deprecationDates, type VersionDates } from '../common/versioning/deprecation.js';
+import { namedSchemas } from '../common/openapi/named-schemas.js';
+import { applyValidationRules } from '../common/openapi/validation-rules.js';
+import { RouteTable } from '../common/routing/route-table.js';
+import { LinkDto } from '../common/openapi/link.dto.js';
 import { versionDocument } from './version-document.js';
 
 /** `info.version` of the newest document, the one at `/docs/openapi.json` (README.md#api-documentation-and-clients, docs/versioning.md). */
@@ -110,7 +110,7 @@ function describeIdParameters(operation: Operation, path: string): void {
  */
 async function buildCombinedDocument(app: INestApplication): Promise<OpenAPIObject> {
   try {
-    const generated = '../../metadata.js'; // written by scripts/swagger-metadata.mjs; not type-checked on purpose
+    const generated = '../metadata.js'; // written by scripts/swagger-metadata.mjs; not type-checked on purpose
     const { default: metadata } = (await import(generated)) as { default: () => Promise<Record<string, any>> };
     await SwaggerModule.loadPluginMetadata(metadata);
   } catch {

@@ -1,4 +1,4 @@
-import type { Role } from '../users/user.entity.js';
+import type { Role } from './roles.js';
 
 /** The credential a request authenticated with (docs/authentication.md#overview). */
 export type AuthScheme = 'bearer' | 'api_key' | 'session';

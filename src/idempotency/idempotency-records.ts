@@ -2,10 +2,10 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, In, LessThanOrEqual, MoreThan } from 'typeorm';
-import type { Env } from '../../config/env.validation.js';
-import { runsBackgroundWork } from '../../config/process-role.js';
-import { ADVISORY_LOCK_KEYS } from '../../database/advisory-lock.js';
-import { PeriodicPruning, PRUNE_BATCH, type PruneBatch } from '../../database/periodic-pruning.js';
+import type { Env } from '../config/env.validation.js';
+import { runsBackgroundWork } from '../config/process-role.js';
+import { ADVISORY_LOCK_KEYS } from '../database/advisory-lock.js';
+import { PeriodicPruning, PRUNE_BATCH, type PruneBatch } from '../database/periodic-pruning.js';
 import { IdempotencyRecord } from './idempotency-record.entity.js';
 
 /** A record as the idempotency interceptor reads it: the first request's fingerprint and its sealed response. */

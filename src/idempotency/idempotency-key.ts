@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
-import { ApiException, type ErrorDetail } from '../errors/api-exception.js';
+import { ApiException, type ErrorDetail } from '../common/errors/api-exception.js';
 
 /** The request header (draft-ietf-httpapi-idempotency-key-header) and the replay marker. */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';

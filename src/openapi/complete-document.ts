@@ -1,12 +1,10 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { NO_RATE_LIMIT_EXTENSION } from '../../auth/rate-limits.js';
-import { RESOURCES } from '../../resources.js';
+import { NO_RATE_LIMIT_EXTENSION } from '../auth/rate-limits.js';
+import { RESOURCES } from '../resources.js';
 import { documentIdempotency } from '../idempotency/idempotency.openapi.js';
-import { type ResourceDeclaration, tagsOf } from '../resources/define-resource.js';
-import { errorResponse, NO_DATABASE_EXTENSION } from './api-errors.decorator.js';
-
-/** Extension set by `CreateOperation()`: the 201 response carries `Location` (removed from the output). */
-export const LOCATION_EXTENSION = 'x-location';
+import { type ResourceDeclaration, tagsOf } from '../common/resources/define-resource.js';
+import { LOCATION_EXTENSION } from '../common/decorators/operation.decorators.js';
+import { errorResponse, NO_DATABASE_EXTENSION } from '../common/openapi/api-errors.decorator.js';
 
 type Json = Record<string, any>;
 

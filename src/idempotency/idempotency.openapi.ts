@@ -1,6 +1,6 @@
-import { errorResponse } from '../openapi/api-errors.decorator.js';
+import { errorResponse } from '../common/openapi/api-errors.decorator.js';
 import { IDEMPOTENCY_KEY_HEADER, IN_PROGRESS_RETRY_AFTER_SECONDS, MAX_KEY_LENGTH, REPLAYED_HEADER } from './idempotency-key.js';
-import { IDEMPOTENT } from './idempotent.decorator.js';
+import { IDEMPOTENT } from '../common/decorators/idempotent.decorator.js';
 
 type Json = Record<string, any>;
 

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { TIMESTAMP_TYPE } from '../../config/database-kind.js';
+import { TIMESTAMP_TYPE } from '../config/database-kind.js';
 
 /**
  * The record of a keyed request (docs/writes.md#retrying-safely-idempotency-key), written in the

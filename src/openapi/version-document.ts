@@ -1,6 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { DOCUMENT_VERSIONS, inVersion, LATEST_VERSION, type ApiVersion, versionOfPath } from '../versioning/api-versions.js';
-import { DEPRECATED_VERSION, DEPRECATION_DOCS, httpDate, type VersionDates } from '../versioning/deprecation.js';
+import { DOCUMENT_VERSIONS, inVersion, LATEST_VERSION, type ApiVersion, versionOfPath } from '../common/versioning/api-versions.js';
+import { DEPRECATED_VERSION, DEPRECATION_DOCS, httpDate, type VersionDates } from '../common/versioning/deprecation.js';
 import { completeDocument } from './complete-document.js';
 
 type Json = Record<string, any>;

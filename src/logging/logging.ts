@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import { stdSerializers } from 'pino';
 import { traceLogMixin } from '../observability/tracing/trace-context.js';
-import { ensureRequestId } from './middleware/request-id.js';
+import { ensureRequestId } from '../common/middleware/request-id.js';
 
 /** What every redacted value becomes. */
 export const CENSOR = '[REDACTED]';

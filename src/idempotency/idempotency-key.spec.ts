@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ApiException } from '../errors/api-exception.js';
+import { ApiException } from '../common/errors/api-exception.js';
 import { callerScope, canonicalJson, openRecord, parseIdempotencyKey, requestFingerprint, sealRecord, storeKeys, type StoredResponse } from './idempotency-key.js';
 
 /** The status and detail field of what `fn` throws. */

@@ -5,10 +5,10 @@ import type { Request, Response } from 'express';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import { DataSource } from 'typeorm';
-import type { AuthUser } from '../../auth/auth-user.js';
-import type { Env } from '../../config/env.validation.js';
-import { RequestTransaction } from '../../database/request-transaction.js';
-import { SharedStore } from '../../store/shared-store.js';
+import type { AuthUser } from '../common/caller/auth-user.js';
+import type { Env } from '../config/env.validation.js';
+import { RequestTransaction } from '../database/request-transaction.js';
+import { SharedStore } from '../store/shared-store.js';
 import {
   callerScope,
   keyInProgress,
@@ -22,7 +22,7 @@ import {
   type StoredResponse,
 } from './idempotency-key.js';
 import { IdempotencyRecords, type KeptResponse } from './idempotency-records.js';
-import { IDEMPOTENT } from './idempotent.decorator.js';
+import { IDEMPOTENT } from '../common/decorators/idempotent.decorator.js';
 
 /**
  * How long the lock of a running first request lives (ms): it is removed when the request ends;
