@@ -1,4 +1,4 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor, Optional } from '@nestjs/common';
+import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
@@ -8,6 +8,7 @@ import type { Env } from '../../config/env.validation.js';
 import { cursorKey } from '../list/cursor.js';
 import { parseListQuery, parseReadQuery, rejectQuery } from '../list/list-query.js';
 import { type Link, Page, pickFields, toEnvelope } from '../list/page.js';
+import { RESOURCE_REGISTRY, type ResourceRegistry } from '../resources/resource-registry.js';
 import { serveAsVersion, versionOfPath } from '../versioning/api-versions.js';
 import { parseEntityTags, responseTag, withPreconditions } from '../writes/preconditions.js';
 
@@ -40,7 +41,8 @@ const AUTHENTICATED_VARY = ['Authorization', 'Cookie', 'Accept'];
  * - caching: a response to an authenticated request is `Cache-Control: private, no-cache` (unless the
  *   operation set its own, e.g. `no-store` where a secret is returned) with `Vary: Authorization,
  *   Cookie, Accept`.
- * The declaration is looked up once per handler and cached.
+ * The declaration is looked up once per handler and cached, a list's field table with the
+ * registry's lists in its enum filters (the event types of the event log's `type`: ResourceRegistry.listSpec).
  */
 @Injectable()
 export class ResourceInterceptor implements NestInterceptor {
@@ -52,6 +54,7 @@ export class ResourceInterceptor implements NestInterceptor {
   constructor(
     private readonly reflector: Reflector,
     @Optional() config?: ConfigService<Env, true>,
+    @Optional() @Inject(RESOURCE_REGISTRY) private readonly registry?: ResourceRegistry,
   ) {
     this.cursorKey = cursorKey(config?.get('LIST_CURSOR_SECRET', { infer: true }));
     this.requireIfMatch = config?.get('REQUIRE_IF_MATCH', { infer: true }) === true;
@@ -63,6 +66,7 @@ export class ResourceInterceptor implements NestInterceptor {
     let operation = this.operations.get(handler);
     if (operation === undefined) {
       operation = this.reflector.get<OperationQuery>(OPERATION_QUERY, handler) ?? null;
+      if (operation?.kind === 'list' && this.registry) operation = { ...operation, spec: this.registry.listSpec(operation.spec) };
       this.operations.set(handler, operation);
     }
     const req = context.switchToHttp().getRequest<Request & { [PARSED_LIST_QUERY]?: unknown; user?: unknown }>();
