@@ -29,8 +29,7 @@ try {
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(
-    `swagger-metadata: ${message.split('\n')[0].replace(/\.$/, '')} (listed above); src/metadata.ts was not written. ` +
-      'A controller naming a resource that src/resources.ts does not declare (@ScopedResource) is one such error.\n',
+    `swagger-metadata: ${message.split('\n')[0].replace(/\.$/, '')} (listed above); src/metadata.ts was not written.\n`,
   );
   process.exitCode = 1;
 }

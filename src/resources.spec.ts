@@ -1,18 +1,24 @@
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Controller, Get, Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ApiOkResponse, ApiOperation, ApiTags, DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { ALL_SCOPES, describeScope, SCOPE_RESOURCES } from './auth/scopes.js';
 import { ApiCredentials } from './auth/decorators/auth.decorators.js';
 import { ListOperation } from './common/decorators/operation.decorators.js';
 import { defineFields } from './common/list/field-table.js';
 import { parseListQuery } from './common/list/list-query.js';
 import { completeDocument } from './openapi/complete-document.js';
-import { defineResource, entitiesOf, readOnlyNamesOf, scopeResourcesOf, tagsOf } from './common/resources/define-resource.js';
-import { ENTITIES } from './database/data-source.js';
+import { defineResource, entitiesOf, eventTypesOf, migrationsOf, readOnlyNamesOf, scopeResourcesOf, tagsOf } from './common/resources/define-resource.js';
+import { fillRegisteredLists, registeredCount, registeredList, registeredText } from './common/resources/resource-registry.js';
+import { schemaOf, SHARED_MIGRATIONS } from './database/data-source.js';
 import { IdempotencyRecord } from './idempotency/idempotency-record.entity.js';
-import { RESOURCES } from './resources.js';
+import { REGISTRY, RESOURCES } from './resources.js';
+
+const SCOPE_RESOURCES = scopeResourcesOf(RESOURCES);
+const ALL_SCOPES = REGISTRY.scopes;
+const ENTITIES = schemaOf(RESOURCES).entities;
 
 /** The entity of a throwaway resource, declared below as the engineer adding one would. */
 class Gadget {
@@ -28,6 +34,9 @@ const GADGETS = defineResource({
   description: 'Gadgets, for a test.',
   scopes: true,
   entities: [Gadget],
+  module: async () => GadgetsModule,
+  events: { 'gadget.created': 'a gadget is created' },
+  versioned: ['Gadget'],
   fields: defineFields<Gadget>()({
     alias: 'x',
     fields: {
@@ -88,8 +97,8 @@ describe('a resource declaration reaches the scopes, the document and the list g
     // a read-only collection (the event log) has no write scope
     expect(ALL_SCOPES).toContain('events:read');
     expect(ALL_SCOPES).not.toContain('events:write');
-    expect(describeScope('todos:read')).toBe('read todos');
-    expect(describeScope('users:write')).toBe('create, change and delete user accounts');
+    expect(REGISTRY.describeScope('todos:read')).toBe('read todos');
+    expect(REGISTRY.describeScope('users:write')).toBe('create, change and delete user accounts');
   });
 
   it('docs: its tag, with its description, in declaration order', () => {
@@ -136,8 +145,74 @@ describe('a resource declaration reaches the scopes, the document and the list g
   });
 
   it('refuses a malformed name, a name declared twice and a scope noun without scopes', () => {
-    expect(() => defineResource({ name: 'Gadgets', description: 'd', scopes: false, entities: [] })).toThrow('use lower-case letters, digits and -');
+    const module = async () => GadgetsModule;
+    expect(() => defineResource({ name: 'Gadgets', description: 'd', scopes: false, entities: [], module })).toThrow('use lower-case letters, digits and -');
     expect(() => scopeResourcesOf([GADGETS, GADGETS])).toThrow('resource gadgets is declared twice');
-    expect(() => defineResource({ name: 'parts', description: 'd', scopes: false, scopeNoun: 'parts', entities: [] })).toThrow('scopeNoun without scopes');
+    expect(() => defineResource({ name: 'parts', description: 'd', scopes: false, scopeNoun: 'parts', entities: [], module })).toThrow('scopeNoun without scopes');
+    expect(() => defineResource({ ...GADGETS, name: 'parts', events: { 'Part.Created': 'd' } })).toThrow('event type "Part.Created": use <word>.<word>');
+    expect(() => REGISTRY.with({ ...GADGETS, events: { 'todo.created': 'd' } })).toThrow('event type todo.created is declared twice');
+  });
+
+  it('event types: each declaration’s, those of todos, articles, comments, orders and users first (the documents’ order), a new one after them', () => {
+    expect(REGISTRY.eventTypes).toEqual([
+      'todo.created', 'todo.updated', 'todo.deleted',
+      'article.created', 'article.updated', 'article.published', 'article.deleted',
+      'comment.created', 'comment.updated', 'comment.deleted',
+      'order.created', 'order.updated', 'order.paid', 'order.shipped', 'order.delivered', 'order.cancelled', 'order.deleted',
+      'user.deleted',
+    ]);
+    expect(REGISTRY.with(GADGETS).eventTypes).toEqual([...REGISTRY.eventTypes, 'gadget.created']);
+    expect(eventTypesOf(RESOURCES)[0]).toBe('user.deleted');
+  });
+
+  it('docs: the table of docs/events.md#event-types describes exactly the declarations’ event types', () => {
+    const section = readFileSync(path.join(process.cwd(), 'docs/events.md'), 'utf8').split('## Event types')[1].split('\n## ')[0];
+    const rows = section.split('\n').filter((line) => line.startsWith('| `'));
+    const types = rows.flatMap((row) => [...row.split('|')[1].matchAll(/`([a-z]+\.[a-z]+)`/g)].map((match) => match[1]));
+    expect([...types].sort()).toEqual([...REGISTRY.eventTypes].sort());
+  });
+
+  it('conditional requests: the versioned schemas are the declarations’', () => {
+    expect([...REGISTRY.versionedSchemas].sort()).toEqual(['Article', 'ArticleV2', 'Comment', 'CommentV2', 'Order', 'Tag', 'Todo', 'User']);
+    expect(REGISTRY.with(GADGETS).versionedSchemas.has('Gadget')).toBe(true);
+  });
+
+  it('migrations: the shared ones and the declarations’, in timestamp order, each once', () => {
+    const migrations = schemaOf(RESOURCES).migrations;
+    const stamps = migrations.map((migration) => migration.name.slice(-13));
+    expect(stamps).toEqual([...stamps].sort());
+    expect(new Set(migrations).size).toBe(migrations.length);
+    expect(migrations.map((migration) => migration.name)).toEqual([
+      'InitialSchema1763700000000', 'ArticlesCommentsTagsOrders1763800000000', 'ApiKeysSessions1763900000000', 'OAuth1764000000000', 'SessionsToSharedStore1764100000000',
+      'ListIndexes1764200000000', 'ResourceVersions1764300000000', 'SyncIndexes1764420000000', 'Events1764500000000', 'Webhooks1764510000000', 'EventTraceContext1764520000000', 'IdempotencyKeys1764600000000',
+    ]);
+    class Gadgets1999000000000 {
+      async up(): Promise<void> {}
+      async down(): Promise<void> {}
+    }
+    expect(migrationsOf([{ ...GADGETS, migrations: [Gadgets1999000000000] }], SHARED_MIGRATIONS).at(-1)).toBe(Gadgets1999000000000);
+  });
+
+  it('modules: each once, in the registry’s module order (the documents’ path order), a new one last', async () => {
+    const modules = await REGISTRY.with(GADGETS).loadModules();
+    expect(modules.map((module) => module.name)).toEqual([
+      'HealthModule', 'AuthModule', 'UsersModule', 'TodosModule', 'TagsModule', 'ArticlesModule', 'CommentsModule', 'OrdersModule', 'OAuthModule', 'EventsModule', 'WebhooksModule', 'GadgetsModule',
+    ]);
+  });
+
+  it('lists named in decorators: the document gets the registry’s, in place; an unknown list is refused', () => {
+    const registry = REGISTRY.with(GADGETS);
+    const document = {
+      schema: { type: 'array', maxItems: registeredCount('eventTypes', 1), items: { type: 'string', enum: registeredList('eventTypes', '*') } },
+      scope: { pattern: `^(${registeredText('scopes', '|')})$`, example: registeredList('scopes') },
+    };
+    fillRegisteredLists(document, registry);
+    expect(document).toEqual({
+      schema: { type: 'array', maxItems: registry.eventTypes.length + 1, items: { type: 'string', enum: ['*', ...registry.eventTypes] } },
+      scope: { pattern: `^(${registry.scopes.join('|')})$`, example: registry.scopes },
+    });
+    expect(Object.keys(document.schema)).toEqual(['type', 'maxItems', 'items']);
+    expect(registry.scopes.slice(-2)).toEqual(['gadgets:read', 'gadgets:write']);
+    expect(() => fillRegisteredLists({ enum: ['{registry:gadgets}'] }, registry)).toThrow('names a list the resource registry does not have');
   });
 });

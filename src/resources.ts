@@ -3,7 +3,7 @@ import { AUTH } from './auth/auth.resource.js';
 import { SESSIONS } from './auth/sessions.resource.js';
 import { ARTICLES } from './articles/articles.resource.js';
 import { COMMENTS } from './comments/comments.resource.js';
-import { entitiesOf } from './common/resources/define-resource.js';
+import { type RegistryOrder, ResourceRegistry } from './common/resources/resource-registry.js';
 import { EVENTS } from './events/events.resource.js';
 import { HEALTH } from './health/health.resource.js';
 import { OAUTH_CLIENTS } from './oauth/oauth-clients.resource.js';
@@ -16,15 +16,24 @@ import { USERS } from './users/users.resource.js';
 import { WEBHOOK_DELIVERIES, WEBHOOKS } from './webhooks/webhooks.resource.js';
 
 /**
- * Every module's declaration (`src/<name>/<name>.resource.ts`), in the order the docs page shows
- * their tags and the scopes are listed. A new resource adds its declaration here and its module to
- * `src/app.module.ts`; derived from this list: the scopes (`src/auth/scopes.ts`), the document's
- * tags (`completeDocument`), the DataSource's entities (`src/database/data-source.ts`).
- *
- * Declarations import entities, field tables and policies only, never a module, controller or DTO:
- * `src/auth/scopes.ts` evaluates this list while the DTOs that name the scopes are being loaded.
+ * Every declaration (`src/<name>/<name>.resource.ts`), in the order the docs page shows their tags
+ * and the scopes are listed. A new resource adds its declaration here, and that is all outside its
+ * folder (docs/extending.md): `AppModule.forRoot` imports the declarations' modules and hands the
+ * {@link RESOURCE_REGISTRY} down, from which come the scopes, the event types, the document's tags
+ * and conditional requests, the DataSource's entities and migrations, and the test lists.
  */
 export const RESOURCES = [AUTH, SESSIONS, API_KEYS, OAUTH, OAUTH_CLIENTS, OAUTH_GRANTS, USERS, ARTICLES, COMMENTS, TAGS, ORDERS, TODOS, EVENTS, WEBHOOKS, WEBHOOK_DELIVERIES, HEALTH] as const;
 
-/** Every entity of the service, for the DataSource. */
-export const RESOURCE_ENTITIES = entitiesOf(RESOURCES);
+/**
+ * The orders the published documents fixed besides {@link RESOURCES}' (declaration names; a new
+ * resource comes after these in each): the modules' (the order of the documents' paths), their
+ * loading's (the order of the `…List` schemas), the event types' (the order of their `type` enums).
+ */
+export const RESOURCE_ORDER: RegistryOrder = {
+  modules: ['health', 'auth', 'users', 'todos', 'tags', 'articles', 'comments', 'orders', 'oauth', 'events', 'webhooks'],
+  loading: ['articles', 'auth', 'comments', 'events', 'health', 'oauth', 'orders', 'tags', 'todos', 'users', 'webhooks'],
+  events: ['todos', 'articles', 'comments', 'orders', 'users'],
+};
+
+/** The service's registry: {@link RESOURCES} in {@link RESOURCE_ORDER}. A test adds a resource with `REGISTRY.with(THINGS)`. */
+export const REGISTRY = new ResourceRegistry(RESOURCES, RESOURCE_ORDER);

@@ -6,7 +6,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { buildDataSourceOptions, MIGRATIONS } from '../src/database/data-source.js';
+import { buildDataSourceOptions, schemaOf } from '../src/database/data-source.js';
+import { RESOURCES } from '../src/resources.js';
+
+const SCHEMA = schemaOf(RESOURCES);
+const MIGRATIONS = SCHEMA.migrations;
 
 /**
  * Entities and migrations agree, and migrations are frozen history (docs/extending.md
@@ -88,10 +92,10 @@ describe(`migrations on a freshly migrated ${onPostgres ? 'PostgreSQL' : 'SQLite
     let options: DataSourceOptions;
     if (onPostgres) {
       await onServer(`CREATE SCHEMA "${schema}"`);
-      const base = buildDataSourceOptions(DATABASE_URL, 2) as DataSourceOptions & { type: 'postgres' };
+      const base = buildDataSourceOptions(DATABASE_URL, SCHEMA, 2) as DataSourceOptions & { type: 'postgres' };
       options = { ...base, extra: { ...base.extra, options: `-c search_path=${schema}` } };
     } else {
-      options = buildDataSourceOptions(`sqlite:${sqliteFile}`);
+      options = buildDataSourceOptions(`sqlite:${sqliteFile}`, SCHEMA);
     }
     // migrationsRun is on, as in the application: initialize applies every migration
     dataSource = new DataSource(options);

@@ -4,10 +4,9 @@ import request from 'supertest';
 import { API_VERSION } from '../src/openapi/docs.js';
 import { DOCUMENT_VERSIONS } from '../src/common/versioning/api-versions.js';
 import { getMetadataStorage } from 'class-validator';
-import { ALL_SCOPES } from '../src/auth/scopes.js';
 import { fieldsPattern, sortPattern } from '../src/common/decorators/operation.decorators.js';
 import { tagsOf } from '../src/common/resources/define-resource.js';
-import { RESOURCES } from '../src/resources.js';
+import { REGISTRY, RESOURCES } from '../src/resources.js';
 import { TODOS_FIELDS } from '../src/todos/todos.resource.js';
 import { bearer, createUser } from './factories/user.factory.js';
 import { errorBody } from './setup/error-body.js';
@@ -21,12 +20,15 @@ import { createTestApp } from './setup/test-app.js';
 
 type Json = Record<string, any>;
 
+/** The service's scopes, in declaration order. */
+const ALL_SCOPES = REGISTRY.scopes;
+
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 const ERROR_RESP = '#/components/schemas/ErrorResp';
 const ALL_SCHEMES = [{ bearer: [] }, { api_key: [] }, { session: [] }];
 
-/** The declarations (src/resources.ts) that have a list operation, with their field tables. */
-const LISTED = RESOURCES.flatMap((resource) => ('fields' in resource ? [{ name: resource.name, fields: resource.fields }] : []));
+/** The declarations (src/resources.ts) that have a list operation, with their field tables (enum filters with the registry's lists). */
+const LISTED = RESOURCES.flatMap((resource) => ('fields' in resource ? [{ name: resource.name, fields: REGISTRY.listSpec(resource.fields) }] : []));
 
 /** Error bodies an OAuth protocol endpoint may document. */
 const PROTOCOL_ERRORS = [ERROR_RESP, '#/components/schemas/OAuthError', '#/components/schemas/OAuthEndpointError'];

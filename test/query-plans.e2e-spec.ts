@@ -1,26 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DataSource } from 'typeorm';
+import { DataSource, getMetadataArgsStorage } from 'typeorm';
 import { ArticlesService } from '../src/articles/articles.service.js';
 import { ARTICLES_FIELDS } from '../src/articles/articles.resource.js';
 import type { AuthUser } from '../src/common/caller/auth-user.js';
 import { COMMENTS_FIELDS } from '../src/comments/comments.resource.js';
-import { EVENTS_FIELDS } from '../src/events/events.resource.js';
+import { EVENTS_FIELDS as EVENTS_SPEC } from '../src/events/events.resource.js';
 import { EventsService } from '../src/events/events.service.js';
 import { CommentsService } from '../src/comments/comments.service.js';
 import { cursorKey, encodeCursor } from '../src/common/list/cursor.js';
 import { type ListQuery, parseListQuery } from '../src/common/list/list-query.js';
 import type { ListSpec } from '../src/common/list/list-query.js';
-import { OAUTH_CLIENTS_FIELDS } from '../src/oauth/oauth-clients.resource.js';
-import { OAuthClientsService } from '../src/oauth/oauth-clients.service.js';
-import { ORDERS_FIELDS } from '../src/orders/orders.resource.js';
-import { OrdersService } from '../src/orders/orders.service.js';
-import { TAGS_FIELDS } from '../src/tags/tags.resource.js';
-import { TagsService } from '../src/tags/tags.service.js';
-import { TODOS_FIELDS } from '../src/todos/todos.resource.js';
-import { TodosService } from '../src/todos/todos.service.js';
-import { USERS_FIELDS } from '../src/users/users.resource.js';
-import { UsersService } from '../src/users/users.service.js';
+import type { ResourceDeclaration } from '../src/common/resources/define-resource.js';
+import { RESOURCE_REGISTRY, type ResourceRegistry } from '../src/common/resources/resource-registry.js';
+import { RESOURCES } from '../src/resources.js';
 import { createTestApp } from './setup/test-app.js';
 
 /**
@@ -461,17 +454,28 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
   });
 
   const SYNC_SINCE = '2026-03-01T00:10:00.000Z';
+  /** The table of an entity (`@Entity('todos')`), known before any DataSource. */
+  const tableOf = (entity: Function) => getMetadataArgsStorage().tables.find((table) => table.target === entity)!.name!;
+  // every declaration's change-sync cases (its `listPlans`, src/resources.ts): table and alias from its entity and field table
+  const syncCases = (RESOURCES as readonly ResourceDeclaration[]).flatMap((resource) =>
+    resource.listPlans && resource.fields
+      ? resource.listPlans.map((plan) => {
+          const caller = plan.caller === 'admin' ? ADMIN : ME;
+          const scope = plan.visible.replace(/:caller\b/g, String(caller.id)).replace(/:parent\b/g, String(BUSY_ARTICLE));
+          const list: () => SyncList = () => (q, c) => plan.list(app, q, c as { id: number; role: 'user' | 'admin' }, BUSY_ARTICLE);
+          return [plan.name, tableOf(resource.entities[0]), resource.fields!.alias, caller, scope, list, resource.fields!, plan.index] as const;
+        })
+      : [],
+  );
+  it('change sync: every declaration whose list sorts by updated_at declares its cases (articles: checked above)', () => {
+    const syncable = (RESOURCES as readonly ResourceDeclaration[]).filter((resource) => resource.fields && 'updated_at' in resource.fields.sortable && resource.name !== 'articles');
+    expect(syncable.filter((resource) => !resource.listPlans?.length).map((resource) => resource.name)).toEqual([]);
+    expect(syncCases.length).toBeGreaterThanOrEqual(syncable.length);
+  });
   type SyncList = (query: ListQuery, caller: AuthUser) => Promise<{ items: Array<{ id: number }> }>;
-  it.each<[string, string, string, AuthUser, string, () => SyncList, ListSpec, string]>([
-    ['users (admins)', 'users', 'u', ADMIN, '1 = 1', () => (q, c) => app.get(UsersService).list(q, c), USERS_FIELDS, 'idx_users_updated_at_id'],
-    ['tags', 'tags', 'g', ME, '1 = 1', () => (q) => app.get(TagsService).list(q), TAGS_FIELDS, 'idx_tags_updated_at_id'],
-    ["an article's comments", 'comments', 'c', ME, `c.article_id = ${BUSY_ARTICLE}`, () => (q, c) => app.get(CommentsService).list(BUSY_ARTICLE, q, c), COMMENTS_FIELDS, 'idx_comments_article_id_updated_at_id'],
-    ['orders as their owner', 'orders', 'o', ME, `o.user_id = ${ME.id}`, () => (q, c) => app.get(OrdersService).list(q, c), ORDERS_FIELDS, 'idx_orders_user_id_updated_at_id'],
-    ['orders as an admin', 'orders', 'o', ADMIN, '1 = 1', () => (q, c) => app.get(OrdersService).list(q, c), ORDERS_FIELDS, 'idx_orders_updated_at_id'],
-    ['todos as their owner', 'todos', 't', ME, `t.owner_id = ${ME.id}`, () => (q, c) => app.get(TodosService).list(q, c), TODOS_FIELDS, 'idx_todos_owner_id_updated_at_id'],
-    ['todos as an admin', 'todos', 't', ADMIN, '1 = 1', () => (q, c) => app.get(TodosService).list(q, c), TODOS_FIELDS, 'idx_todos_updated_at_id'],
-    ['OAuth clients (admins)', 'oauth_clients', 'c', ADMIN, '1 = 1', () => (q) => app.get(OAuthClientsService).list(q), OAUTH_CLIENTS_FIELDS, 'idx_oauth_clients_updated_at_id'],
-  ])('change sync on %s: updated_at[gt]=T&sort=updated_at, a cursor 1,500 rows deep, is one range of the (…, updated_at, id) index', async (name, table, alias, caller, scope, list, spec, index) => {
+  it.each<[string, string, string, AuthUser, string, () => SyncList, ListSpec, string]>(
+    syncCases.map((row) => [...row]),
+  )('change sync on %s: updated_at[gt]=T&sort=updated_at, a cursor 1,500 rows deep, is one range of the (…, updated_at, id) index', async (name, table, alias, caller, scope, list, spec, index) => {
     const since = onPostgres ? `CAST('${SYNC_SINCE}' AS timestamptz)` : `'${SYNC_SINCE.replace('T', ' ').replace('Z', '')}'`;
     const where = `${scope} AND ${alias}.updated_at > ${since}`;
     const order = `${alias}.updated_at, ${alias}.id`;
@@ -499,6 +503,8 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
     ['every event by created_at (admins)', ADMIN, { sort: 'created_at', 'created_at[gte]': '2026-03-01T10:00:00Z' }, '1 = 1', 'e.created_at, e.id', 'idx_events_created_at_id'],
     ['one type by created_at (admins)', ADMIN, { sort: 'created_at', type: 'order.paid' }, "e.type = 'order.paid'", 'e.created_at, e.id', 'idx_events_type_created_at_id'],
   ])('the event log: %s is read in order from an index, on a cursor page', async (name, caller, raw, where, orderBy, index) => {
+    // the `type` filter takes the registry's event types
+    const EVENTS_FIELDS = app.get<ResourceRegistry>(RESOURCE_REGISTRY).listSpec(EVENTS_SPEC);
     const first = await app.get(EventsService).list(parseListQuery(raw, EVENTS_FIELDS), caller, '1');
     expect(first.info.hasNext).toBe(true);
     const cursor = encodeCursor(cursorKey(undefined), parseListQuery(raw, EVENTS_FIELDS).fingerprint, { direction: 'after', values: first.info.last! });

@@ -9,8 +9,9 @@ import { DataSource } from 'typeorm';
 
 const url = process.env.DATABASE_URL;
 try {
-  const { buildDataSourceOptions } = await import('../../dist/src/database/data-source.js');
-  const dataSource = new DataSource({ ...buildDataSourceOptions(url, 1, 600_000), migrationsRun: false });
+  const { buildDataSourceOptions, schemaOf } = await import('../../dist/src/database/data-source.js');
+  const { RESOURCES } = await import('../../dist/src/resources.js');
+  const dataSource = new DataSource({ ...buildDataSourceOptions(url, schemaOf(RESOURCES), 1, 600_000), migrationsRun: false });
   await dataSource.initialize();
   const applied = await dataSource.runMigrations({ transaction: 'each' });
   await dataSource.destroy();

@@ -1,7 +1,8 @@
 import { defineFields } from '../common/list/field-table.js';
 import { defineResource } from '../common/resources/define-resource.js';
+import type { TagsService } from '../tags/tags.service.js';
 import { Article, ARTICLE_STATUSES, ArticleTag } from './article.entity.js';
-import { ARTICLES_POLICY } from './articles.policy.js';
+import { ArticlesService } from './articles.service.js';
 
 /**
  * The articles field table (docs/lists.md#fields-filters-and-sorts-per-collection): filters `status`, `author`, `tag` (articles carrying any of
@@ -41,6 +42,15 @@ export const ARTICLES = defineResource({
   description: 'Articles with a draft → published → archived life cycle.',
   scopes: true,
   entities: [Article, ArticleTag],
+  module: () => import('./articles.module.js').then((file) => file.ArticlesModule),
+  events: {
+    'article.created': 'an article is created (created as published: followed by article.published)',
+    'article.updated': 'an article is changed by PUT or PATCH (any change, status moves included)',
+    'article.published': 'its status moves to published; always after the article.updated of the same write',
+    'article.deleted': 'an article is deleted',
+  },
+  versioned: ['Article', 'ArticleV2'],
   fields: ARTICLES_FIELDS,
-  policy: ARTICLES_POLICY,
+  serviceTier: (tier) =>
+    new ArticlesService(tier.dataSource.getRepository(Article), tier.dataSource.getRepository(ArticleTag), tier.dataSource, tier.service<TagsService>('tags'), tier.outbox),
 });

@@ -4,7 +4,7 @@ import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import type { ApiKey } from './api-key.entity.js';
-import { ALL_SCOPES } from './scopes.js';
+import { registeredList } from '../common/resources/resource-registry.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
 
 /** An API key as listed: never the key itself, only its prefix (docs/authentication.md#api-keys). */
@@ -20,7 +20,7 @@ export class ApiKeyResponse {
   @ApiProperty({ readOnly: true, example: 'rk_Zq3c7Y1m' })
   prefix: string;
 
-  @ApiProperty({ type: [String], enum: ALL_SCOPES, example: ['todos:read'] })
+  @ApiProperty({ type: [String], enum: registeredList('scopes'), example: ['todos:read'] })
   scopes: string[];
 
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: null })

@@ -22,5 +22,6 @@ export const API_KEYS = defineResource({
   description: 'The caller’s scoped, rate-limited API keys (bearer token or session only).',
   scopes: false,
   entities: [ApiKey],
+  module: () => import('./auth.module.js').then((file) => file.AuthModule),
   fields: API_KEYS_FIELDS,
 });

@@ -7,4 +7,5 @@ export const AUTH = defineResource({
   description: 'Tokens: log in, refresh, log out; the public keys that verify access tokens.',
   scopes: false,
   entities: [RefreshToken],
+  module: () => import('./auth.module.js').then((file) => file.AuthModule),
 });

@@ -6,4 +6,5 @@ export const SESSIONS = defineResource({
   description: 'Cookie sessions for browsers: sign in, read and end the current session.',
   scopes: false,
   entities: [],
+  module: () => import('./auth.module.js').then((file) => file.AuthModule),
 });

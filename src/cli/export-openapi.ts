@@ -24,7 +24,7 @@ async function main(): Promise<void> {
     const { buildOpenApiDocuments } = await import('../openapi/docs.js');
     const { API_VERSIONS, LATEST_VERSION, enableApiVersioning } = await import('../common/versioning/api-versions.js');
     const { dump } = await import('js-yaml');
-    const app = await NestFactory.create(AppModule, { bodyParser: false, logger: false, abortOnError: false });
+    const app = await NestFactory.create(await AppModule.forRoot(), { bodyParser: false, logger: false, abortOnError: false });
     try {
       enableApiVersioning(app);
       const documents = await buildOpenApiDocuments(app);

@@ -5,9 +5,10 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import type { DataSource } from 'typeorm';
 import { validateEnv } from '../config/env.validation.js';
-import { buildDataSourceOptions, openDataSource } from '../database/data-source.js';
+import { buildDataSourceOptions, openDataSource, schemaOf } from '../database/data-source.js';
 import { importJsonPlaceholder, type ImportReport } from '../import/import.service.js';
 import { parseSourceData } from '../import/jsonplaceholder.js';
+import { RESOURCES } from '../resources.js';
 
 const USAGE = 'usage: npm run import -- <file> --password <password>   (or IMPORT_PASSWORD in the environment)';
 
@@ -57,7 +58,7 @@ export async function runImport(argv: string[], env: NodeJS.ProcessEnv, io: Io):
     }
     const data = parseSourceData(raw);
     const config = validateEnv(env);
-    dataSource = await openDataSource(buildDataSourceOptions(config.DATABASE_URL, 2, undefined, { pooler: config.DB_POOLER, preparedStatements: config.DB_PREPARED_STATEMENTS }));
+    dataSource = await openDataSource(buildDataSourceOptions(config.DATABASE_URL, schemaOf(RESOURCES), 2, undefined, { pooler: config.DB_POOLER, preparedStatements: config.DB_PREPARED_STATEMENTS }));
     const report = await importJsonPlaceholder(dataSource, data, password);
     for (const line of formatReport(report)) io.out(line);
     return 0;

@@ -1,7 +1,8 @@
 import { defineFields } from '../common/list/field-table.js';
+import type { ArticlesService } from '../articles/articles.service.js';
 import { defineResource } from '../common/resources/define-resource.js';
 import { Comment } from './comment.entity.js';
-import { COMMENTS_POLICY } from './comments.policy.js';
+import { CommentsService } from './comments.service.js';
 
 /** The comments field table (docs/lists.md#fields-filters-and-sorts-per-collection), within one article: filter `author`; sort `id`, `created_at`, `updated_at`. */
 export const COMMENTS_FIELDS = defineFields<Comment>()({
@@ -22,6 +23,18 @@ export const COMMENTS = defineResource({
   description: 'Comments on readable articles, nested under their article: `…/articles/{id}/comments`.',
   scopes: true,
   entities: [Comment],
+  module: () => import('./comments.module.js').then((file) => file.CommentsModule),
+  events: { 'comment.created': 'a comment is created', 'comment.updated': 'a comment is edited', 'comment.deleted': 'a comment is deleted (by anyone allowed)' },
+  versioned: ['Comment', 'CommentV2'],
   fields: COMMENTS_FIELDS,
-  policy: COMMENTS_POLICY,
+  listPlans: [
+    {
+      name: "an article's comments",
+      caller: 'user',
+      visible: 'c.article_id = :parent',
+      index: 'idx_comments_article_id_updated_at_id',
+      list: (app, query, caller, parent) => app.get(CommentsService).list(parent, query, caller),
+    },
+  ],
+  serviceTier: (tier) => new CommentsService(tier.dataSource.getRepository(Comment), tier.service<ArticlesService>('articles'), tier.outbox),
 });

@@ -3,10 +3,12 @@ import { buildDataSourceOptions } from './data-source.js';
 import { poolClient, transactionSettings } from './pg-client.js';
 
 const URL = 'postgres://app@db:5432/app';
+/** The pool options do not depend on the schema. */
+const NO_SCHEMA = { entities: [], migrations: [] };
 
 /** The pool options TypeORM hands to pg (`extra`) for `connection`. */
-function extra(connection?: Parameters<typeof buildDataSourceOptions>[3]): Record<string, unknown> {
-  return (buildDataSourceOptions(URL, 7, 1500, connection) as { extra: Record<string, unknown> }).extra;
+function extra(connection?: Parameters<typeof buildDataSourceOptions>[4]): Record<string, unknown> {
+  return (buildDataSourceOptions(URL, NO_SCHEMA, 7, 1500, connection) as { extra: Record<string, unknown> }).extra;
 }
 
 describe('buildDataSourceOptions on PostgreSQL: direct or behind a pooler (docs/operations.md#behind-a-connection-pooler)', () => {
@@ -28,7 +30,7 @@ describe('buildDataSourceOptions on PostgreSQL: direct or behind a pooler (docs/
   });
 
   it('SQLite ignores the pooler settings', () => {
-    expect(buildDataSourceOptions('sqlite::memory:', 7, 1500, { pooler: 'transaction', preparedStatements: false })).not.toHaveProperty('extra');
+    expect(buildDataSourceOptions('sqlite::memory:', NO_SCHEMA, 7, 1500, { pooler: 'transaction', preparedStatements: false })).not.toHaveProperty('extra');
   });
 
   it('transactionSettings sends whole milliseconds', () => {

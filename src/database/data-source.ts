@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { RESOURCE_ENTITIES } from '../resources.js';
+import { entitiesOf, type EntityClass, type MigrationClass, migrationsOf, type ResourceDeclaration } from '../common/resources/define-resource.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema.js';
 import { ArticlesCommentsTagsOrders1763800000000 } from './migrations/1763800000000-articles-comments-tags-orders.js';
 import { ApiKeysSessions1763900000000 } from './migrations/1763900000000-api-keys-sessions.js';
@@ -11,9 +11,6 @@ import { SessionsToSharedStore1764100000000 } from './migrations/1764100000000-s
 import { ListIndexes1764200000000 } from './migrations/1764200000000-list-indexes.js';
 import { ResourceVersions1764300000000 } from './migrations/1764300000000-resource-versions.js';
 import { SyncIndexes1764420000000 } from './migrations/1764420000000-sync-indexes.js';
-import { Events1764500000000 } from './migrations/1764500000000-events.js';
-import { Webhooks1764510000000 } from './migrations/1764510000000-webhooks.js';
-import { EventTraceContext1764520000000 } from './migrations/1764520000000-event-trace-context.js';
 import { IdempotencyKeys1764600000000 } from './migrations/1764600000000-idempotency-keys.js';
 import { IdempotencyRecord } from '../idempotency/idempotency-record.entity.js';
 import { poolClient, transactionSettings, type PoolClientOptions } from './pg-client.js';
@@ -23,11 +20,27 @@ import { installSqliteConnectionGate } from './sqlite-transactions.js';
 // (src/observability/tracing/sqlite-instrumentation.ts), which an ES import of it would bypass
 const Database = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3');
 
-/** Every entity of the service: those of the declarations in src/resources.ts (a resource declares its own), and the idempotency records of the common kernel. */
-export const ENTITIES = [...RESOURCE_ENTITIES, IdempotencyRecord];
+/**
+ * The migrations that are the database's own: those that shaped several resources at once before
+ * declarations carried theirs, and the idempotency records' of the common kernel. A resource's
+ * migrations are in its declaration (`migrations`).
+ */
+export const SHARED_MIGRATIONS = [InitialSchema1763700000000, ArticlesCommentsTagsOrders1763800000000, ApiKeysSessions1763900000000, OAuth1764000000000, SessionsToSharedStore1764100000000, ListIndexes1764200000000, ResourceVersions1764300000000, SyncIndexes1764420000000, IdempotencyKeys1764600000000];
 
-/** Every migration, in order; a new resource adds its migration here. */
-export const MIGRATIONS = [InitialSchema1763700000000, ArticlesCommentsTagsOrders1763800000000, ApiKeysSessions1763900000000, OAuth1764000000000, SessionsToSharedStore1764100000000, ListIndexes1764200000000, ResourceVersions1764300000000, SyncIndexes1764420000000, Events1764500000000, Webhooks1764510000000, EventTraceContext1764520000000, IdempotencyKeys1764600000000];
+/** What a DataSource maps and migrates: entities and migrations (in the order they run). */
+export interface DatabaseSchema {
+  readonly entities: readonly EntityClass[];
+  readonly migrations: readonly MigrationClass[];
+}
+
+/**
+ * The schema of `resources` (the declarations of src/resources.ts, or a test's): their entities
+ * and the idempotency records of the common kernel; their migrations and {@link SHARED_MIGRATIONS},
+ * in timestamp order.
+ */
+export function schemaOf(resources: readonly ResourceDeclaration[]): DatabaseSchema {
+  return { entities: [...entitiesOf(resources), IdempotencyRecord], migrations: migrationsOf(resources, SHARED_MIGRATIONS) };
+}
 
 /**
  * How the service reaches PostgreSQL (DB_POOLER, DB_PREPARED_STATEMENTS; README "Operating" ›
@@ -46,7 +59,8 @@ export interface PostgresConnectionOptions {
 }
 
 /**
- * TypeORM options for a `DATABASE_URL` (README "Configuration"): `postgres://…` → PostgreSQL with a pool of
+ * TypeORM options for a `DATABASE_URL` (README "Configuration") and the `schema` of the
+ * application's declarations ({@link schemaOf}): `postgres://…` → PostgreSQL with a pool of
  * `poolSize` connections; `sqlite:<path>` → a better-sqlite3 file (its folder is created) in WAL
  * mode. Migrations run on initialisation; `synchronize` is never on.
  *
@@ -66,8 +80,10 @@ export interface PostgresConnectionOptions {
  *   `connection.preparedStatements` is false.
  * - SQLite: how long a write waits for the file lock (`busy_timeout` → SQLITE_BUSY); `connection` does not apply.
  */
-export function buildDataSourceOptions(databaseUrl: string, poolSize = 10, timeoutMs = 5000, connection: PostgresConnectionOptions = {}): DataSourceOptions {
-  const common = { entities: ENTITIES, migrations: MIGRATIONS, migrationsRun: true, synchronize: false, logging: false } as const;
+export function buildDataSourceOptions(databaseUrl: string, schema: DatabaseSchema, poolSize = 10, timeoutMs = 5000, connection: PostgresConnectionOptions = {}): DataSourceOptions {
+  const entities = [...schema.entities];
+  const migrations = [...schema.migrations];
+  const common = { entities, migrations, migrationsRun: true, synchronize: false, logging: false } as const;
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     const pooled = connection.pooler === 'transaction';
     const client: PoolClientOptions = { preparedStatements: connection.preparedStatements !== false, transactionSettings: pooled ? transactionSettings(timeoutMs) : undefined };

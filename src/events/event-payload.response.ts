@@ -1,7 +1,8 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { Link } from '../common/list/page.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
-import { EVENT_TYPES, type EventType } from './event-types.js';
+import { registeredList } from '../common/resources/resource-registry.js';
+import type { EventType } from './event-types.js';
 
 /**
  * An event as webhooks deliver it and `GET /v{version}/events` lists it (docs/events.md):
@@ -14,7 +15,7 @@ export class EventPayload {
   @ApiProperty({ readOnly: true, example: 'evt_5f0c6a4e0d2b4c7e9a1f3b8d2e6c4a10', pattern: '^evt_[0-9a-f]{32}$' })
   id: string;
 
-  @ApiProperty({ readOnly: true, enum: EVENT_TYPES, example: 'todo.created' })
+  @ApiProperty({ readOnly: true, enum: registeredList('eventTypes'), example: 'todo.created' })
   type: EventType;
 
   /** When the change was written, ISO 8601 UTC with milliseconds. */

@@ -1,27 +1,13 @@
+import type { RESOURCES } from '../resources.js';
+
+/** The event types a declaration lists in its `events`. */
+type EventTypesOf<D> = D extends { readonly events: infer E } ? keyof E & string : never;
+
 /**
- * Every event type, `<resource>.<verb>` (the event log and webhooks; docs/events.md has the table).
- * `article.published`: an article's status moved to `published`; `order.updated`: a pending order's
- * items or currency changed; `order.paid`, `.shipped`, `.delivered`, `.cancelled`: its status moves;
- * `user.deleted`: the deletion of an account.
+ * An event type, `<resource>.<verb>`: one the service's declarations list in their `events`
+ * (docs/events.md#event-types has the table), for the compiler — the services name theirs with
+ * it. At run time the registry handed down (`RESOURCE_REGISTRY`, `eventTypes`) is the list the
+ * event log's filter, the webhook subscriptions and the documents take; a test that registers a
+ * resource of its own has more (a type-only import: nothing is loaded from src/resources.ts).
  */
-export const EVENT_TYPES = [
-  'todo.created',
-  'todo.updated',
-  'todo.deleted',
-  'article.created',
-  'article.updated',
-  'article.published',
-  'article.deleted',
-  'comment.created',
-  'comment.updated',
-  'comment.deleted',
-  'order.created',
-  'order.updated',
-  'order.paid',
-  'order.shipped',
-  'order.delivered',
-  'order.cancelled',
-  'order.deleted',
-  'user.deleted',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export type EventType = EventTypesOf<(typeof RESOURCES)[number]>;

@@ -1,6 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { TIMESTAMP_TYPE } from '../config/database-kind.js';
-import type { EventType } from './event-types.js';
 
 /**
  * One row of the event log, the transactional outbox (docs/events.md): written in the same
@@ -22,8 +21,9 @@ export class EventRecord {
   @Column({ type: 'varchar', length: 40, unique: true })
   event_id: string;
 
+  /** An event type of the registry's (`EventType` names the service's own; a typed column here would make the declarations' type refer to itself). */
   @Column({ type: 'varchar', length: 64 })
-  type: EventType;
+  type: string;
 
   /** The user the event belongs to (who may see it besides admins); null: admins only. */
   @Column({ type: 'integer', nullable: true })

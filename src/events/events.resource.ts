@@ -1,8 +1,9 @@
 import { defineFields } from '../common/list/field-table.js';
 import { defineResource } from '../common/resources/define-resource.js';
 import { EventRecord } from './event.entity.js';
-import { EVENT_TYPES } from './event-types.js';
-import { EVENTS_POLICY } from './events.policy.js';
+import { Events1764500000000 } from '../database/migrations/1764500000000-events.js';
+import { EventTraceContext1764520000000 } from '../database/migrations/1764520000000-event-trace-context.js';
+import { registeredList } from '../common/resources/resource-registry.js';
 
 /**
  * The events field table (docs/events.md): filter `type`, ranges on `created_at`, sort `id` (the
@@ -13,7 +14,7 @@ import { EVENTS_POLICY } from './events.policy.js';
 export const EVENTS_FIELDS = defineFields<EventRecord>()({
   alias: 'e',
   fields: {
-    type: { column: 'type', filter: { type: 'enum', values: EVENT_TYPES, description: 'Events of this type.', example: 'todo.created' } },
+    type: { column: 'type', filter: { type: 'enum', values: registeredList('eventTypes'), description: 'Events of this type.', example: 'todo.created' } },
     created_at: { column: 'created_at', select: false, range: 'timestamp', sort: true },
   },
   links: ['event_id', 'type', 'owner_id', 'resource_id', 'created_at', 'data_v1', 'data_v2'],
@@ -26,6 +27,7 @@ export const EVENTS = defineResource({
   scopes: true,
   readOnly: true,
   entities: [EventRecord],
+  migrations: [Events1764500000000, EventTraceContext1764520000000],
+  module: () => import('./events.module.js').then((file) => file.EventsModule),
   fields: EVENTS_FIELDS,
-  policy: EVENTS_POLICY,
 });

@@ -6,4 +6,5 @@ export const HEALTH = defineResource({
   description: 'Liveness and readiness for load balancers and orchestrators: public, unversioned, not rate-limited.',
   scopes: false,
   entities: [],
+  module: () => import('./health.module.js').then((file) => file.HealthModule),
 });

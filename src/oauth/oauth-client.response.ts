@@ -3,7 +3,7 @@ import type { Row } from '../common/list/field-table.js';
 import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
-import { ALL_SCOPES } from '../auth/scopes.js';
+import { registeredList } from '../common/resources/resource-registry.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
 import type { OAuthClient } from './oauth-client.entity.js';
 
@@ -23,7 +23,7 @@ export class OAuthClientResponse {
   @ApiProperty({ type: [String], example: ['https://todo-sync.example/callback'] })
   redirect_uris: string[];
 
-  @ApiProperty({ type: [String], enum: ALL_SCOPES, example: ['todos:read', 'todos:write'] })
+  @ApiProperty({ type: [String], enum: registeredList('scopes'), example: ['todos:read', 'todos:write'] })
   scopes: string[];
 
   /** Whether the client authenticates with a secret at the token endpoint. */

@@ -1,6 +1,7 @@
 import { defineFields } from '../common/list/field-table.js';
 import { defineResource } from '../common/resources/define-resource.js';
 import { OAuthClient } from './oauth-client.entity.js';
+import { OAuthClientsService } from './oauth-clients.service.js';
 
 /** The OAuth client field table: sort `id`, `name`, `created_at`, `updated_at`; no filters. */
 export const OAUTH_CLIENTS_FIELDS = defineFields<OAuthClient>()({
@@ -23,5 +24,7 @@ export const OAUTH_CLIENTS = defineResource({
   description: 'Third-party applications registered for OAuth (admins only).',
   scopes: false,
   entities: [OAuthClient],
+  module: () => import('./oauth.module.js').then((file) => file.OAuthModule),
   fields: OAUTH_CLIENTS_FIELDS,
+  listPlans: [{ name: 'OAuth clients (admins)', caller: 'admin', visible: '1 = 1', index: 'idx_oauth_clients_updated_at_id', list: (app, query) => app.get(OAuthClientsService).list(query) }],
 });

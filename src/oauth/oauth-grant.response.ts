@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { Link } from '../common/list/page.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
-import { ALL_SCOPES } from '../auth/scopes.js';
+import { registeredList } from '../common/resources/resource-registry.js';
 
 /** Access a user granted a third-party client: one approved authorization request. */
 @ApiSchema({ name: 'OAuthGrant' })
@@ -18,7 +18,7 @@ export class OAuthGrantResponse {
   client_name: string;
 
   /** The scopes the user approved. */
-  @ApiProperty({ readOnly: true, type: [String], enum: ALL_SCOPES, example: ['todos:read'] })
+  @ApiProperty({ readOnly: true, type: [String], enum: registeredList('scopes'), example: ['todos:read'] })
   scopes: string[];
 
   @ApiProperty({ readOnly: true, format: 'date-time', example: '2026-11-21T10:15:00.000Z' })

@@ -24,5 +24,6 @@ export const OAUTH_GRANTS = defineResource({
   description: 'The access the caller granted OAuth clients, and its revocation.',
   scopes: false,
   entities: [OAuthGrant],
+  module: () => import('./oauth.module.js').then((file) => file.OAuthModule),
   fields: OAUTH_GRANTS_FIELDS,
 });

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { ALL_SCOPES } from '../auth/scopes.js';
+import { registeredList, registeredText } from '../common/resources/resource-registry.js';
 
 /** The token endpoint's success body (RFC 6749 §5.1), sent with `Cache-Control: no-store`. */
 @ApiSchema({ name: 'OAuthToken' })
@@ -20,7 +20,7 @@ export class OAuthTokenResponse {
   refresh_token: string;
 
   /** Space-separated scopes of the access token. */
-  @ApiProperty({ example: 'todos:read todos:write', pattern: `^(${ALL_SCOPES.join('|')})( (${ALL_SCOPES.join('|')}))*$` })
+  @ApiProperty({ example: 'todos:read todos:write', pattern: `^(${registeredText('scopes', '|')})( (${registeredText('scopes', '|')}))*$` })
   scope: string;
 }
 
@@ -61,7 +61,7 @@ export class OAuthServerMetadataResponse {
   @ApiProperty({ format: 'uri', required: false, example: 'https://api.example.com/.well-known/jwks.json' })
   jwks_uri?: string;
 
-  @ApiProperty({ type: [String], example: ALL_SCOPES })
+  @ApiProperty({ type: [String], example: registeredList('scopes') })
   scopes_supported: string[];
 
   @ApiProperty({ type: [String], example: ['code'] })

@@ -7,10 +7,10 @@ import type { AuthUser } from '../common/caller/auth-user.js';
 import { Public } from '../common/caller/public.decorator.js';
 import { RateLimit } from '../auth/rate-limits.js';
 import { SESSION_COOKIE, SessionsService } from '../auth/sessions.service.js';
-import { ALL_SCOPES } from '../auth/scopes.js';
 import { ProtocolOperation } from '../common/decorators/operation.decorators.js';
 import { ApiException } from '../common/errors/api-exception.js';
 import { FormBody } from '../common/middleware/form-body.js';
+import { registeredText } from '../common/resources/resource-registry.js';
 import type { Env } from '../config/env.validation.js';
 import { UsersService } from '../users/users.service.js';
 import { AUTHORIZE_RETURN_PATTERN, OAUTH_PATHS } from './oauth-paths.js';
@@ -96,7 +96,7 @@ export class OAuthController {
   @ApiQuery({ name: 'response_type', required: true, description: 'Always `code`.', schema: { type: 'string', enum: ['code'], example: 'code' } })
   @ApiQuery({ name: 'client_id', required: true, description: 'The registered client.', schema: { type: 'string', maxLength: 64, example: 'oc_5bG2f0hQ9yJ3kT8mW1xZ7a' } })
   @ApiQuery({ name: 'redirect_uri', required: true, description: 'One of the client’s redirect URIs, character for character.', schema: { type: 'string', format: 'uri', maxLength: 2000, example: 'https://todo-sync.example/callback' } })
-  @ApiQuery({ name: 'scope', required: true, description: `Space-separated, within the client's scopes: ${ALL_SCOPES.join(', ')}.`, schema: { type: 'string', maxLength: 512, example: SCOPE_EXAMPLE } })
+  @ApiQuery({ name: 'scope', required: true, description: `Space-separated, within the client's scopes: ${registeredText('scopes', ', ')}.`, schema: { type: 'string', maxLength: 512, example: SCOPE_EXAMPLE } })
   @ApiQuery({ name: 'state', required: false, description: 'Opaque value returned unchanged (1-512 printable ASCII characters).', schema: { type: 'string', maxLength: 512, example: 'af0ifjsldkj' } })
   @ApiQuery({ name: 'code_challenge', required: true, description: 'PKCE: BASE64URL(SHA-256(code_verifier)).', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$', maxLength: 43, example: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' } })
   @ApiQuery({ name: 'code_challenge_method', required: true, description: 'Only `S256` (`plain` is refused).', schema: { type: 'string', enum: ['S256'], example: 'S256' } })
@@ -114,7 +114,7 @@ export class OAuthController {
     return sendPage(
       res,
       200,
-      consentPage({ action: OAUTH_PATHS.authorize, clientName: check.client.name, username: me.username, scopes: check.scopes, params: check.params, csrfToken: user.csrfToken ?? '' }),
+      consentPage({ action: OAUTH_PATHS.authorize, clientName: check.client.name, username: me.username, scopes: check.scopes, describeScope: (scope) => this.oauth.describeScope(scope), params: check.params, csrfToken: user.csrfToken ?? '' }),
     );
   }
 

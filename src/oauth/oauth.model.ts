@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -8,7 +8,7 @@ import { IsNull, LessThan, Repository } from 'typeorm';
 import { issuedAtClaims } from '../auth/deny-list.js';
 import { sha256 } from '../auth/hashing.js';
 import { JwtKeys } from '../auth/jwt-keys.js';
-import { ALL_SCOPES } from '../auth/scopes.js';
+import { RESOURCE_REGISTRY, type ResourceRegistry } from '../common/resources/resource-registry.js';
 import type { Env } from '../config/env.validation.js';
 import { SharedStore } from '../store/shared-store.js';
 import { UsersService } from '../users/users.service.js';
@@ -76,6 +76,7 @@ export class OAuthModel {
     private readonly keys: JwtKeys,
     private readonly store: SharedStore,
     config: ConfigService<Env, true>,
+    @Inject(RESOURCE_REGISTRY) private readonly registry: ResourceRegistry,
   ) {
     this.accessTtl = config.get('ACCESS_TOKEN_TTL', { infer: true });
   }
@@ -113,7 +114,7 @@ export class OAuthModel {
   async validateScope(client: ModelClient, scope: string[] | undefined): Promise<string[] | false> {
     const requested = [...new Set(scope ?? [])];
     if (requested.length === 0) return false;
-    return requested.every((s) => ALL_SCOPES.includes(s) && client.scopes.includes(s)) ? requested.sort() : false;
+    return requested.every((s) => this.registry.scopes.includes(s) && client.scopes.includes(s)) ? requested.sort() : false;
   }
 
   private async saveAuthorizationCode(

@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { ErrorResp } from '../common/errors/error-resp.js';
 import { namedSchema } from '../common/openapi/named-schemas.js';
-import { ALL_SCOPES } from '../auth/scopes.js';
+import { registeredCount, registeredList, registeredText } from '../common/resources/resource-registry.js';
 import { OAuthErrorResponse } from './oauth-protocol.response.js';
 import { AUTHORIZE_RETURN_PATTERN } from './oauth-paths.js';
 
@@ -124,7 +124,7 @@ export const REVOKE_FORM = {
   },
 };
 
-const scopeList = `Space-separated scopes, each one of: ${ALL_SCOPES.join(', ')}.`;
+const scopeList = `Space-separated scopes, each one of: ${registeredText('scopes', ', ')}.`;
 
 /** The consent form posted by the consent page. */
 export const CONSENT_FORM = {
@@ -140,7 +140,7 @@ export const CONSENT_FORM = {
     code_challenge_method: { type: 'string', enum: ['S256'], example: 'S256' },
     csrf_token: string("The session's CSRF token (missing or wrong → 403).", 'k3V9r1b2Qm8xZ0pL4tY7wE2sD6fH9jN1'),
     decision: { type: 'string', enum: ['approve', 'deny'], example: 'approve' },
-    grant_scope: { type: 'array', maxItems: ALL_SCOPES.length, items: { type: 'string', enum: ALL_SCOPES }, description: 'The scopes the user left checked (repeat the field); none approved counts as a denial.', example: ['todos:read'] },
+    grant_scope: { type: 'array', maxItems: registeredCount('scopes'), items: { type: 'string', enum: registeredList('scopes') }, description: 'The scopes the user left checked (repeat the field); none approved counts as a denial.', example: ['todos:read'] },
   },
 };
 

@@ -9,4 +9,5 @@ export const OAUTH = defineResource({
     'OAuth 2.0 authorization server: authorize (sign-in and consent pages), token, revocation, metadata. Protocol errors are RFC 6749 `{error, error_description}`.',
   scopes: false,
   entities: [OAuthAuthorizationCode, OAuthRefreshToken],
+  module: () => import('./oauth.module.js').then((file) => file.OAuthModule),
 });

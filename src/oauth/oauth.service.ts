@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -10,7 +10,7 @@ import type { AuthUser } from '../common/caller/auth-user.js';
 import { TokenDenyList } from '../auth/deny-list.js';
 import { sha256 } from '../auth/hashing.js';
 import { JwtKeys } from '../auth/jwt-keys.js';
-import { ALL_SCOPES } from '../auth/scopes.js';
+import { RESOURCE_REGISTRY, type ResourceRegistry } from '../common/resources/resource-registry.js';
 import type { Env } from '../config/env.validation.js';
 import { OAuthClientsService } from './oauth-clients.service.js';
 import { OAuthGrant } from './oauth-grant.entity.js';
@@ -68,6 +68,7 @@ export class OAuthService {
     private readonly jwt: JwtService,
     private readonly keys: JwtKeys,
     config: ConfigService<Env, true>,
+    @Inject(RESOURCE_REGISTRY) private readonly registry: ResourceRegistry,
   ) {
     this.configuredIssuer = config.get('OAUTH_ISSUER', { infer: true });
     this.server = new OAuth2Server({
@@ -96,6 +97,11 @@ export class OAuthService {
     return `${req.protocol}://${/^[A-Za-z0-9.:[\]-]{1,255}$/.test(host) ? host : 'localhost'}`;
   }
 
+  /** What `scope` lets a client do, in words for the consent page ("read todos"). */
+  describeScope(scope: string): string {
+    return this.registry.describeScope(scope);
+  }
+
   /** The RFC 8414 metadata for `issuer`; `jwks_uri` only when tokens are RS256. */
   metadata(issuer: string): OAuthServerMetadataResponse {
     const methods = ['client_secret_basic', 'client_secret_post', 'none'];
@@ -105,7 +111,7 @@ export class OAuthService {
       token_endpoint: `${issuer}/v1/oauth/token`,
       revocation_endpoint: `${issuer}/v1/oauth/revoke`,
       ...(this.keys.algorithm === 'RS256' ? { jwks_uri: `${issuer}/.well-known/jwks.json` } : {}),
-      scopes_supported: [...ALL_SCOPES],
+      scopes_supported: [...this.registry.scopes],
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
       grant_types_supported: [...GRANT_TYPES],

@@ -1,4 +1,3 @@
-import { describeScope } from '../auth/scopes.js';
 
 /** Escapes text for HTML element content and double-quoted attribute values. */
 export function escapeHtml(value: string): string {
@@ -60,7 +59,7 @@ ${hidden({ return_to: options.returnTo })}
 
 /**
  * The consent page: names the client, the signed-in user and each requested scope (each a
- * checkbox, all checked), with Approve and Deny. The authorization request travels in hidden
+ * checkbox, all checked, described by `describeScope`), with Approve and Deny. The authorization request travels in hidden
  * fields (validated again on submit) with the session's CSRF token.
  */
 export function consentPage(options: {
@@ -68,11 +67,12 @@ export function consentPage(options: {
   clientName: string;
   username: string;
   scopes: string[];
+  describeScope: (scope: string) => string;
   params: Record<string, string | undefined>;
   csrfToken: string;
 }): string {
   const scopes = options.scopes
-    .map((scope) => `<li><label><input type="checkbox" name="grant_scope" value="${escapeHtml(scope)}" checked> <code>${escapeHtml(scope)}</code>: ${escapeHtml(describeScope(scope))}</label></li>`)
+    .map((scope) => `<li><label><input type="checkbox" name="grant_scope" value="${escapeHtml(scope)}" checked> <code>${escapeHtml(scope)}</code>: ${escapeHtml(options.describeScope(scope))}</label></li>`)
     .join('\n');
   return layout(
     `Authorize ${options.clientName}`,

@@ -1,8 +1,7 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { NO_RATE_LIMIT_EXTENSION } from '../auth/rate-limits.js';
-import { RESOURCES } from '../resources.js';
 import { documentIdempotency } from '../idempotency/idempotency.openapi.js';
-import { type ResourceDeclaration, tagsOf } from '../common/resources/define-resource.js';
+import { type ResourceDeclaration, tagsOf, versionedSchemasOf } from '../common/resources/define-resource.js';
 import { LOCATION_EXTENSION } from '../common/decorators/operation.decorators.js';
 import { errorResponse, NO_DATABASE_EXTENSION } from '../common/openapi/api-errors.decorator.js';
 
@@ -13,13 +12,6 @@ const BODY_METHODS = new Set(['post', 'put', 'patch']);
 /** The headers of a rate-limited response: draft 10's two fields, then the earlier draft's three that v1 clients read. */
 const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
 const UNSAFE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
-
-/**
- * Resource schemas whose representations carry an `ETag` (the row version served as one API
- * version, src/common/writes/preconditions.ts): their reads take `If-None-Match` (304), their
- * PUT, PATCH and DELETE take `If-Match` (412, 428). v2 names before and after versionDocument's renaming.
- */
-const VERSIONED_RESOURCES = new Set(['Todo', 'Article', 'ArticleV2', 'Comment', 'CommentV2', 'Tag', 'Order', 'User']);
 
 const RATE_LIMIT_NOTE =
   'Sent on every response of a rate-limited operation (every operation but the health probes) once the request reached the limiter, which runs after the body is read (so not on a 413 or 415); a 401 for a refused credential is counted as anonymous (docs/limits.md#rates).';
@@ -103,12 +95,15 @@ const PRECONDITION_PARAMETERS: Record<string, Json> = {
 /** The 304 response of a conditional GET: no body, the `ETag` again. */
 const NOT_MODIFIED = { description: 'Not modified: `If-None-Match` names the current `ETag`. No body.', headers: { ETag: { $ref: '#/components/headers/ETag' } } };
 
-/** The resource schema name of a response (`Todo`), or undefined when it is none of {@link VERSIONED_RESOURCES}. */
-function versionedResource(response: Json | undefined): string | undefined {
+/**
+ * The resource schema name of a response (`Todo`), or undefined when it is none of `versioned`:
+ * the schemas whose representations carry an `ETag` (the declarations' `versioned`).
+ */
+function versionedResource(response: Json | undefined, versioned: ReadonlySet<string>): string | undefined {
   // a read taking `fields` is already `anyOf` the schema and its sparse variant
   const schema = response?.content?.['application/json']?.schema;
   const name = (schema?.$ref ?? schema?.anyOf?.[0]?.$ref)?.split('/').pop();
-  return name && VERSIONED_RESOURCES.has(name) ? name : undefined;
+  return name && versioned.has(name) ? name : undefined;
 }
 
 /**
@@ -116,12 +111,12 @@ function versionedResource(response: Json | undefined): string | undefined {
  * versioned resource; on a read of one, `If-None-Match` and 304; on PUT, PATCH and DELETE of a
  * path whose GET reads one, `If-Match`, 412 and 428.
  */
-function describeConditionalRequests(pathItem: Json, method: string, operation: Json): void {
+function describeConditionalRequests(pathItem: Json, method: string, operation: Json, versioned: ReadonlySet<string>): void {
   const responses: Json = operation.responses;
   for (const [status, response] of Object.entries<Json>(responses)) {
-    if (status.startsWith('2') && versionedResource(response)) response.headers = { ...response.headers, ETag: { $ref: '#/components/headers/ETag' } };
+    if (status.startsWith('2') && versionedResource(response, versioned)) response.headers = { ...response.headers, ETag: { $ref: '#/components/headers/ETag' } };
   }
-  const read = versionedResource(pathItem.get?.responses?.['200']);
+  const read = versionedResource(pathItem.get?.responses?.['200'], versioned);
   if (!read) return;
   if (method === 'get') {
     operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/If-None-Match' }];
@@ -285,12 +280,13 @@ function addHeaders(response: Json, names: string[]): void {
  *   `RateLimit-Limit`, `-Remaining`, `-Reset` wherever the rate limiter has run;
  * - `X-CSRF-Token` as an optional header parameter of protected writes; `Idempotency-Key` (with
  *   `Idempotent-Replayed`, 409, 422) where `Idempotent()` marks it (idempotency.openapi.ts);
- * - conditional requests: `ETag` on responses carrying a versioned resource, `If-None-Match` and
- *   304 on its reads, `If-Match`, 412 and 428 on its PUT, PATCH and DELETE;
+ * - conditional requests: `ETag` on responses carrying a versioned resource (a schema a
+ *   declaration of `resources` lists in `versioned`), `If-None-Match` and 304 on its reads,
+ *   `If-Match`, 412 and 428 on its PUT, PATCH and DELETE;
  * - PATCH bodies also as `application/merge-patch+json`;
  * - an example on every request body and success response, assembled from the schemas;
  * - `int32` on integers without a format; the tags the operations use, described and ordered as
- *   the declarations in `resources` (default: src/resources.ts); a tag no declaration names is
+ *   the declarations in `resources` (the registry's); a tag no declaration names is
  *   listed last without a description;
  * - no `default`s in `Update…Body` schemas (a PATCH leaves omitted fields as they are);
  * - closed JSON request bodies: `additionalProperties: false` on every object schema in them,
@@ -298,8 +294,9 @@ function addHeaders(response: Json, names: string[]): void {
  * - on reads and lists taking `fields`, the 200 body `anyOf` the full schema and its `…Sparse`
  *   variant (properties optional but `id` and `links`).
  */
-export function completeDocument(document: OpenAPIObject, resources: readonly ResourceDeclaration[] = RESOURCES): void {
+export function completeDocument(document: OpenAPIObject, resources: readonly ResourceDeclaration[]): void {
   const doc = document as unknown as Json;
+  const versioned = versionedSchemasOf(resources);
   doc.components ??= {};
   doc.components.headers = { ...doc.components.headers, ...HEADERS };
   doc.components.parameters = { ...doc.components.parameters, 'X-CSRF-Token': CSRF_PARAMETER, ...PRECONDITION_PARAMETERS };
@@ -336,7 +333,7 @@ export function completeDocument(document: OpenAPIObject, resources: readonly Re
       if (rateLimited && !responses[429].content?.['application/json']) {
         responses[429].content = { ...responses[429].content, 'application/json': errorResponse(429).content['application/json'] };
       }
-      describeConditionalRequests(pathItem, method, operation);
+      describeConditionalRequests(pathItem, method, operation, versioned);
 
       for (const parameter of operation.parameters ?? []) defaultIntegerFormats(parameter.schema);
       if (acceptsSession && UNSAFE_METHODS.has(method)) {

@@ -6,8 +6,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { ErrorResp } from '../common/errors/error-resp.js';
 import { writeErrorResp } from '../common/errors/write-error.js';
 import { REQUIRED_SCOPE_EXTENSION, SCOPE_RESOURCE_EXTENSION } from '../auth/decorators/auth.decorators.js';
-import { ALL_SCOPES, describeScope } from '../auth/scopes.js';
 import { MAX_ID } from '../common/pipes/parse-id.pipe.js';
+import { fillRegisteredLists, RESOURCE_REGISTRY, type ResourceRegistry } from '../common/resources/resource-registry.js';
 import { envelopeSchemas } from '../common/openapi/api-page-response.decorator.js';
 import type { Env } from '../config/env.validation.js';
 import { API_VERSIONS, type ApiVersion, DOCUMENT_VERSIONS, LATEST_VERSION } from '../common/versioning/api-versions.js';
@@ -105,10 +105,12 @@ function describeIdParameters(operation: Operation, path: string): void {
 /**
  * Builds the OpenAPI 3.0 document of every controller from the application and the Swagger
  * plugin's metadata (src/metadata.ts): adds the shared `ErrorResp`, `Link` and `…List` schemas,
- * writes the validators' rules into the DTO schemas ({@link applyValidationRules}) and removes
- * the security requirement from public operations. Cut per version by {@link buildOpenApiDocuments}.
+ * writes the registry's scopes and event types where the decorators name them
+ * ({@link fillRegisteredLists}) and the validators' rules into the DTO schemas
+ * ({@link applyValidationRules}), and removes the security requirement from public operations.
+ * Cut per version by {@link buildOpenApiDocuments}.
  */
-async function buildCombinedDocument(app: INestApplication): Promise<OpenAPIObject> {
+async function buildCombinedDocument(app: INestApplication, registry: ResourceRegistry): Promise<OpenAPIObject> {
   try {
     const generated = '../metadata.js'; // written by scripts/swagger-metadata.mjs; not type-checked on purpose
     const { default: metadata } = (await import(generated)) as { default: () => Promise<Record<string, any>> };
@@ -142,7 +144,7 @@ async function buildCombinedDocument(app: INestApplication): Promise<OpenAPIObje
             authorizationUrl: '/v{version}/oauth/authorize',
             tokenUrl: '/v{version}/oauth/token',
             refreshUrl: '/v{version}/oauth/token',
-            scopes: Object.fromEntries(ALL_SCOPES.map((scope) => [scope, describeScope(scope)])),
+            scopes: Object.fromEntries(registry.scopes.map((scope) => [scope, registry.describeScope(scope)])),
           },
         },
       },
@@ -152,6 +154,7 @@ async function buildCombinedDocument(app: INestApplication): Promise<OpenAPIObje
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorResp, LinkDto] });
   document.components ??= {};
   document.components.schemas = { ...document.components.schemas, ...envelopeSchemas(), ...namedSchemas() } as typeof document.components.schemas;
+  fillRegisteredLists(document, registry);
   // the DTOs' validators, as schema keywords: every length, pattern and format rule the service enforces
   applyValidationRules(document.components.schemas as Record<string, Record<string, any>>);
   for (const [path, pathItem] of Object.entries(document.paths)) {
@@ -174,16 +177,17 @@ async function buildCombinedDocument(app: INestApplication): Promise<OpenAPIObje
  * The OpenAPI 3.0 document of each API version (README.md#api-documentation-and-clients, docs/versioning.md): `1` → `info.version` 1.y.z with
  * the `/v1` paths (articles and comments deprecated, with the dates of V1_DEPRECATED_AT and
  * V1_SUNSET_AT), `2` → 2.y.z with the `/v2` paths; both with the unversioned ones; each
- * completed (errors, headers, examples: complete-document.ts). Versioning must be enabled
- * (enableApiVersioning) before.
+ * completed (errors, headers, examples: complete-document.ts) for the resources the application
+ * was given ({@link RESOURCE_REGISTRY}). Versioning must be enabled (enableApiVersioning) before.
  */
 export async function buildOpenApiDocuments(app: INestApplication): Promise<Record<ApiVersion, OpenAPIObject>> {
-  const combined = await buildCombinedDocument(app);
+  const registry = app.get<ResourceRegistry>(RESOURCE_REGISTRY);
+  const combined = await buildCombinedDocument(app, registry);
   const config = app.get<ConfigService<Env, true>>(ConfigService);
   const dates = deprecationDates({ V1_DEPRECATED_AT: config.get('V1_DEPRECATED_AT', { infer: true }), V1_SUNSET_AT: config.get('V1_SUNSET_AT', { infer: true }) });
   const documents = {} as Record<ApiVersion, OpenAPIObject>;
   for (const version of API_VERSIONS) {
-    documents[version] = versionDocument(combined, version, `${DESCRIPTION}\n\n${versionsParagraph(version, dates)}`, dates);
+    documents[version] = versionDocument(combined, version, `${DESCRIPTION}\n\n${versionsParagraph(version, dates)}`, dates, registry.resources);
   }
   return documents;
 }

@@ -1,6 +1,7 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { DOCUMENT_VERSIONS, inVersion, LATEST_VERSION, type ApiVersion, versionOfPath } from '../common/versioning/api-versions.js';
 import { DEPRECATED_VERSION, DEPRECATION_DOCS, httpDate, type VersionDates } from '../common/versioning/deprecation.js';
+import type { ResourceDeclaration } from '../common/resources/define-resource.js';
 import { completeDocument } from './complete-document.js';
 
 type Json = Record<string, any>;
@@ -67,12 +68,13 @@ function refsOf(node: unknown, into: Set<string>): void {
  * - texts and examples speak of the version's paths: their `/v{version}/` placeholder
  *   (`VERSION_PLACEHOLDER`, api-versions.ts) becomes `/v2/` in the v2 document, once the document
  *   is complete (completion adds texts of its own); nothing else in a text is changed;
- * - completed for all operations alike (errors, headers, examples: {@link completeDocument});
+ * - completed for all operations alike (errors, headers, examples: {@link completeDocument}),
+ *   with the tags and versioned schemas of `resources` (the registry's declarations);
  * - operations marked `@DeprecatedVersion()` get `deprecated: true`, the dates in their
  *   description, and the `Deprecation`, `Sunset` and `Link` headers on every response.
  * `combined` is not changed.
  */
-export function versionDocument(combined: OpenAPIObject, version: ApiVersion, description: string, dates: Record<string, VersionDates>): OpenAPIObject {
+export function versionDocument(combined: OpenAPIObject, version: ApiVersion, description: string, dates: Record<string, VersionDates>, resources: readonly ResourceDeclaration[]): OpenAPIObject {
   const rename = new RegExp(`^([A-Z][A-Za-z]*?)V${version}(List)?$`);
   const names = new Map<string, string>();
   for (const name of Object.keys(combined.components?.schemas ?? {})) {
@@ -106,7 +108,7 @@ export function versionDocument(combined: OpenAPIObject, version: ApiVersion, de
     }
   }
   doc.components.schemas = Object.fromEntries(Object.entries(schemas).filter(([name]) => reachable.has(name)));
-  completeDocument(doc as OpenAPIObject);
+  completeDocument(doc as OpenAPIObject, resources);
   // the version's prefix in every text and example, completion's own included
   doc = forVersion(doc, names, version) as Json;
 

@@ -1,7 +1,7 @@
 import { defineFields } from '../common/list/field-table.js';
 import { defineResource } from '../common/resources/define-resource.js';
 import { CURRENCIES, Order, OrderItem, ORDER_STATUSES } from './order.entity.js';
-import { ORDERS_POLICY } from './orders.policy.js';
+import { OrdersService } from './orders.service.js';
 
 /**
  * The orders field table (docs/lists.md#fields-filters-and-sorts-per-collection): filters `status`, `user`, `currency`; sort `id`, `created_at`,
@@ -28,6 +28,21 @@ export const ORDERS = defineResource({
   description: 'Orders with items and a computed total in cents, private to their user.',
   scopes: true,
   entities: [Order, OrderItem],
+  module: () => import('./orders.module.js').then((file) => file.OrdersModule),
+  events: {
+    'order.created': 'an order is created',
+    'order.updated': "a pending order's items or currency change",
+    'order.paid': "the order's status moves to paid",
+    'order.shipped': "the order's status moves to shipped",
+    'order.delivered': "the order's status moves to delivered",
+    'order.cancelled': "the order's status moves to cancelled",
+    'order.deleted': 'an order is deleted',
+  },
+  versioned: ['Order'],
   fields: ORDERS_FIELDS,
-  policy: ORDERS_POLICY,
+  listPlans: [
+    { name: 'orders as their owner', caller: 'user', visible: 'o.user_id = :caller', index: 'idx_orders_user_id_updated_at_id', list: (app, query, caller) => app.get(OrdersService).list(query, caller) },
+    { name: 'orders as an admin', caller: 'admin', visible: '1 = 1', index: 'idx_orders_updated_at_id', list: (app, query, caller) => app.get(OrdersService).list(query, caller) },
+  ],
+  serviceTier: (tier) => new OrdersService(tier.dataSource, tier.outbox),
 });

@@ -1,7 +1,7 @@
 import { defineFields } from '../common/list/field-table.js';
 import { defineResource } from '../common/resources/define-resource.js';
 import { Todo, TODO_STATUSES } from './todo.entity.js';
-import { TODOS_POLICY } from './todos.policy.js';
+import { TodosService } from './todos.service.js';
 
 /** The todos field table (docs/lists.md#fields-filters-and-sorts-per-collection): filters `status`, `owner`; sort `id`, `title`, `status`, `created_at`, `updated_at`. */
 export const TODOS_FIELDS = defineFields<Todo>()({
@@ -23,6 +23,13 @@ export const TODOS = defineResource({
   description: 'Todos, private to their owner (admins see all).',
   scopes: true,
   entities: [Todo],
+  module: () => import('./todos.module.js').then((file) => file.TodosModule),
+  events: { 'todo.created': 'a todo is created', 'todo.updated': 'a todo is changed by PUT or PATCH', 'todo.deleted': 'a todo is deleted' },
+  versioned: ['Todo'],
   fields: TODOS_FIELDS,
-  policy: TODOS_POLICY,
+  listPlans: [
+    { name: 'todos as their owner', caller: 'user', visible: 't.owner_id = :caller', index: 'idx_todos_owner_id_updated_at_id', list: (app, query, caller) => app.get(TodosService).list(query, caller) },
+    { name: 'todos as an admin', caller: 'admin', visible: '1 = 1', index: 'idx_todos_updated_at_id', list: (app, query, caller) => app.get(TodosService).list(query, caller) },
+  ],
+  serviceTier: (tier) => new TodosService(tier.dataSource.getRepository(Todo), tier.outbox),
 });

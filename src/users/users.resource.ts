@@ -2,7 +2,7 @@ import { defineFields } from '../common/list/field-table.js';
 import { defineResource } from '../common/resources/define-resource.js';
 import { ROLES } from '../common/caller/roles.js';
 import { User } from './user.entity.js';
-import { USERS_POLICY } from './users.policy.js';
+import { UsersService } from './users.service.js';
 
 /** The users field table (docs/lists.md#fields-filters-and-sorts-per-collection): filters `role`, `name`, `age`; sort `id`, `name`, `age`, `created_at`, `updated_at`. */
 export const USERS_FIELDS = defineFields<User>()({
@@ -27,6 +27,9 @@ export const USERS = defineResource({
   scopes: true,
   scopeNoun: 'user accounts',
   entities: [User],
+  module: () => import('./users.module.js').then((file) => file.UsersModule),
+  events: { 'user.deleted': 'an account is deleted' },
+  versioned: ['User'],
   fields: USERS_FIELDS,
-  policy: USERS_POLICY,
+  listPlans: [{ name: 'users (admins)', caller: 'admin', visible: '1 = 1', index: 'idx_users_updated_at_id', list: (app, query, caller) => app.get(UsersService).list(query, caller) }],
 });

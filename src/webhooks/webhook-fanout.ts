@@ -32,7 +32,7 @@ export class WebhookFanout implements OutboxListener {
     const now = sqlTime(postgres, new Date());
     const runner = manager.queryRunner;
     if (!runner) throw new Error('WebhookFanout.inTransaction: needs the entity manager of a transaction');
-    // event types are lower-case letters and dots (EVENT_TYPES): no LIKE wildcard to escape
+    // event types are lower-case letters and a dot (defineResource refuses others): no LIKE wildcard to escape
     const inserted = await runner.query(
       `INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, status, attempts, next_attempt_at, created_at)
        SELECT w.id, ${p(1)}, ${p(2)}, 'pending', 0, ${p(3)}, ${p(4)}

@@ -2,7 +2,7 @@ import { defineFields } from '../common/list/field-table.js';
 import { defineResource } from '../common/resources/define-resource.js';
 import { DELIVERY_STATUSES, WebhookDelivery } from './webhook-delivery.entity.js';
 import { WebhookSubscription } from './webhook-subscription.entity.js';
-import { WEBHOOKS_POLICY } from './webhooks.policy.js';
+import { Webhooks1764510000000 } from '../database/migrations/1764510000000-webhooks.js';
 
 /** The webhooks field table: filter `owner`; sort `id`, `created_at`. */
 export const WEBHOOKS_FIELDS = defineFields<WebhookSubscription>()({
@@ -49,8 +49,9 @@ export const WEBHOOKS = defineResource({
   scopes: true,
   scopeNoun: 'webhook subscriptions and their deliveries',
   entities: [WebhookSubscription],
+  migrations: [Webhooks1764510000000],
+  module: () => import('./webhooks.module.js').then((file) => file.WebhooksModule),
   fields: WEBHOOKS_FIELDS,
-  policy: WEBHOOKS_POLICY,
 });
 
 /**
@@ -62,5 +63,6 @@ export const WEBHOOK_DELIVERIES = defineResource({
   description: 'The deliveries of a webhook (status, attempts, last response, next attempt) and redelivery of an event; scopes webhooks:read and webhooks:write.',
   scopes: false,
   entities: [WebhookDelivery],
+  module: () => import('./webhooks.module.js').then((file) => file.WebhooksModule),
   fields: DELIVERIES_FIELDS,
 });

@@ -1,42 +1,39 @@
 import type { DataSource } from 'typeorm';
-import { Article, ArticleTag } from '../../src/articles/article.entity.js';
-import { ArticlesService } from '../../src/articles/articles.service.js';
 import type { AuthUser } from '../../src/common/caller/auth-user.js';
-import { Comment } from '../../src/comments/comment.entity.js';
-import { CommentsService } from '../../src/comments/comments.service.js';
+import type { ServiceTier } from '../../src/common/resources/define-resource.js';
 import { EventOutbox } from '../../src/events/event-outbox.js';
-import { OrdersService } from '../../src/orders/orders.service.js';
-import { Tag } from '../../src/tags/tag.entity.js';
-import { TagsService } from '../../src/tags/tags.service.js';
-import { Todo } from '../../src/todos/todo.entity.js';
-import { TodosService } from '../../src/todos/todos.service.js';
+import { RESOURCES } from '../../src/resources.js';
 import { User } from '../../src/users/user.entity.js';
 import type { Role } from '../../src/common/caller/roles.js';
 
-/** The services of the service tier, wired as their modules wire them, on one DataSource. */
-export interface Services {
-  /** The outbox the services append to (register test listeners here). */
-  outbox: EventOutbox;
-  todos: TodosService;
-  orders: OrdersService;
-  tags: TagsService;
-  articles: ArticlesService;
-  comments: CommentsService;
-}
+/** The declarations (src/resources.ts) with a service-tier hook (`serviceTier`). */
+type Tiered = Extract<(typeof RESOURCES)[number], { readonly serviceTier: (tier: ServiceTier) => unknown }>;
 
-/** Builds the services on `dataSource` (no Nest, no HTTP): each gets the repositories its module injects. */
+/**
+ * The services of the service tier, by declaration name — one per declaration with a
+ * `serviceTier` hook, wired as their modules wire them, on one DataSource — and the outbox they
+ * append to (register test listeners there).
+ */
+export type Services = { outbox: EventOutbox } & { [D in Tiered as D['name']]: ReturnType<D['serviceTier']> };
+
+/** Builds the services on `dataSource` (no Nest, no HTTP): each declaration's hook, given the repositories and the other services it needs. */
 export function servicesOn(dataSource: DataSource): Services {
   const outbox = new EventOutbox(dataSource);
-  const tags = new TagsService(dataSource.getRepository(Tag));
-  const articles = new ArticlesService(dataSource.getRepository(Article), dataSource.getRepository(ArticleTag), dataSource, tags, outbox);
-  return {
+  const built = new Map<string, unknown>();
+  const tier: ServiceTier = {
+    dataSource,
     outbox,
-    todos: new TodosService(dataSource.getRepository(Todo), outbox),
-    orders: new OrdersService(dataSource, outbox),
-    tags,
-    articles,
-    comments: new CommentsService(dataSource.getRepository(Comment), articles, outbox),
+    service<T>(name: string): T {
+      if (!built.has(name)) {
+        const declaration = RESOURCES.find((resource) => resource.name === name);
+        if (!declaration || !('serviceTier' in declaration)) throw new Error(`resource ${name} has no service-tier hook`);
+        built.set(name, declaration.serviceTier(tier));
+      }
+      return built.get(name) as T;
+    },
   };
+  for (const resource of RESOURCES) if ('serviceTier' in resource) tier.service(resource.name);
+  return { outbox, ...Object.fromEntries(built) } as Services;
 }
 
 let counter = 0;

@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { validateEnv } from '../../src/config/env.validation.js';
-import { buildDataSourceOptions, openDataSource } from '../../src/database/data-source.js';
+import { buildDataSourceOptions, openDataSource, schemaOf } from '../../src/database/data-source.js';
+import { RESOURCES } from '../../src/resources.js';
 
 /**
  * A plain TypeORM DataSource on the e2e database (DATABASE_URL from global-setup.ts: the run's
@@ -10,7 +11,7 @@ import { buildDataSourceOptions, openDataSource } from '../../src/database/data-
  */
 export async function openTestDataSource(poolSize = 2): Promise<DataSource> {
   const env = validateEnv(process.env);
-  const dataSource = await openDataSource(buildDataSourceOptions(env.DATABASE_URL, poolSize, undefined, { pooler: env.DB_POOLER, preparedStatements: env.DB_PREPARED_STATEMENTS }));
+  const dataSource = await openDataSource(buildDataSourceOptions(env.DATABASE_URL, schemaOf(RESOURCES), poolSize, undefined, { pooler: env.DB_POOLER, preparedStatements: env.DB_PREPARED_STATEMENTS }));
   try {
     await truncateDataSource(dataSource);
   } catch (error) {

@@ -3,6 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test, type TestingModuleBuilder } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module.js';
+import type { ResourceRegistry } from '../../src/common/resources/resource-registry.js';
 import { configureApp } from '../../src/app.setup.js';
 import { SharedStore } from '../../src/store/shared-store.js';
 import { openTestDataSource, truncateDataSource } from './database.js';
@@ -17,6 +18,8 @@ export interface TestAppOptions {
   truncate?: 'after-init' | 'before-init';
   /** Replaces providers before compiling (Nest's `overrideProvider`), e.g. the logger's destination. */
   override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
+  /** The resources served: the service's by default; a test's with `REGISTRY.with(THINGS)` (test/extending.e2e-spec.ts). */
+  registry?: ResourceRegistry;
 }
 
 /**
@@ -29,7 +32,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<NestE
   if (options.truncate === 'before-init') {
     await (await openTestDataSource(1)).destroy();
   }
-  const builder = Test.createTestingModule({ imports: [AppModule] });
+  const builder = Test.createTestingModule({ imports: [await AppModule.forRoot(options.registry)] });
   const moduleRef = await (options.override ? options.override(builder) : builder).compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
   // first middleware: every response is checked against the served OpenAPI document (openapi-validation.ts)

@@ -26,7 +26,7 @@ export const ApiCredentials = () => applyDecorators(ApiBearerAuth('bearer'), Api
  * credential such as an API key or OAuth token (the ScopeGuard enforces it, {@link RequireScope}
  * overrides it per operation; the document shows it as the `oauth2` requirement), and the
  * credentials are documented as by {@link ApiCredentials}. `resource` is the name of a
- * declaration with `scopes: true` in src/resources.ts (any other name does not compile).
+ * declaration with `scopes: true` in src/resources.ts (any other name stops the start-up: ScopeGuard).
  */
 export const ScopedResource = (resource: ScopeResource) =>
   applyDecorators(ApiCredentials(), SetMetadata(SCOPE_RESOURCE, resource), ApiExtension(SCOPE_RESOURCE_EXTENSION, resource));

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDateString, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
-import { ALL_SCOPES } from '../scopes.js';
+import { ArrayMinSize, ArrayUnique, IsArray, IsDateString, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxRegistered, IsRegistered } from '../../common/resources/registered-values.js';
+import { registeredCount, registeredList } from '../../common/resources/resource-registry.js';
 
 /** Body of `POST /v1/api-keys` (docs/authentication.md#api-keys). */
 @ApiSchema({ name: 'CreateApiKeyBody' })
@@ -13,13 +14,13 @@ export class CreateApiKeyDto {
   name: string;
 
   /** What the key may do: `<collection>:read` / `<collection>:write`, at least one. */
-  @ApiProperty({ type: [String], enum: ALL_SCOPES, maxItems: ALL_SCOPES.length, example: ['todos:read', 'todos:write'] })
+  @ApiProperty({ type: [String], enum: registeredList('scopes'), maxItems: registeredCount('scopes'), example: ['todos:read', 'todos:write'] })
   @IsArray()
   @ArrayMinSize(1)
-  @ArrayMaxSize(ALL_SCOPES.length)
+  @ArrayMaxRegistered('scopes')
   @ArrayUnique()
   @IsString({ each: true })
-  @IsIn(ALL_SCOPES, { each: true, message: `each scope must be one of ${ALL_SCOPES.join(', ')}` })
+  @IsRegistered('scopes', 'scope', { each: true })
   scopes: string[];
 
   /** When the key stops working (ISO 8601, in the future); never when absent. */

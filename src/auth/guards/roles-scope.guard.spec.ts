@@ -1,9 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { SetMetadata } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { type ModulesContainer, Reflector } from '@nestjs/core';
 import { fakeRequest, httpContext } from '../../../test/unit/http-context.js';
 import { ApiException } from '../../common/errors/api-exception.js';
 import type { AuthUser } from '../../common/caller/auth-user.js';
+import { ResourceRegistry } from '../../common/resources/resource-registry.js';
+import { REGISTRY } from '../../resources.js';
 // the metadata keys where the decorators define them: the scope resource is set directly, so these
 // tests do not depend on the name of the controller decorator that sets it
 import { REQUIRED_ROLES, REQUIRED_SCOPE, SCOPE_RESOURCE } from '../decorators/auth.decorators.js';
@@ -105,5 +107,26 @@ describe('RolesGuard (docs/authentication.md#roles-and-scopes: the role an opera
   it('refuses a caller without a user (403, not a crash) and lets the operation override the controller', () => {
     expect(refusal(() => check(undefined, AdminController, 'everything')).getStatus()).toBe(403);
     expect(check({ id: 2, role: 'user' }, AdminController, 'anyone')).toBe(true);
+  });
+});
+
+describe('ScopeGuard at start-up', () => {
+  /** The modules container of an application whose one module has `controllers`. */
+  const modulesOf = (...controllers: Function[]) =>
+    new Map([['module', { controllers: new Map(controllers.map((metatype) => [metatype, { metatype }])) }]]) as unknown as ModulesContainer;
+
+  @SetMetadata(SCOPE_RESOURCE, 'gadgets')
+  class GadgetsController {
+    list() {}
+  }
+
+  it('accepts controllers naming declared scopes', () => {
+    expect(() => new ScopeGuard(new Reflector(), REGISTRY, modulesOf(TodosController, UndeclaredController)).onApplicationBootstrap()).not.toThrow();
+  });
+
+  it('refuses a controller naming a collection no declaration has with scopes, or an undeclared scope', () => {
+    expect(() => new ScopeGuard(new Reflector(), REGISTRY, modulesOf(GadgetsController)).onApplicationBootstrap()).toThrow('GadgetsController: scope gadgets:read is not declared');
+    const withoutUsers = new ResourceRegistry(REGISTRY.resources.filter((resource) => resource.name !== 'users'));
+    expect(() => new ScopeGuard(new Reflector(), withoutUsers, modulesOf(TodosController)).onApplicationBootstrap()).toThrow('TodosController: scope users:write is not declared');
   });
 });

@@ -1,8 +1,9 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { type CanActivate, type ExecutionContext, Inject, Injectable, type OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { ModulesContainer, Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { forbidden } from '../../common/errors/api-exception.js';
 import type { AuthUser } from '../../common/caller/auth-user.js';
+import { RESOURCE_REGISTRY, type ResourceRegistry } from '../../common/resources/resource-registry.js';
 import { REQUIRED_SCOPE, SCOPE_RESOURCE } from '../decorators/auth.decorators.js';
 
 /**
@@ -11,13 +12,42 @@ import { REQUIRED_SCOPE, SCOPE_RESOURCE } from '../decorators/auth.decorators.js
  * `<resource>:write` from its controller's `@ScopedResource(resource)`; `@RequireScope(null)` or no
  * declaration means scoped credentials may not call it. Callers with their full rights (bearer,
  * session) pass. Runs after authentication and the rate limit; the scope is resolved once per handler.
+ * At start-up, every scope the controllers name must be one of the application's (the registry's
+ * declarations with `scopes: true`).
  * @throws 403 `forbidden` naming the missing scope.
  */
 @Injectable()
-export class ScopeGuard implements CanActivate {
+export class ScopeGuard implements CanActivate, OnApplicationBootstrap {
   private readonly scopes = new Map<Function, string | null>();
 
-  constructor(private readonly reflector: Reflector) {}
+  constructor(
+    private readonly reflector: Reflector,
+    @Optional() @Inject(RESOURCE_REGISTRY) private readonly registry?: ResourceRegistry,
+    @Optional() private readonly modules?: ModulesContainer,
+  ) {}
+
+  /**
+   * Checks the scopes the controllers name: `@ScopedResource(name)` needs a declaration `name`
+   * with scopes (its `:read` scope exists), `@RequireScope(scope)` one of the scopes.
+   * @throws Error at start-up naming the controller and the undeclared scope.
+   */
+  onApplicationBootstrap(): void {
+    if (!this.registry || !this.modules) return;
+    for (const module of this.modules.values()) {
+      for (const { metatype } of module.controllers.values()) {
+        const controller = metatype as Function;
+        const resource = this.reflector.get<string | undefined>(SCOPE_RESOURCE, controller);
+        const named = resource ? [`${resource}:read`] : [];
+        for (const key of Object.getOwnPropertyNames(controller.prototype)) {
+          const method = key === 'constructor' ? undefined : Object.getOwnPropertyDescriptor(controller.prototype, key)?.value;
+          const scope = typeof method === 'function' ? this.reflector.get<string | null | undefined>(REQUIRED_SCOPE, method) : undefined;
+          if (scope) named.push(scope);
+        }
+        const undeclared = named.find((scope) => !this.registry!.scopes.includes(scope));
+        if (undeclared) throw new Error(`${controller.name}: scope ${undeclared} is not declared (a declaration with scopes: true, src/resources.ts)`);
+      }
+    }
+  }
 
   canActivate(context: ExecutionContext): boolean {
     const req = context.switchToHttp().getRequest<Request & { user?: AuthUser }>();

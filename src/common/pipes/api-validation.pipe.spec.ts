@@ -13,9 +13,13 @@ import { CreateUserDto } from '../../users/dto/create-user.dto.js';
 import { ReplaceUserDto, UpdateUserDto } from '../../users/dto/replace-user.dto.js';
 import { readOnlyPropertiesOf } from '../decorators/validation.decorators.js';
 import { ApiException } from '../errors/api-exception.js';
+import { bindRegistryValidation } from '../resources/registered-values.js';
+import { REGISTRY } from '../../resources.js';
 import { ApiValidationPipe } from './api-validation.pipe.js';
 
 const pipe = new ApiValidationPipe();
+// the scopes and event types of bodies are the registry's (ResourcesModule binds the application's)
+bindRegistryValidation(REGISTRY);
 
 const asBody = (metatype: ArgumentMetadata['metatype']): ArgumentMetadata => ({ type: 'body', metatype, data: undefined });
 
@@ -129,6 +133,15 @@ describe('ApiValidationPipe', () => {
       expectBadRequest(await rejection({ ...client, scopes: ['todos:read'], redirect_uris: undefined }, CreateOAuthClientDto), 'redirect_uris', 'redirect_uris is required');
       expectBadRequest(await rejection({ name: 'export' }, CreateApiKeyDto), 'scopes', 'scopes is required');
       expectBadRequest(await rejection({ currency: 'EUR' }, CreateOrderDto), 'items', 'items is required');
+    });
+
+    it('checks scopes against the registry: an unknown one or too many → 422 listing the scopes', async () => {
+      const unknown = await rejection({ name: 'export', scopes: ['todos:read', 'gadgets:read'] }, CreateApiKeyDto);
+      expect(unknown.getStatus()).toBe(422);
+      expect(unknown.details).toEqual([{ field: 'scopes', message: `each scope must be one of ${REGISTRY.scopes.join(', ')}` }]);
+      const many = await rejection({ name: 'export', scopes: [...REGISTRY.scopes, REGISTRY.scopes[0]] }, CreateApiKeyDto);
+      expect(many.getStatus()).toBe(422);
+      expect(await pipe.transform({ name: 'export', scopes: ['events:read'] }, asBody(CreateApiKeyDto))).toMatchObject({ scopes: ['events:read'] });
     });
 
     it('names a missing property of a nested object with its path', async () => {

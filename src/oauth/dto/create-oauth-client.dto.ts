@@ -6,14 +6,14 @@ import {
   IsArray,
   IsBoolean,
   IsDefined,
-  IsIn,
   IsNotEmpty,
   IsString,
   MaxLength,
   registerDecorator,
   type ValidationArguments,
 } from 'class-validator';
-import { ALL_SCOPES } from '../../auth/scopes.js';
+import { ArrayMaxRegistered, IsRegistered } from '../../common/resources/registered-values.js';
+import { registeredCount, registeredList } from '../../common/resources/resource-registry.js';
 import { redirectUriProblem } from '../redirect-uri.js';
 
 /** The first acceptable-looking string of `value` (an array) that is not an acceptable redirect URI, with its problem. */
@@ -66,13 +66,13 @@ export class CreateOAuthClientDto {
   redirect_uris: string[];
 
   /** The widest access the client may ever be granted; users approve a subset. */
-  @ApiProperty({ type: [String], enum: ALL_SCOPES, minItems: 1, maxItems: ALL_SCOPES.length, example: ['todos:read', 'todos:write'] })
+  @ApiProperty({ type: [String], enum: registeredList('scopes'), minItems: 1, maxItems: registeredCount('scopes'), example: ['todos:read', 'todos:write'] })
   @IsArray()
   @ArrayMinSize(1)
-  @ArrayMaxSize(ALL_SCOPES.length)
+  @ArrayMaxRegistered('scopes')
   @ArrayUnique()
   @IsString({ each: true })
-  @IsIn(ALL_SCOPES, { each: true, message: `each scope must be one of ${ALL_SCOPES.join(', ')}` })
+  @IsRegistered('scopes', 'scope', { each: true })
   scopes: string[];
 
   /**

@@ -1,11 +1,12 @@
 import { ApiHideProperty, ApiProperty, ApiSchema, PartialType } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { IsOmittable, ReadOnlyProperty } from '../../common/decorators/validation.decorators.js';
-import { EVENT_TYPES } from '../../events/event-types.js';
+import { ArrayMaxRegistered, IsRegistered } from '../../common/resources/registered-values.js';
+import { registeredCount, registeredList } from '../../common/resources/resource-registry.js';
 import { WEBHOOK_API_VERSIONS, type WebhookApiVersion } from '../webhook-subscription.entity.js';
 
-/** What `events` may list: the event types, or `*` for all of them (now and later ones). */
-export const WEBHOOK_EVENT_CHOICES = ['*', ...EVENT_TYPES] as const;
+/** What `events` may list: the event types (the registry's), or `*` for all of them (now and later ones); for the documents (registeredList). */
+export const WEBHOOK_EVENT_CHOICES = registeredList('eventTypes', '*');
 
 /** Longest accepted `url`. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -42,13 +43,13 @@ export class CreateWebhookDto {
   url: string;
 
   /** Event types to receive, at least one, each once; `*` = every type. */
-  @ApiProperty({ type: [String], enum: WEBHOOK_EVENT_CHOICES, minItems: 1, maxItems: WEBHOOK_EVENT_CHOICES.length, uniqueItems: true, example: ['todo.created', 'todo.updated'] })
+  @ApiProperty({ type: [String], enum: WEBHOOK_EVENT_CHOICES, minItems: 1, maxItems: registeredCount('eventTypes', 1), uniqueItems: true, example: ['todo.created', 'todo.updated'] })
   @IsArray()
   @ArrayMinSize(1)
-  @ArrayMaxSize(WEBHOOK_EVENT_CHOICES.length)
+  @ArrayMaxRegistered('eventTypes', ['*'])
   @ArrayUnique()
   @IsString({ each: true })
-  @IsIn(WEBHOOK_EVENT_CHOICES, { each: true, message: `each event must be one of ${WEBHOOK_EVENT_CHOICES.join(', ')}` })
+  @IsRegistered('eventTypes', 'event', { each: true, also: ['*'] })
   events: string[];
 
   /** Free text for the owner, up to 500 characters; null when absent. */
