@@ -73,7 +73,11 @@ function prepare(ref) {
 
 /** One measurement: { rps, cpu } (cpu: µs per request, service + PostgreSQL backends). */
 function measure(build, db, endpoint) {
-  const out = execFileSync('node', ['bench/profile.mjs', '--noprof', '--db', db, '--size', options.size, '--endpoint', endpoint, '--seconds', String(options.seconds)], { cwd: build.dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync(
+    'node',
+    ['bench/profile.mjs', '--noprof', '--db', db, '--size', options.size, '--endpoint', endpoint, '--seconds', String(options.seconds)],
+    { cwd: build.dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const line = out.trim().split('\n').pop();
   const m = line.match(/: (\d+) req\/s, non2xx (\d+), CPU (\d+) µs\/req \(process\)(?: \+ (\d+))?/);
   if (!m) throw new Error(`unexpected output of bench/profile.mjs in ${build.dir}: ${line}`);
@@ -97,7 +101,10 @@ function verdict(base, other, tolerance) {
 }
 
 const builds = refs.map(prepare);
-const loadAtStart = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const loadAtStart = os
+  .loadavg()
+  .map((l) => l.toFixed(2))
+  .join(' ');
 const rows = [];
 for (const db of options.db.split(',')) {
   for (const endpoint of options.endpoints.split(',')) {
@@ -109,13 +116,21 @@ for (const db of options.db.split(',')) {
     const medians = runs.map((r) => ({ rps: median(r.map((x) => x.rps)), cpu: median(r.map((x) => x.cpu)) }));
     builds.forEach((build, i) => {
       const row = { db, endpoint, build: `${build.ref} (${build.commit})`, rounds: runs[i].map((x) => x.rps).join(', '), ...medians[i] };
-      if (i > 0) Object.assign(row, { rpsRatio: medians[i].rps / medians[0].rps, cpuRatio: medians[i].cpu / medians[0].cpu, verdict: verdict(medians[0], medians[i], options.tolerance) });
+      if (i > 0)
+        Object.assign(row, {
+          rpsRatio: medians[i].rps / medians[0].rps,
+          cpuRatio: medians[i].cpu / medians[0].cpu,
+          verdict: verdict(medians[0], medians[i], options.tolerance),
+        });
       rows.push(row);
       console.log(`${db} ${endpoint} ${row.build}: ${row.rounds} req/s; median ${row.rps} req/s, ${row.cpu} µs/req${row.verdict ? ` → ${row.verdict}` : ''}`);
     });
   }
 }
-const loadAtEnd = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const loadAtEnd = os
+  .loadavg()
+  .map((l) => l.toFixed(2))
+  .join(' ');
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const md = [
@@ -125,7 +140,10 @@ const md = [
   '',
   '| database | endpoint | build | req/s per round | median req/s | median CPU µs/req | req/s vs base | CPU vs base | verdict |',
   '|---|---|---|---|---:|---:|---:|---:|---|',
-  ...rows.map((r) => `| ${r.db} | ${r.endpoint} | ${r.build} | ${r.rounds} | ${fmt(r.rps)} | ${fmt(r.cpu)} | ${r.rpsRatio ? `${r.rpsRatio.toFixed(2)}×` : 'base'} | ${r.cpuRatio ? `${r.cpuRatio.toFixed(2)}×` : 'base'} | ${r.verdict ?? ''} |`),
+  ...rows.map(
+    (r) =>
+      `| ${r.db} | ${r.endpoint} | ${r.build} | ${r.rounds} | ${fmt(r.rps)} | ${fmt(r.cpu)} | ${r.rpsRatio ? `${r.rpsRatio.toFixed(2)}×` : 'base'} | ${r.cpuRatio ? `${r.cpuRatio.toFixed(2)}×` : 'base'} | ${r.verdict ?? ''} |`,
+  ),
   '',
   'Endpoints: get = `GET /v1/articles/{id}`, post = `POST /v1/todos`, list = `GET /v1/articles?status=published&sort=-created_at&page=1&size=20` (see bench/profile.mjs).',
   '',

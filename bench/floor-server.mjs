@@ -16,7 +16,8 @@ import 'reflect-metadata';
 process.env.BENCH_APPLICATION_NAME ??= 'resource-api-floor';
 const { Controller, Get, HttpException, Module, Req, Res } = await import('@nestjs/common');
 const { NestFactory } = await import('@nestjs/core');
-const { article, authenticate, COLUMNS, db, DEPRECATION, HttpError, PG, redis, requestId, rows, SECURITY_HEADERS, successorLink } = await import('./lib/handwritten.mjs');
+const { article, authenticate, COLUMNS, db, DEPRECATION, HttpError, PG, redis, requestId, rows, SECURITY_HEADERS, successorLink } =
+  await import('./lib/handwritten.mjs');
 
 const INT = /^(0|[1-9][0-9]{0,9})$/;
 
@@ -36,7 +37,8 @@ class ArticlesController {
     res.set({ 'x-request-id': id, ...DEPRECATION, link: successorLink(path) });
     try {
       const caller = await authenticate(req);
-      if (!INT.test(req.params.id) || Number(req.params.id) < 1 || Number(req.params.id) > 2_147_483_647) throw new HttpError(400, 'bad_request', 'id must be a positive integer');
+      if (!INT.test(req.params.id) || Number(req.params.id) < 1 || Number(req.params.id) > 2_147_483_647)
+        throw new HttpError(400, 'bad_request', 'id must be a positive integer');
       const articleId = Number(req.params.id);
       const [row] = await rows(`SELECT ${COLUMNS} FROM articles a WHERE a.id = $1`, [articleId]);
       if (!row) throw new HttpError(404, 'not_found', `article ${articleId} not found`);

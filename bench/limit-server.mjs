@@ -32,7 +32,9 @@ import { article, authenticate, COLUMNS, db, DEPRECATION, HttpError, PG, redis, 
 
 const MAX_PAGE_SIZE = 100;
 /** The service's list-cursor key when LIST_CURSOR_SECRET is unset: derived from JWT_SECRET (src/common/list/cursor.ts). */
-const CURSOR_KEY = createHmac('sha256', `jwt:${process.env.JWT_SECRET ?? ''}`).update('resource-api list cursor v1').digest();
+const CURSOR_KEY = createHmac('sha256', `jwt:${process.env.JWT_SECRET ?? ''}`)
+  .update('resource-api list cursor v1')
+  .digest();
 /** Above this planner estimate `Prefer: count=estimated` answers the estimate (src/common/list/find-page.ts). */
 const ESTIMATE_THRESHOLD = 10_000;
 
@@ -55,7 +57,8 @@ function badRequest(message) {
 
 /** Parses the subset of the list grammar the benchmark uses; the same normalisation as the service. */
 function parseList(query, prefer) {
-  for (const name of Object.keys(query)) if (!['page', 'size', 'sort', 'status', 'author', 'cursor'].includes(name)) throw badRequest(`unknown query parameter ${name}`);
+  for (const name of Object.keys(query))
+    if (!['page', 'size', 'sort', 'status', 'author', 'cursor'].includes(name)) throw badRequest(`unknown query parameter ${name}`);
   if (query.cursor !== undefined && query.page !== undefined) throw badRequest('cursor cannot be combined with page or offset');
   const page = query.page === undefined ? 1 : INT.test(query.page) ? Number(query.page) : NaN;
   const size = query.size === undefined ? 20 : INT.test(query.size) ? Number(query.size) : NaN;
@@ -95,15 +98,20 @@ function parseList(query, prefer) {
   let cursor;
   if (query.cursor !== undefined) {
     const [payload, mac] = String(query.cursor).split('.');
-    const expected = createHmac('sha256', CURSOR_KEY).update(payload ?? '').digest();
+    const expected = createHmac('sha256', CURSOR_KEY)
+      .update(payload ?? '')
+      .digest();
     const given = Buffer.from(mac ?? '', 'base64url');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw badRequest('cursor is not valid (modified, truncated or issued by another server)');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      throw badRequest('cursor is not valid (modified, truncated or issued by another server)');
     const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString());
-    if (decoded.f !== fp) throw badRequest('cursor was issued for other sort or filter parameters; repeat the sort and filters of the request that returned it');
+    if (decoded.f !== fp)
+      throw badRequest('cursor was issued for other sort or filter parameters; repeat the sort and filters of the request that returned it');
     cursor = { direction: decoded.d === 'a' ? 'after' : 'before', values: decoded.v, text: query.cursor };
     // forward cursors on one-direction sorts; a nullable key only first, ascending, from a value (its NULLs follow)
     const nullableOk = sort.every((k, i) => !NULLABLE.has(k.field) || (i === 0 && !k.desc && cursor.values[0] !== null));
-    if (cursor.direction !== 'after' || !nullableOk || sort.some((k) => k.desc !== sort[0].desc)) throw badRequest('the limit serves forward cursors on one-direction sorts, a nullable key only first, ascending, from a value');
+    if (cursor.direction !== 'after' || !nullableOk || sort.some((k) => k.desc !== sort[0].desc))
+      throw badRequest('the limit serves forward cursors on one-direction sorts, a nullable key only first, ascending, from a value');
   }
   const count = preferred ?? (cursor ? 'none' : 'exact');
   return { page, size, offset: cursor ? 0 : (page - 1) * size, sort, filters, fp, cursor, count };
@@ -186,7 +194,9 @@ const NULLABLE = new Set(['published_at']);
 
 async function listArticles(q, caller) {
   const { sql: whereSql, params } = where(q, caller);
-  const order = q.sort.map((k) => `a.${k.field} ${k.desc ? 'DESC' : 'ASC'}${NULLABLE.has(k.field) ? (k.desc ? ' NULLS FIRST' : ' NULLS LAST') : ''}`).join(', ');
+  const order = q.sort
+    .map((k) => `a.${k.field} ${k.desc ? 'DESC' : 'ASC'}${NULLABLE.has(k.field) ? (k.desc ? ' NULLS FIRST' : ' NULLS LAST') : ''}`)
+    .join(', ');
   const countSql = `SELECT count(*) AS total FROM articles a ${whereSql}`;
   const keyText = (field) => (PG && field !== 'id' && field !== 'title' ? `CAST(a.${field} AS text)` : `a.${field}`);
   const keys = q.sort.map((k, i) => `${keyText(k.field)} AS k${i}`).join(', ');
@@ -250,11 +260,13 @@ function validateTodo(body) {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('request body must be a JSON object');
   const problems = [];
   for (const key of Object.keys(body)) if (!TODO_FIELDS.has(key)) problems.push({ field: key, message: `property ${key} should not exist` });
-  if (typeof body.title !== 'string' || body.title.length === 0 || body.title.length > 200) problems.push({ field: 'title', message: 'title must be a string of 1-200 characters' });
+  if (typeof body.title !== 'string' || body.title.length === 0 || body.title.length > 200)
+    problems.push({ field: 'title', message: 'title must be a string of 1-200 characters' });
   if (body.content !== undefined && body.content !== null && (typeof body.content !== 'string' || body.content.length > 10_000)) {
     problems.push({ field: 'content', message: 'content must be a string of at most 10000 characters' });
   }
-  if (body.status !== undefined && !TODO_STATUSES.has(body.status)) problems.push({ field: 'status', message: 'status must be one of pending, in_progress, done' });
+  if (body.status !== undefined && !TODO_STATUSES.has(body.status))
+    problems.push({ field: 'status', message: 'status must be one of pending, in_progress, done' });
   if (problems.length) throw new HttpError(422, 'validation_failed', 'the request body is invalid', undefined, problems);
 }
 
@@ -268,7 +280,12 @@ async function createTodo(body, caller) {
   const status = body.status ?? 'pending';
   const stamp = PG ? now : sqliteTime(now);
   const [row] = await rows('INSERT INTO todos (title, content, status, owner_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id', [
-    title, content, status, caller.id, stamp, stamp,
+    title,
+    content,
+    status,
+    caller.id,
+    stamp,
+    stamp,
   ]);
   const id = Number(row.id);
   const at = now.toISOString();
@@ -297,7 +314,12 @@ app.setErrorHandler((error, req, reply) => {
     return send(reply, error.status, body, { 'x-request-id': id, ...error.extra });
   }
   const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
-  return send(reply, status, { error: status === 500 ? 'internal server error' : error.message, code: status === 500 ? 'internal_error' : 'bad_request', request_id: id }, { 'x-request-id': id });
+  return send(
+    reply,
+    status,
+    { error: status === 500 ? 'internal server error' : error.message, code: status === 500 ? 'internal_error' : 'bad_request', request_id: id },
+    { 'x-request-id': id },
+  );
 });
 app.addHook('onRequest', async (req) => {
   req.requestId = requestId(req);
@@ -345,7 +367,9 @@ app.post('/v1/todos', async (req, reply) => {
   return send(reply, 201, todo, { 'x-request-id': req.requestId, location: todo.links[0].href });
 });
 
-app.setNotFoundHandler((req, reply) => send(reply, 404, { error: `no route for ${req.url.split('?')[0]}`, code: 'not_found', request_id: req.requestId }, { 'x-request-id': req.requestId }));
+app.setNotFoundHandler((req, reply) =>
+  send(reply, 404, { error: `no route for ${req.url.split('?')[0]}`, code: 'not_found', request_id: req.requestId }, { 'x-request-id': req.requestId }),
+);
 
 const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
 process.stdout.write(`listening ${new URL(address).port}\n`);

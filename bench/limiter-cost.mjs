@@ -16,7 +16,12 @@
 import 'reflect-metadata';
 import { Redis } from 'ioredis';
 
-const args = Object.fromEntries(process.argv.slice(2).map((arg, i, all) => (arg.startsWith('--') ? [arg.slice(2), all[i + 1]] : [])).filter((pair) => pair.length));
+const args = Object.fromEntries(
+  process.argv
+    .slice(2)
+    .map((arg, i, all) => (arg.startsWith('--') ? [arg.slice(2), all[i + 1]] : []))
+    .filter((pair) => pair.length),
+);
 const REQUESTS = Number(args.requests ?? 200_000);
 const PER_REQUEST_US = Number(args['per-request-us'] ?? 800);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/15';

@@ -51,7 +51,16 @@ if (db === 'postgres') {
 const dir = path.join(CACHE_DIR, 'profiles', `${db}-${which}-${Date.now()}`);
 mkdirSync(dir, { recursive: true });
 const port = await freePort();
-const env = { HEAP_OUT: path.join(dir, 'heap.heapprofile'), NODE_ENV: 'production', JWT_SECRET: secret, OAUTH_ISSUER: 'http://127.0.0.1', LOG_LEVEL: 'info', PORT: String(port), DATABASE_URL: db === 'postgres' ? target : `sqlite:${target}`, ...Object.fromEntries((args.env ? args.env.split(',') : []).map((pair) => pair.split(/=(.*)/s).slice(0, 2))) };
+const env = {
+  HEAP_OUT: path.join(dir, 'heap.heapprofile'),
+  NODE_ENV: 'production',
+  JWT_SECRET: secret,
+  OAUTH_ISSUER: 'http://127.0.0.1',
+  LOG_LEVEL: 'info',
+  PORT: String(port),
+  DATABASE_URL: db === 'postgres' ? target : `sqlite:${target}`,
+  ...Object.fromEntries((args.env ? args.env.split(',') : []).map((pair) => pair.split(/=(.*)/s).slice(0, 2))),
+};
 const prof = args.noprof ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
 const spawnedAt = performance.now();
 const child = spawnNode([...prof, ...extra, 'dist/src/main.js'], env, 0, path.join(dir, 'service.log'));
@@ -70,39 +79,61 @@ if (args.startup) {
   r = { '2xx': 1, duration: 1, non2xx: 0, errors: 0 };
   console.log(`start-up ${db}: ${to.toFixed(0)} ms to ready, CPU ${(cpu / 1000).toFixed(0)} ms`);
 } else {
-const auth = { authorization: `Bearer ${token}` };
-const ep = {
-  get: { url: `${base}/v1/articles/${id}`, headers: auth },
-  list: { url: `${base}/v1/articles?status=published&sort=-created_at&page=1&size=20`, headers: auth },
-  post: { url: `${base}/v1/todos`, method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Buy milk', content: 'Two litres, semi-skimmed.', status: 'pending' }) },
-}[which];
-await autocannon({ ...ep, connections: 50, duration: 2 });
-if (args.heap) { child.kill('SIGUSR2'); await new Promise((r) => setTimeout(r, 300)); }
-const backends = async () => {
-  if (db !== 'postgres') return [];
-  const c = new pg.Client({ connectionString: target });
-  await c.connect();
-  const { rows } = await c.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'resource-api'`);
-  await c.end();
-  return rows.map((row) => row.pid);
-};
-const pids = await backends();
-const db0 = new Map(pids.map((pid) => [pid, cpuMicros(pid)]));
-const cpu0 = cpuMicros(child.pid);
-from = performance.now() - spawnedAt;
-r = await autocannon({ ...ep, connections: 50, duration: seconds });
-cpu = cpuMicros(child.pid) - cpu0;
-let dbCpu = 0;
-for (const pid of await backends()) dbCpu += cpuMicros(pid) - (db0.get(pid) ?? 0);
-r.dbCpu = dbCpu;
-to = performance.now() - spawnedAt;
-rss = memory(child.pid);
-if (args.heap) { child.kill('SIGUSR2'); await new Promise((r) => setTimeout(r, 3000)); }
-if (args.snapshot) { await new Promise((r) => setTimeout(r, 1500)); child.kill('SIGUSR2'); await new Promise((r) => setTimeout(r, 8000)); }
-if (args.usr2) { await new Promise((r) => setTimeout(r, 1000)); child.kill('SIGUSR2'); await new Promise((r) => setTimeout(r, 1000)); }
+  const auth = { authorization: `Bearer ${token}` };
+  const ep = {
+    get: { url: `${base}/v1/articles/${id}`, headers: auth },
+    list: { url: `${base}/v1/articles?status=published&sort=-created_at&page=1&size=20`, headers: auth },
+    post: {
+      url: `${base}/v1/todos`,
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Buy milk', content: 'Two litres, semi-skimmed.', status: 'pending' }),
+    },
+  }[which];
+  await autocannon({ ...ep, connections: 50, duration: 2 });
+  if (args.heap) {
+    child.kill('SIGUSR2');
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  const backends = async () => {
+    if (db !== 'postgres') return [];
+    const c = new pg.Client({ connectionString: target });
+    await c.connect();
+    const { rows } = await c.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'resource-api'`);
+    await c.end();
+    return rows.map((row) => row.pid);
+  };
+  const pids = await backends();
+  const db0 = new Map(pids.map((pid) => [pid, cpuMicros(pid)]));
+  const cpu0 = cpuMicros(child.pid);
+  from = performance.now() - spawnedAt;
+  r = await autocannon({ ...ep, connections: 50, duration: seconds });
+  cpu = cpuMicros(child.pid) - cpu0;
+  let dbCpu = 0;
+  for (const pid of await backends()) dbCpu += cpuMicros(pid) - (db0.get(pid) ?? 0);
+  r.dbCpu = dbCpu;
+  to = performance.now() - spawnedAt;
+  rss = memory(child.pid);
+  if (args.heap) {
+    child.kill('SIGUSR2');
+    await new Promise((r) => setTimeout(r, 3000));
+  }
+  if (args.snapshot) {
+    await new Promise((r) => setTimeout(r, 1500));
+    child.kill('SIGUSR2');
+    await new Promise((r) => setTimeout(r, 8000));
+  }
+  if (args.usr2) {
+    await new Promise((r) => setTimeout(r, 1000));
+    child.kill('SIGUSR2');
+    await new Promise((r) => setTimeout(r, 1000));
+  }
 }
 await stop(child);
-if (!args.startup) console.log(`${which} ${db}: ${Math.round(r['2xx'] / r.duration)} req/s, non2xx ${r.non2xx + r.errors}, CPU ${Math.round(cpu / r['2xx'])} µs/req (process)${db === 'postgres' ? ` + ${Math.round(r.dbCpu / r['2xx'])} (PostgreSQL)` : ''}, peak RSS ${(rss.peak / 2 ** 20).toFixed(0)} MiB`);
+if (!args.startup)
+  console.log(
+    `${which} ${db}: ${Math.round(r['2xx'] / r.duration)} req/s, non2xx ${r.non2xx + r.errors}, CPU ${Math.round(cpu / r['2xx'])} µs/req (process)${db === 'postgres' ? ` + ${Math.round(r.dbCpu / r['2xx'])} (PostgreSQL)` : ''}, peak RSS ${(rss.peak / 2 ** 20).toFixed(0)} MiB`,
+  );
 if (db === 'postgres' && args.drop) await dropPostgres(label);
 if (args.noprof) process.exit(0);
 const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
@@ -151,7 +182,12 @@ for (const [id, us] of self) {
   const key = `${cf.functionName || '(anon)'} ${cf.url.replace(/.*node_modules\//, '').replace(/.*\/dist\//, '')}:${cf.lineNumber}`;
   fns.set(key, (fns.get(key) ?? 0) + us);
 }
-const show = (m, k) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([name, us]) => `${(100 * us / total).toFixed(1).padStart(5)} %  ${(us / r['2xx']).toFixed(0).padStart(5)} µs/req*  ${name}`).join('\n');
+const show = (m, k) =>
+  [...m]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, k)
+    .map(([name, us]) => `${((100 * us) / total).toFixed(1).padStart(5)} %  ${(us / r['2xx']).toFixed(0).padStart(5)} µs/req*  ${name}`)
+    .join('\n');
 console.log(`profile: ${file} (${(total / 1e6).toFixed(1)} s sampled in the measured window)`);
 console.log(show(groups, 30));
 console.log('--- top functions');
@@ -172,4 +208,7 @@ if (args.share) {
   }
   console.log(`--- share /${args.share}/: ${(inShare / r['2xx']).toFixed(0)} µs/req, ${((100 * inShare) / total).toFixed(1)} % of the sampled CPU`);
 }
-if (args.incl) { console.log('--- inclusive'); console.log(show(new Map([...incl].filter(([k]) => !k.startsWith('(root)') && !k.startsWith('(anon) :'))), Number(args.incl))); }
+if (args.incl) {
+  console.log('--- inclusive');
+  console.log(show(new Map([...incl].filter(([k]) => !k.startsWith('(root)') && !k.startsWith('(anon) :'))), Number(args.incl)));
+}

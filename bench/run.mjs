@@ -48,7 +48,20 @@ import { compare, exchange } from './lib/verify.mjs';
 // ---------------------------------------------------------------- options
 
 function parseArgs(argv) {
-  const options = { sizes: '10k,100k,1m', db: 'postgres,sqlite', rounds: 3, duration: 8, warmup: 3, connections: 50, endpoints: 'list,list-deep,list-cursor,list-cursor-nullable,list-estimated,get,post', startups: 5, maxDuration: 120, save: true, smoke: false, floor: true };
+  const options = {
+    sizes: '10k,100k,1m',
+    db: 'postgres,sqlite',
+    rounds: 3,
+    duration: 8,
+    warmup: 3,
+    connections: 50,
+    endpoints: 'list,list-deep,list-cursor,list-cursor-nullable,list-estimated,get,post',
+    startups: 5,
+    maxDuration: 120,
+    save: true,
+    smoke: false,
+    floor: true,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const take = () => {
@@ -61,14 +74,19 @@ function parseArgs(argv) {
     else if (name === 'no-save') options.save = false;
     else if (name === 'no-floor') options.floor = false;
     else if (['sizes', 'db', 'endpoints', 'redis'].includes(name)) options[name] = take();
-    else if (['rounds', 'duration', 'max-duration', 'warmup', 'connections', 'startups'].includes(name)) options[name === 'max-duration' ? 'maxDuration' : name] = Number(take());
+    else if (['rounds', 'duration', 'max-duration', 'warmup', 'connections', 'startups'].includes(name))
+      options[name === 'max-duration' ? 'maxDuration' : name] = Number(take());
     else throw new Error(`unknown option ${arg} (see bench/run.mjs)`);
   }
-  if (options.smoke) Object.assign(options, { sizes: argv.includes('--sizes') ? options.sizes : '500', rounds: 1, duration: 1, warmup: 0.5, startups: 1, save: false });
+  if (options.smoke)
+    Object.assign(options, { sizes: argv.includes('--sizes') ? options.sizes : '500', rounds: 1, duration: 1, warmup: 0.5, startups: 1, save: false });
   return {
     ...options,
     sizes: options.sizes.split(',').map(parseSize),
-    dbs: options.db.split(',').map((d) => d.trim().toLowerCase()).map((d) => (d === 'pg' ? 'postgres' : d)),
+    dbs: options.db
+      .split(',')
+      .map((d) => d.trim().toLowerCase())
+      .map((d) => (d === 'pg' ? 'postgres' : d)),
     endpoints: options.endpoints.split(','),
   };
 }
@@ -246,7 +264,14 @@ async function settle(target) {
     await new Promise((resolve) => setTimeout(resolve, 250));
     const now = cpuMicros(target.child.pid);
     const busyDb = target.pgDb
-      ? (await (await admin()).query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = $2 AND state <> 'idle'`, [target.pgDb, target.application])).rows[0].n
+      ? (
+          await (
+            await admin()
+          ).query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = $2 AND state <> 'idle'`, [
+            target.pgDb,
+            target.application,
+          ])
+        ).rows[0].n
       : 0;
     if (now - before < 10_000 && busyDb === 0) return;
     before = now;
@@ -349,7 +374,13 @@ async function startLimit(databaseUrl, logFile) {
 
 async function startFloor(databaseUrl, logFile) {
   const port = await freePort();
-  const env = { JWT_SECRET, PORT: String(port), DATABASE_URL: databaseUrl, BENCH_APPLICATION_NAME: 'resource-api-floor', ...(options.redis ? { REDIS_URL: options.redis } : {}) };
+  const env = {
+    JWT_SECRET,
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    BENCH_APPLICATION_NAME: 'resource-api-floor',
+    ...(options.redis ? { REDIS_URL: options.redis } : {}),
+  };
   const child = spawnNode(['bench/floor-server.mjs'], env, SERVER_CORE, logFile);
   const base = `http://127.0.0.1:${port}`;
   await waitReady(`${base}/health/ready`, child, 60_000);
@@ -460,7 +491,9 @@ async function benchOne(db, size) {
       log(
         `${endpoint.name}: service ${fmt(row.service.rps)} req/s, limit ${fmt(row.limit.rps)} req/s (${pct(row.ratio)}); ` +
           `CPU µs/req ${fmt(row.service.cpuPerReq)}+${fmt(row.service.dbCpuPerReq)} vs ${fmt(row.limit.cpuPerReq)}+${fmt(row.limit.dbCpuPerReq)}` +
-          (row.floor ? `; floor ${fmt(row.floor.rps)} req/s (${pct(row.floorRatio)}), CPU µs/req ${fmt(row.floor.cpuPerReq)}+${fmt(row.floor.dbCpuPerReq)}` : ''),
+          (row.floor
+            ? `; floor ${fmt(row.floor.rps)} req/s (${pct(row.floorRatio)}), CPU µs/req ${fmt(row.floor.cpuPerReq)}+${fmt(row.floor.dbCpuPerReq)}`
+            : ''),
       );
     }
     entry.rss = { service: memory(service.child.pid), limit: memory(limit.child.pid), ...(floor ? { floor: memory(floor.child.pid) } : {}) };
@@ -516,7 +549,11 @@ function evaluateTargets() {
     const cpu = entry.endpoints.filter((e) => e.cpuRatio !== null);
     if (cpu.length) {
       const worst = cpu.reduce((a, b) => (b.cpuRatio > a.cpuRatio ? b : a));
-      targets.push({ target: `CPU per request (server + database, ${at}) ≤ 2× the limit's, every endpoint`, value: `${worst.cpuRatio.toFixed(2)}× (worst: ${worst.endpoint})`, met: worst.cpuRatio <= 2 });
+      targets.push({
+        target: `CPU per request (server + database, ${at}) ≤ 2× the limit's, every endpoint`,
+        value: `${worst.cpuRatio.toFixed(2)}× (worst: ${worst.endpoint})`,
+        met: worst.cpuRatio <= 2,
+      });
     }
   }
   // lists at scale: a deep cursor page costs at most 1.5× page 1; count=estimated page 1 at the largest size at most 1.5× the smallest
@@ -533,7 +570,11 @@ function evaluateTargets() {
     const smallest = entries[0];
     if (entries.length > 1 && rps(smallest, 'list-estimated') && rps(largest, 'list-estimated')) {
       const ratio = rps(smallest, 'list-estimated') / rps(largest, 'list-estimated');
-      targets.push({ target: `page 1 with count=estimated at ${largest.label} costs ≤ 1.5× at ${smallest.label} (${db}, service req/s)`, value: `${ratio.toFixed(2)}×`, met: ratio <= 1.5 });
+      targets.push({
+        target: `page 1 with count=estimated at ${largest.label} costs ≤ 1.5× at ${smallest.label} (${db}, service req/s)`,
+        value: `${ratio.toFixed(2)}×`,
+        met: ratio <= 1.5,
+      });
     }
   }
   const peaks = results.filter((e) => e.rss).map((e) => e.rss.service.peak);
@@ -541,8 +582,15 @@ function evaluateTargets() {
     const peak = Math.max(...peaks);
     targets.push({ target: 'service peak RSS ≤ 200 MiB (every run)', value: `${mib(peak)} MiB`, met: peak <= 200 * 2 ** 20 });
   }
-  const startup = results.filter((e) => e.db === 'sqlite' && e.startupMs).sort((a, b) => (a.size === 100_000 ? -1 : b.size === 100_000 ? 1 : b.size - a.size))[0];
-  if (startup) targets.push({ target: `SQLite start-up ≤ 1 s (${startup.label}, median)`, value: `${fmt(startup.startupMs.median)} ms`, met: startup.startupMs.median <= 1000 });
+  const startup = results
+    .filter((e) => e.db === 'sqlite' && e.startupMs)
+    .sort((a, b) => (a.size === 100_000 ? -1 : b.size === 100_000 ? 1 : b.size - a.size))[0];
+  if (startup)
+    targets.push({
+      target: `SQLite start-up ≤ 1 s (${startup.label}, median)`,
+      value: `${fmt(startup.startupMs.median)} ms`,
+      met: startup.startupMs.median <= 1000,
+    });
   return targets;
 }
 
@@ -556,7 +604,9 @@ function markdown(meta, targets) {
       `${options.redis ? ` Redis: ${options.redis}.` : ' No Redis (in-process deny list on both).'}`,
     '',
   );
-  lines.push('| database | articles | endpoint | service req/s | limit req/s | ratio | p50 / p99 ms service | p50 / p99 ms limit | CPU µs/req service (+db) | CPU µs/req limit (+db) | CPU ratio | non-2xx |');
+  lines.push(
+    '| database | articles | endpoint | service req/s | limit req/s | ratio | p50 / p99 ms service | p50 / p99 ms limit | CPU µs/req service (+db) | CPU µs/req limit (+db) | CPU ratio | non-2xx |',
+  );
   lines.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const entry of results) {
     for (const row of entry.endpoints) {
@@ -569,7 +619,10 @@ function markdown(meta, targets) {
     }
   }
   const requests = new Map(results.flatMap((e) => e.endpoints.map((r) => [r.endpoint, r.request.replace(/\/\d+$/, '/{id}')])));
-  lines.push('', `Requests (as user ${USER_ID}, role user, Bearer HS256; {id}: a published article of another user): ${[...requests].map(([name, request]) => `${name} = \`${request}\``).join('; ')}.`);
+  lines.push(
+    '',
+    `Requests (as user ${USER_ID}, role user, Bearer HS256; {id}: a published article of another user): ${[...requests].map(([name, request]) => `${name} = \`${request}\``).join('; ')}.`,
+  );
   const floorRows = results.flatMap((e) => e.endpoints.filter((r) => r.floor).map((r) => ({ entry: e, row: r })));
   if (floorRows.length > 0) {
     lines.push(
@@ -589,7 +642,11 @@ function markdown(meta, targets) {
       );
     }
   }
-  lines.push('', '| database | articles | seed/copy s | peak RSS MiB service / limit | SQLite start-up ms (median) | bodies identical |', '|---|---|---:|---:|---:|---|');
+  lines.push(
+    '',
+    '| database | articles | seed/copy s | peak RSS MiB service / limit | SQLite start-up ms (median) | bodies identical |',
+    '|---|---|---:|---:|---:|---|',
+  );
   for (const entry of results) {
     lines.push(
       `| ${entry.db} | ${entry.label} | ${entry.prepareSeconds.toFixed(1)} | ${mib(entry.rss?.service.peak)} / ${mib(entry.rss?.limit.peak)} | ${entry.startupMs ? fmt(entry.startupMs.median) : '–'} | ${entry.verification.length && entry.verification.every((v) => v.ok) ? 'yes' : 'NO'} |`,

@@ -70,21 +70,26 @@ function proseLines(text, keepInlineCode = false) {
 
 /** The visible text of a heading: links reduced to their text, emphasis and code marks dropped. */
 function headingText(raw) {
-  return raw
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\[([^\]]*)\]\[[^\]]*\]/g, '$1')
-    .replace(/<[^>]+>/g, '')
-    .replace(/`/g, '')
-    .replace(/\*\*|\*|~~/g, '')
-    // `_` marks emphasis only at a word's edge; inside a word (snake_case) it is text
-    .replace(/(^|[^\p{L}\p{N}])_+|_+(?=[^\p{L}\p{N}]|$)/gu, '$1')
-    .trim();
+  return (
+    raw
+      .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .replace(/\[([^\]]*)\]\[[^\]]*\]/g, '$1')
+      .replace(/<[^>]+>/g, '')
+      .replace(/`/g, '')
+      .replace(/\*\*|\*|~~/g, '')
+      // `_` marks emphasis only at a word's edge; inside a word (snake_case) it is text
+      .replace(/(^|[^\p{L}\p{N}])_+|_+(?=[^\p{L}\p{N}]|$)/gu, '$1')
+      .trim()
+  );
 }
 
 /** GitHub's heading slug (as github-slugger): lower case, drop all but letters, marks, numbers, `_`, `-` and spaces; spaces become `-`. */
 function slug(text) {
-  return text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
 }
 
 const anchorCache = new Map();
@@ -103,7 +108,13 @@ function anchorsOf(file) {
   lines.forEach((line, i) => {
     const atx = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     if (atx) add(slug(headingText(atx[1])));
-    else if (i + 1 < lines.length && line.trim() !== '' && /^\s{0,3}(=+|-+)\s*$/.test(lines[i + 1]) && !/^\s{0,3}([-*_]\s*){3,}$/.test(line) && !/^\s*[|>-]/.test(line)) {
+    else if (
+      i + 1 < lines.length &&
+      line.trim() !== '' &&
+      /^\s{0,3}(=+|-+)\s*$/.test(lines[i + 1]) &&
+      !/^\s{0,3}([-*_]\s*){3,}$/.test(line) &&
+      !/^\s*[|>-]/.test(line)
+    ) {
       add(slug(headingText(line)));
     }
     for (const match of line.matchAll(/<a\s+[^>]*?(?:id|name)\s*=\s*["']([^"']+)["']/gi)) anchors.add(match[1]);
@@ -127,7 +138,8 @@ for (const file of files) {
   const name = relative(root, file);
   const text = readFileSync(file, 'utf8');
   text.split('\n').forEach((line, i) => {
-    if (FORBIDDEN.test(line)) problems.push(`${name}:${i + 1}: refers to a path outside the repository (${FORBIDDEN.exec(line)[0]}); the repository must stand alone`);
+    if (FORBIDDEN.test(line))
+      problems.push(`${name}:${i + 1}: refers to a path outside the repository (${FORBIDDEN.exec(line)[0]}); the repository must stand alone`);
   });
   proseLines(text).forEach((line, i) => {
     for (const target of targetsOf(line)) {
@@ -164,8 +176,14 @@ const SKIPPED_FOLDER = /^(node_modules|dist|coverage|\..*)$/;
 const CONTRACT_NAME = ['S', 'PEC'].join('');
 /** Citation patterns (assembled from parts, so that this file passes its own check), each with the fix. */
 const CITATIONS = [
-  [new RegExp(`\\b${CONTRACT_NAME}\\b`), `cites the internal specification (${CONTRACT_NAME}), which users do not have; link docs/<page>.md#<anchor> or state the rule in words`],
-  [new RegExp(['\\b(spec|specification|conventions)\\s*', '§\\s*\\d'].join(''), 'i'), 'cites a section (§) of a document users do not have; link docs/<page>.md#<anchor> or state the rule in words'],
+  [
+    new RegExp(`\\b${CONTRACT_NAME}\\b`),
+    `cites the internal specification (${CONTRACT_NAME}), which users do not have; link docs/<page>.md#<anchor> or state the rule in words`,
+  ],
+  [
+    new RegExp(['\\b(spec|specification|conventions)\\s*', '§\\s*\\d'].join(''), 'i'),
+    'cites a section (§) of a document users do not have; link docs/<page>.md#<anchor> or state the rule in words',
+  ],
   [new RegExp(['\\bissues?\\s+#?', '\\d'].join(''), 'i'), 'cites an issue number; say what is meant instead'],
 ];
 /** A repository-relative reference to the documentation: `docs/…` or `README.md`, with an optional `#anchor`. */
@@ -211,16 +229,18 @@ const sources = textFiles(CITATION_SCOPE);
 const referencing = new Set(textFiles(REFERENCE_SCOPE));
 for (const file of sources) {
   const name = relative(root, file);
-  readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-    for (const [pattern, message] of CITATIONS) {
-      if (pattern.test(line)) problems.push(`${name}:${i + 1}: ${message}`);
-    }
-    if (!referencing.has(file)) return;
-    for (const match of line.matchAll(DOC_REFERENCE)) {
-      const problem = referenceProblem(match[1].replace(/[.-]+$/, ''), match[2]);
-      if (problem) problems.push(`${name}:${i + 1}: ${problem}`);
-    }
-  });
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((line, i) => {
+      for (const [pattern, message] of CITATIONS) {
+        if (pattern.test(line)) problems.push(`${name}:${i + 1}: ${message}`);
+      }
+      if (!referencing.has(file)) return;
+      for (const match of line.matchAll(DOC_REFERENCE)) {
+        const problem = referenceProblem(match[1].replace(/[.-]+$/, ''), match[2]);
+        if (problem) problems.push(`${name}:${i + 1}: ${problem}`);
+      }
+    });
 }
 
 for (const problem of problems) console.error(problem);
@@ -228,4 +248,6 @@ if (problems.length > 0) {
   console.error(`check-docs: ${problems.length} problem(s) in ${files.length} documentation and ${sources.length} source file(s)`);
   process.exit(1);
 }
-console.log(`check-docs: ${files.length} documentation file(s), every relative link resolves; ${sources.length} source file(s), no citation of the internal specification or of an issue, every docs/ reference resolves`);
+console.log(
+  `check-docs: ${files.length} documentation file(s), every relative link resolves; ${sources.length} source file(s), no citation of the internal specification or of an issue, every docs/ reference resolves`,
+);

@@ -14,7 +14,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const defaults = process.argv.length <= 2;
-const files = (defaults ? ['openapi.v1.json', 'openapi.v2.json'].map((name) => path.join(root, name)) : process.argv.slice(2)).map((file) => path.resolve(file));
+const files = (defaults ? ['openapi.v1.json', 'openapi.v2.json'].map((name) => path.join(root, name)) : process.argv.slice(2)).map((file) =>
+  path.resolve(file),
+);
 for (const file of files) {
   if (!existsSync(file)) {
     console.error(`check-openapi: ${path.relative(process.cwd(), file)} is missing; run npm run docs:export first`);
@@ -46,7 +48,9 @@ async function check(file) {
   }
   const result = await validate(structuredClone(document));
   if (result.valid) {
-    console.log(`openapi-parser: valid ${result.specification} ${document.openapi} document, info.version ${document.info?.version} (${result.warnings.length} warnings)`);
+    console.log(
+      `openapi-parser: valid ${result.specification} ${document.openapi} document, info.version ${document.info?.version} (${result.warnings.length} warnings)`,
+    );
     if (result.warnings.length > 0) console.log(compileErrors(result));
   } else {
     console.error(compileErrors(result));

@@ -68,13 +68,19 @@ function run() {
     for (const version of versions) writeFileSync(path.join(snapshotDir, `v${version}.json`), readFileSync(path.join(out, `openapi.v${version}.json`)));
     const stale = readdirSync(snapshotDir).filter((name) => /^v\d+\.json$/.test(name) && !versions.includes(name.slice(1, -5)));
     for (const name of stale) rmSync(path.join(snapshotDir, name));
-    console.log(`openapi-snapshot: wrote ${versions.map((v) => `openapi/v${v}.json`).join(', ')}${stale.length ? `; removed ${stale.map((n) => `openapi/${n}`).join(', ')}` : ''}`);
+    console.log(
+      `openapi-snapshot: wrote ${versions.map((v) => `openapi/v${v}.json`).join(', ')}${stale.length ? `; removed ${stale.map((n) => `openapi/${n}`).join(', ')}` : ''}`,
+    );
     return 0;
   }
   if (!exportInto(again)) return 1;
-  const unstable = readdirSync(out).filter((name) => !existsSync(path.join(again, name)) || !readFileSync(path.join(out, name)).equals(readFileSync(path.join(again, name))));
+  const unstable = readdirSync(out).filter(
+    (name) => !existsSync(path.join(again, name)) || !readFileSync(path.join(out, name)).equals(readFileSync(path.join(again, name))),
+  );
   if (unstable.length > 0) {
-    console.error(`openapi-snapshot: two exports of the same code differ (${unstable.join(', ')}): the export is not deterministic, so it cannot be checked in`);
+    console.error(
+      `openapi-snapshot: two exports of the same code differ (${unstable.join(', ')}): the export is not deterministic, so it cannot be checked in`,
+    );
     return 1;
   }
   let differs = false;
@@ -99,13 +105,23 @@ function run() {
     }
     differs = true;
     console.error(`openapi-snapshot: openapi/v${version}.json differs from the export (- checked in, + exported):`);
-    const diff = spawnSync('git', ['diff', '--no-index', '--no-color', '--unified=2', '--', snapshot, fresh], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+    const diff = spawnSync('git', ['diff', '--no-index', '--no-color', '--unified=2', '--', snapshot, fresh], {
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+    });
     const lines = (diff.stdout || diff.stderr || '').split('\n').filter((line) => !/^(diff --git|index |--- |\+\+\+ )/.test(line));
-    console.error(lines.slice(0, MAX_DIFF_LINES).map((line) => (line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}…` : line)).join('\n'));
+    console.error(
+      lines
+        .slice(0, MAX_DIFF_LINES)
+        .map((line) => (line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}…` : line))
+        .join('\n'),
+    );
     if (lines.length > MAX_DIFF_LINES) console.error(`… ${lines.length - MAX_DIFF_LINES} more diff lines`);
   }
   if (differs) {
-    console.error('openapi-snapshot: the checked-in OpenAPI documents are not what the code exports. If the change is intended, run\n  npm run docs:snapshot\nand commit openapi/.');
+    console.error(
+      'openapi-snapshot: the checked-in OpenAPI documents are not what the code exports. If the change is intended, run\n  npm run docs:snapshot\nand commit openapi/.',
+    );
     return 1;
   }
   return 0;

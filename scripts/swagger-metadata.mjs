@@ -28,8 +28,6 @@ try {
   });
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(
-    `swagger-metadata: ${message.split('\n')[0].replace(/\.$/, '')} (listed above); src/metadata.ts was not written.\n`,
-  );
+  process.stderr.write(`swagger-metadata: ${message.split('\n')[0].replace(/\.$/, '')} (listed above); src/metadata.ts was not written.\n`);
   process.exitCode = 1;
 }

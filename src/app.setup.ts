@@ -98,7 +98,12 @@ export function workerPathsOnly() {
  */
 export async function createApp(env: Env): Promise<NestExpressApplication> {
   const httpsOptions = env.TLS_CERT && env.TLS_KEY ? { cert: readFileSync(env.TLS_CERT), key: readFileSync(env.TLS_KEY) } : undefined;
-  const app = await NestFactory.create<NestExpressApplication>(await AppModule.forRoot(), { bodyParser: false, logger: false, abortOnError: false, httpsOptions });
+  const app = await NestFactory.create<NestExpressApplication>(await AppModule.forRoot(), {
+    bodyParser: false,
+    logger: false,
+    abortOnError: false,
+    httpsOptions,
+  });
   await configureApp(app);
   return app;
 }

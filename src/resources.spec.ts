@@ -140,7 +140,26 @@ describe('a resource declaration reaches the scopes, the document and the list g
     expect(ENTITIES).toEqual([...entitiesOf(RESOURCES), IdempotencyRecord]);
     const names = ENTITIES.map((entity) => entity.name).sort();
     expect(names).toEqual(
-      ['ApiKey', 'Article', 'ArticleTag', 'Comment', 'OAuthAuthorizationCode', 'OAuthClient', 'OAuthGrant', 'OAuthRefreshToken', 'Order', 'OrderItem', 'RefreshToken', 'Tag', 'Todo', 'User', 'EventRecord', 'WebhookDelivery', 'WebhookSubscription', 'IdempotencyRecord'].sort(),
+      [
+        'ApiKey',
+        'Article',
+        'ArticleTag',
+        'Comment',
+        'OAuthAuthorizationCode',
+        'OAuthClient',
+        'OAuthGrant',
+        'OAuthRefreshToken',
+        'Order',
+        'OrderItem',
+        'RefreshToken',
+        'Tag',
+        'Todo',
+        'User',
+        'EventRecord',
+        'WebhookDelivery',
+        'WebhookSubscription',
+        'IdempotencyRecord',
+      ].sort(),
     );
   });
 
@@ -148,17 +167,32 @@ describe('a resource declaration reaches the scopes, the document and the list g
     const module = async () => GadgetsModule;
     expect(() => defineResource({ name: 'Gadgets', description: 'd', scopes: false, entities: [], module })).toThrow('use lower-case letters, digits and -');
     expect(() => scopeResourcesOf([GADGETS, GADGETS])).toThrow('resource gadgets is declared twice');
-    expect(() => defineResource({ name: 'parts', description: 'd', scopes: false, scopeNoun: 'parts', entities: [], module })).toThrow('scopeNoun without scopes');
+    expect(() => defineResource({ name: 'parts', description: 'd', scopes: false, scopeNoun: 'parts', entities: [], module })).toThrow(
+      'scopeNoun without scopes',
+    );
     expect(() => defineResource({ ...GADGETS, name: 'parts', events: { 'Part.Created': 'd' } })).toThrow('event type "Part.Created": use <word>.<word>');
     expect(() => REGISTRY.with({ ...GADGETS, events: { 'todo.created': 'd' } })).toThrow('event type todo.created is declared twice');
   });
 
   it('event types: each declaration’s, those of todos, articles, comments, orders and users first (the documents’ order), a new one after them', () => {
     expect(REGISTRY.eventTypes).toEqual([
-      'todo.created', 'todo.updated', 'todo.deleted',
-      'article.created', 'article.updated', 'article.published', 'article.deleted',
-      'comment.created', 'comment.updated', 'comment.deleted',
-      'order.created', 'order.updated', 'order.paid', 'order.shipped', 'order.delivered', 'order.cancelled', 'order.deleted',
+      'todo.created',
+      'todo.updated',
+      'todo.deleted',
+      'article.created',
+      'article.updated',
+      'article.published',
+      'article.deleted',
+      'comment.created',
+      'comment.updated',
+      'comment.deleted',
+      'order.created',
+      'order.updated',
+      'order.paid',
+      'order.shipped',
+      'order.delivered',
+      'order.cancelled',
+      'order.deleted',
       'user.deleted',
     ]);
     expect(REGISTRY.with(GADGETS).eventTypes).toEqual([...REGISTRY.eventTypes, 'gadget.created']);
@@ -183,8 +217,18 @@ describe('a resource declaration reaches the scopes, the document and the list g
     expect(stamps).toEqual([...stamps].sort());
     expect(new Set(migrations).size).toBe(migrations.length);
     expect(migrations.map((migration) => migration.name)).toEqual([
-      'InitialSchema1763700000000', 'ArticlesCommentsTagsOrders1763800000000', 'ApiKeysSessions1763900000000', 'OAuth1764000000000', 'SessionsToSharedStore1764100000000',
-      'ListIndexes1764200000000', 'ResourceVersions1764300000000', 'SyncIndexes1764420000000', 'Events1764500000000', 'Webhooks1764510000000', 'EventTraceContext1764520000000', 'IdempotencyKeys1764600000000',
+      'InitialSchema1763700000000',
+      'ArticlesCommentsTagsOrders1763800000000',
+      'ApiKeysSessions1763900000000',
+      'OAuth1764000000000',
+      'SessionsToSharedStore1764100000000',
+      'ListIndexes1764200000000',
+      'ResourceVersions1764300000000',
+      'SyncIndexes1764420000000',
+      'Events1764500000000',
+      'Webhooks1764510000000',
+      'EventTraceContext1764520000000',
+      'IdempotencyKeys1764600000000',
     ]);
     class Gadgets1999000000000 {
       async up(): Promise<void> {}
@@ -196,7 +240,18 @@ describe('a resource declaration reaches the scopes, the document and the list g
   it('modules: each once, in the registry’s module order (the documents’ path order), a new one last', async () => {
     const modules = await REGISTRY.with(GADGETS).loadModules();
     expect(modules.map((module) => module.name)).toEqual([
-      'HealthModule', 'AuthModule', 'UsersModule', 'TodosModule', 'TagsModule', 'ArticlesModule', 'CommentsModule', 'OrdersModule', 'OAuthModule', 'EventsModule', 'WebhooksModule', 'GadgetsModule',
+      'HealthModule',
+      'AuthModule',
+      'UsersModule',
+      'TodosModule',
+      'TagsModule',
+      'ArticlesModule',
+      'CommentsModule',
+      'OrdersModule',
+      'OAuthModule',
+      'EventsModule',
+      'WebhooksModule',
+      'GadgetsModule',
     ]);
   });
 

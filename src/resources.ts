@@ -22,7 +22,24 @@ import { WEBHOOK_DELIVERIES, WEBHOOKS } from './webhooks/webhooks.resource.js';
  * {@link RESOURCE_REGISTRY} down, from which come the scopes, the event types, the document's tags
  * and conditional requests, the DataSource's entities and migrations, and the test lists.
  */
-export const RESOURCES = [AUTH, SESSIONS, API_KEYS, OAUTH, OAUTH_CLIENTS, OAUTH_GRANTS, USERS, ARTICLES, COMMENTS, TAGS, ORDERS, TODOS, EVENTS, WEBHOOKS, WEBHOOK_DELIVERIES, HEALTH] as const;
+export const RESOURCES = [
+  AUTH,
+  SESSIONS,
+  API_KEYS,
+  OAUTH,
+  OAUTH_CLIENTS,
+  OAUTH_GRANTS,
+  USERS,
+  ARTICLES,
+  COMMENTS,
+  TAGS,
+  ORDERS,
+  TODOS,
+  EVENTS,
+  WEBHOOKS,
+  WEBHOOK_DELIVERIES,
+  HEALTH,
+] as const;
 
 /**
  * The orders the published documents fixed besides {@link RESOURCES}' (declaration names; a new

@@ -22,8 +22,15 @@ describe('API keys (docs/authentication.md#api-keys)', () => {
   const api = () => request(app.getHttpServer());
 
   /** Creates a key for `owner` through the API and returns the 201 body. */
-  async function createKey(owner: CreatedUser, scopes: string[], extra: Record<string, unknown> = {}): Promise<{ id: number; key: string } & Record<string, any>> {
-    const res = await api().post('/v1/api-keys').set('Authorization', bearer(owner.token)).send({ name: 'test key', scopes, ...extra });
+  async function createKey(
+    owner: CreatedUser,
+    scopes: string[],
+    extra: Record<string, unknown> = {},
+  ): Promise<{ id: number; key: string } & Record<string, any>> {
+    const res = await api()
+      .post('/v1/api-keys')
+      .set('Authorization', bearer(owner.token))
+      .send({ name: 'test key', scopes, ...extra });
     expect(res.status).toBe(201);
     return res.body;
   }
@@ -120,7 +127,9 @@ describe('API keys (docs/authentication.md#api-keys)', () => {
     });
 
     it('needs a credential (401)', async () => {
-      const res = await api().post('/v1/api-keys').send({ name: 'k', scopes: ['todos:read'] });
+      const res = await api()
+        .post('/v1/api-keys')
+        .send({ name: 'k', scopes: ['todos:read'] });
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toBe('Bearer realm="api"');
       expect(res.body).toEqual(errorBody('unauthorized'));
@@ -208,7 +217,10 @@ describe('API keys (docs/authentication.md#api-keys)', () => {
       const own = await createKey(alice, ['todos:read']);
       const responses = [
         await api().get('/v1/api-keys').set('X-API-Key', readWriteKey),
-        await api().post('/v1/api-keys').set('X-API-Key', readWriteKey).send({ name: 'child', scopes: ['todos:read'] }),
+        await api()
+          .post('/v1/api-keys')
+          .set('X-API-Key', readWriteKey)
+          .send({ name: 'child', scopes: ['todos:read'] }),
         await api().delete(`/v1/api-keys/${own.id}`).set('X-API-Key', readWriteKey),
       ];
       for (const res of responses) {
@@ -236,7 +248,10 @@ describe('API keys (docs/authentication.md#api-keys)', () => {
     it('answers an expired key with 401', async () => {
       const key = await createKey(alice, ['todos:read'], { expires_at: new Date(Date.now() + 3_600_000).toISOString() });
       expect((await api().get('/v1/todos').set('X-API-Key', key.key)).status).toBe(200);
-      await app.get(DataSource).getRepository(ApiKey).update({ id: key.id }, { expires_at: new Date(Date.now() - 1000) });
+      await app
+        .get(DataSource)
+        .getRepository(ApiKey)
+        .update({ id: key.id }, { expires_at: new Date(Date.now() - 1000) });
       const res = await api().get('/v1/todos').set('X-API-Key', key.key);
       expect(res.status).toBe(401);
       expect(res.body).toEqual(errorBody('unauthorized'));
@@ -321,7 +336,10 @@ describe('API keys (docs/authentication.md#api-keys)', () => {
         bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
         api_key: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
         session: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'sid' }),
-        oauth2: expect.objectContaining({ type: 'oauth2', flows: { authorizationCode: expect.objectContaining({ authorizationUrl: '/v1/oauth/authorize', tokenUrl: '/v1/oauth/token' }) } }),
+        oauth2: expect.objectContaining({
+          type: 'oauth2',
+          flows: { authorizationCode: expect.objectContaining({ authorizationUrl: '/v1/oauth/authorize', tokenUrl: '/v1/oauth/token' }) },
+        }),
       });
       const alternatives = [{ bearer: [] }, { api_key: [] }, { session: [] }];
       expect(doc.security).toBeUndefined();
@@ -356,7 +374,10 @@ describe('API-key rate limit (docs/limits.md#rates), RATE_LIMIT_PER_MINUTE=5', (
   const api = () => request(app.getHttpServer());
 
   async function newKey(): Promise<string> {
-    const res = await api().post('/v1/api-keys').set('Authorization', bearer(owner.token)).send({ name: 'limited', scopes: ['todos:read'] });
+    const res = await api()
+      .post('/v1/api-keys')
+      .set('Authorization', bearer(owner.token))
+      .send({ name: 'limited', scopes: ['todos:read'] });
     expect(res.status).toBe(201);
     return res.body.key;
   }

@@ -12,9 +12,7 @@ import { createTestApp, truncateAll } from './setup/test-app.js';
 import { errorBody } from './setup/error-body.js';
 import { ISO_MS } from './setup/formats.js';
 
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 
 interface Shape {
   id: number;
@@ -99,7 +97,9 @@ describe('articles (docs/writes.md, docs/resources/articles.md)', () => {
       const res = await as(alice).post('/v1/articles', { title: 'Hello' });
       expect(res.status).toBe(201);
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-      expect(res.body).toEqual(articleShape({ id: res.body.id, title: 'Hello', body: '', status: 'draft', tags: [], author: alice.user.id, published_at: null }));
+      expect(res.body).toEqual(
+        articleShape({ id: res.body.id, title: 'Hello', body: '', status: 'draft', tags: [], author: alice.user.id, published_at: null }),
+      );
       expect(res.headers.location).toBe(`/v1/articles/${res.body.id}`);
       expect(res.body.created_at).toBe(res.body.updated_at);
 
@@ -112,7 +112,15 @@ describe('articles (docs/writes.md, docs/resources/articles.md)', () => {
       const res = await as(alice).post('/v1/articles', { title: 'Full', body: 'Text.', status: 'published', tags: ['TypeORM', 'esm', 'nestjs', 'esm'] });
       expect(res.status).toBe(201);
       expect(res.body).toEqual(
-        articleShape({ id: res.body.id, title: 'Full', body: 'Text.', status: 'published', tags: ['esm', 'nestjs', 'typeorm'], author: alice.user.id, published_at: res.body.created_at }),
+        articleShape({
+          id: res.body.id,
+          title: 'Full',
+          body: 'Text.',
+          status: 'published',
+          tags: ['esm', 'nestjs', 'typeorm'],
+          author: alice.user.id,
+          published_at: res.body.created_at,
+        }),
       );
       expect(res.body.published_at).toMatch(ISO_MS);
       const read = await as(bob).get(res.headers.location);
@@ -136,7 +144,9 @@ describe('articles (docs/writes.md, docs/resources/articles.md)', () => {
         links: [],
       });
       expect(res.status).toBe(201);
-      expect(res.body).toEqual(articleShape({ id: res.body.id, title: 'Mine', body: '', status: 'draft', tags: [], author: alice.user.id, published_at: null }));
+      expect(res.body).toEqual(
+        articleShape({ id: res.body.id, title: 'Mine', body: '', status: 'draft', tags: [], author: alice.user.id, published_at: null }),
+      );
       expect(res.body.id).not.toBe(999);
     });
 
@@ -153,7 +163,10 @@ describe('articles (docs/writes.md, docs/resources/articles.md)', () => {
       });
       const one = await as(alice).post('/v1/articles', { title: 'Bad tag', tags: ['nope'] });
       expect(one.status).toBe(422);
-      expect(one.body).toEqual({ ...errorBody('validation_failed', 'tag nope does not exist'), details: [{ field: 'tags[0]', message: 'tag nope does not exist' }] });
+      expect(one.body).toEqual({
+        ...errorBody('validation_failed', 'tag nope does not exist'),
+        details: [{ field: 'tags[0]', message: 'tag nope does not exist' }],
+      });
       expect(await countArticles()).toBe(before);
     });
 
@@ -202,7 +215,10 @@ describe('articles (docs/writes.md, docs/resources/articles.md)', () => {
     it('answers an unaccepted property with 400 naming it, and a missing credential with 401', async () => {
       const res = await as(alice).post('/v1/articles', { title: 'x', views: 3 });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ ...errorBody('bad_request', 'views is not an accepted property'), details: [{ field: 'views', message: 'views is not an accepted property' }] });
+      expect(res.body).toEqual({
+        ...errorBody('bad_request', 'views is not an accepted property'),
+        details: [{ field: 'views', message: 'views is not an accepted property' }],
+      });
       const anon = await http().post('/v1/articles').send({ title: 'x' });
       expect(anon.status).toBe(401);
       expect(anon.body).toEqual(errorBody('unauthorized'));
@@ -215,7 +231,12 @@ describe('articles (docs/writes.md, docs/resources/articles.md)', () => {
       await sleep(5);
       const published = await as(alice).patch(`/v1/articles/${article.id}`, { status: 'published' });
       expect(published.status).toBe(200);
-      expect(published.body).toEqual({ ...article, status: 'published', published_at: expect.stringMatching(ISO_MS), updated_at: expect.stringMatching(ISO_MS) });
+      expect(published.body).toEqual({
+        ...article,
+        status: 'published',
+        published_at: expect.stringMatching(ISO_MS),
+        updated_at: expect.stringMatching(ISO_MS),
+      });
       expect(Date.parse(published.body.published_at)).toBeGreaterThan(Date.parse(article.created_at));
       const firstPublished = published.body.published_at;
 
@@ -312,7 +333,10 @@ describe('articles (docs/writes.md, docs/resources/articles.md)', () => {
       }
       const unknown = await as(alice).patch(`/v1/articles/${article.id}`, { title: 'Changed', tags: ['esm', 'missing'] });
       expect(unknown.status).toBe(422);
-      expect(unknown.body).toEqual({ ...errorBody('validation_failed', 'tag missing does not exist'), details: [{ field: 'tags[1]', message: 'tag missing does not exist' }] });
+      expect(unknown.body).toEqual({
+        ...errorBody('validation_failed', 'tag missing does not exist'),
+        details: [{ field: 'tags[1]', message: 'tag missing does not exist' }],
+      });
       const read = await as(alice).get(`/v1/articles/${article.id}`);
       expect(read.body).toEqual(article);
     });
@@ -588,7 +612,15 @@ describe('articles (docs/writes.md, docs/resources/articles.md)', () => {
         expect(item).toEqual(one.body);
       }
       expect(res.body.data[0]).toEqual({
-        ...articleShape({ id: a[0].id, title: 'delta', body: '', status: 'published', tags: ['green', 'red'], author: dave.user.id, published_at: '2026-01-01T10:00:05.000Z' }),
+        ...articleShape({
+          id: a[0].id,
+          title: 'delta',
+          body: '',
+          status: 'published',
+          tags: ['green', 'red'],
+          author: dave.user.id,
+          published_at: '2026-01-01T10:00:05.000Z',
+        }),
         created_at: '2026-01-01T10:00:00.000Z',
         updated_at: '2026-01-01T10:00:00.000Z',
       });
@@ -720,9 +752,18 @@ describe('articles (docs/writes.md, docs/resources/articles.md)', () => {
 
     it('names the schemas Article, ArticleList, CreateArticleBody, ReplaceArticleBody and UpdateArticleBody', () => {
       const schemas = doc.components.schemas;
-      expect(Object.keys(schemas.Article.properties ?? {}).sort()).toEqual(
-        ['author', 'body', 'created_at', 'id', 'links', 'published_at', 'status', 'tags', 'title', 'updated_at'],
-      );
+      expect(Object.keys(schemas.Article.properties ?? {}).sort()).toEqual([
+        'author',
+        'body',
+        'created_at',
+        'id',
+        'links',
+        'published_at',
+        'status',
+        'tags',
+        'title',
+        'updated_at',
+      ]);
       expect(schemas.Article.properties?.status.enum).toEqual(['draft', 'published', 'archived']);
       expect(schemas.ArticleList.properties?.data.items.$ref).toBe('#/components/schemas/Article');
       expect(schemas.CreateArticleBody.required).toEqual(['title']);
@@ -738,7 +779,23 @@ describe('articles (docs/writes.md, docs/resources/articles.md)', () => {
       expect(statuses('/v1/articles', 'post')).toEqual(['201', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503']);
       expect(statuses('/v1/articles', 'get')).toEqual(['200', '400', '401', '403', '429', '500', '503']);
       expect(statuses('/v1/articles/{id}', 'get')).toEqual(['200', '304', '400', '401', '403', '404', '429', '500', '503']);
-      for (const method of ['put', 'patch']) expect(statuses('/v1/articles/{id}', method)).toEqual(['200', '400', '401', '403', '404', '409', '412', '413', '415', '422', '428', '429', '500', '503']);
+      for (const method of ['put', 'patch'])
+        expect(statuses('/v1/articles/{id}', method)).toEqual([
+          '200',
+          '400',
+          '401',
+          '403',
+          '404',
+          '409',
+          '412',
+          '413',
+          '415',
+          '422',
+          '428',
+          '429',
+          '500',
+          '503',
+        ]);
       expect(statuses('/v1/articles/{id}', 'delete')).toEqual(['204', '400', '401', '403', '404', '412', '428', '429', '500', '503']);
     });
   });

@@ -148,7 +148,9 @@ describe('authentication (docs/authentication.md#overview)', () => {
     });
 
     it('accepts a token forged correctly with the test secret (control for the cases below)', async () => {
-      const res = await api().get(protectedPath()).set('Authorization', bearer(forge(claims(alice.user))));
+      const res = await api()
+        .get(protectedPath())
+        .set('Authorization', bearer(forge(claims(alice.user))));
       expect(res.status).toBe(200);
       expect(res.body.id).toBe(alice.user.id);
     });

@@ -132,12 +132,23 @@ describeWithBrowser('the docs page in a browser (README.md#api-documentation-and
       const bottom = await live.first().boundingBox();
       const scrollY = await page.evaluate(() => (globalThis as unknown as { scrollY: number }).scrollY);
       if (!top || !bottom) throw new Error('the operation or its live response is not displayed');
-      await page.screenshot({ path: SCREENSHOT, fullPage: true, clip: { x: top.x, y: top.y + scrollY, width: top.width, height: bottom.y + bottom.height - top.y + 16 } });
+      await page.screenshot({
+        path: SCREENSHOT,
+        fullPage: true,
+        clip: { x: top.x, y: top.y + scrollY, width: top.width, height: bottom.y + bottom.height - top.y + 16 },
+      });
 
       expect({ status, pageErrors }).toEqual({ status: '200', pageErrors: [] });
       const sent = new URL(requestUrl.trim());
       expect(`${sent.origin}${sent.pathname}`).toBe(`${baseUrl}/v2/articles`);
-      expect(Object.fromEntries(sent.searchParams)).toEqual({ page: '1', size: '10', sort: '-published_at', status: 'published', author: String(authorId), tag: TAG });
+      expect(Object.fromEntries(sent.searchParams)).toEqual({
+        page: '1',
+        size: '10',
+        sort: '-published_at',
+        status: 'published',
+        author: String(authorId),
+        tag: TAG,
+      });
       expect(curl).toContain(`${baseUrl}/v2/articles?`);
       expect(curl).toContain(`Authorization: Bearer ${token}`);
       for (const member of ['"data"', '"page"', '"size"', '"total"', '"links"']) expect(body).toContain(member);

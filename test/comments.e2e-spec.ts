@@ -11,12 +11,10 @@ import { createTestApp, truncateAll } from './setup/test-app.js';
 import { errorBody } from './setup/error-body.js';
 import { ISO_MS } from './setup/formats.js';
 
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A comment as returned by the API. */
 type CommentBody = Record<string, any> & { id: number };
-
 
 /** The response object of a comment (docs/resources/comments.md), for exact comparisons. */
 function commentShape(fields: { id: number; body: string; article: number; author: number }) {
@@ -110,7 +108,12 @@ describe('comments (docs/resources/comments.md)', () => {
         const byAdmin = await as(admin).post(path(article), { body: 'Hello?' });
         expect(byAdmin.status).toBe(409);
       }
-      expect(await app.get(DataSource).getRepository(Comment).count({ where: { article_id: draft.id } })).toBe(0);
+      expect(
+        await app
+          .get(DataSource)
+          .getRepository(Comment)
+          .count({ where: { article_id: draft.id } }),
+      ).toBe(0);
     });
 
     it('answers a comment on another user’s draft with 403 and on a missing article with 404', async () => {
@@ -371,7 +374,9 @@ describe('comments (docs/resources/comments.md)', () => {
       expect(offset.body).toMatchObject({ offset: 1, limit: 2, page: 1, size: 2, total: 4 });
       expect(ids(offset.body)).toEqual([c[1].id, c[2].id]);
       const fields = await list(carol, { fields: 'body', size: '1' });
-      expect(fields.body.data).toEqual([{ id: c[0].id, body: 'one', links: commentShape({ id: c[0].id, body: '', article: article.id, author: bob.user.id }).links }]);
+      expect(fields.body.data).toEqual([
+        { id: c[0].id, body: 'one', links: commentShape({ id: c[0].id, body: '', article: article.id, author: bob.user.id }).links },
+      ]);
       const unknown = await list(carol, { status: 'x' });
       expect(unknown.status).toBe(400);
       expect(unknown.body).toMatchObject({ code: 'bad_request', details: [{ field: 'status', message: 'unknown query parameter status' }] });
@@ -409,7 +414,8 @@ describe('comments (docs/resources/comments.md)', () => {
       expect(statuses('/v1/articles/{id}/comments', 'post')).toEqual(['201', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503']);
       expect(statuses('/v1/articles/{id}/comments', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '500', '503']);
       expect(statuses(one, 'get')).toEqual(['200', '304', '400', '401', '403', '404', '429', '500', '503']);
-      for (const method of ['put', 'patch']) expect(statuses(one, method)).toEqual(['200', '400', '401', '403', '404', '412', '413', '415', '422', '428', '429', '500', '503']);
+      for (const method of ['put', 'patch'])
+        expect(statuses(one, method)).toEqual(['200', '400', '401', '403', '404', '412', '413', '415', '422', '428', '429', '500', '503']);
       expect(statuses(one, 'delete')).toEqual(['204', '400', '401', '403', '404', '412', '428', '429', '500', '503']);
     });
   });

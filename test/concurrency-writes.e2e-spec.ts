@@ -104,7 +104,10 @@ describe('concurrent writes (docs/writes.md#concurrency, docs/resources/orders.m
   });
 
   it('api keys: one DELETE of ten wins, the others get 404', async () => {
-    const created = await http().post('/v1/api-keys').set('Authorization', bearer(alice.token)).send({ name: 'race', scopes: ['todos:read'] });
+    const created = await http()
+      .post('/v1/api-keys')
+      .set('Authorization', bearer(alice.token))
+      .send({ name: 'race', scopes: ['todos:read'] });
     expect(created.status).toBe(201);
     await raceDelete(`/v1/api-keys/${created.body.id}`, alice, 'api key', created.body.id, null);
     const list = await http().get('/v1/api-keys').set('Authorization', bearer(alice.token));

@@ -52,7 +52,8 @@ describe('concurrent requests (docs/authentication.md, docs/writes.md#concurrenc
   const burst = (count: number, send: (i: number) => Promise<Reply>) => Promise.all(Array.from({ length: count }, (_, i) => send(i)));
 
   /** How many replies had each status, e.g. `{ 201: 1, 409: 29 }`. */
-  const tally = (replies: Reply[]) => replies.reduce<Record<number, number>>((counts, reply) => ({ ...counts, [reply.status]: (counts[reply.status] ?? 0) + 1 }), {});
+  const tally = (replies: Reply[]) =>
+    replies.reduce<Record<number, number>>((counts, reply) => ({ ...counts, [reply.status]: (counts[reply.status] ?? 0) + 1 }), {});
 
   beforeAll(async () => {
     app = await createTestApp();
@@ -131,7 +132,10 @@ describe('concurrent requests (docs/authentication.md, docs/writes.md#concurrenc
     let owner: CreatedUser;
     let admin: CreatedUser;
     const newOrder = async () => {
-      const res = await call('POST', '/v1/orders', { token: owner.token, body: { items: [{ sku: 'RACE-0', quantity: 1, unit_price_cents: 100 }], currency: 'EUR' } });
+      const res = await call('POST', '/v1/orders', {
+        token: owner.token,
+        body: { items: [{ sku: 'RACE-0', quantity: 1, unit_price_cents: 100 }], currency: 'EUR' },
+      });
       expect(res.status).toBe(201);
       return res.body.id as number;
     };

@@ -54,7 +54,10 @@ describe('conditional requests and caching headers (docs/wire.md#caching)', () =
   }
 
   async function newOrder(caller = alice): Promise<Response> {
-    const res = await http().post('/v1/orders').set(as(caller)).send({ currency: 'EUR', items: [{ sku: 'BOOK-1', quantity: 1, unit_price_cents: 1000 }] });
+    const res = await http()
+      .post('/v1/orders')
+      .set(as(caller))
+      .send({ currency: 'EUR', items: [{ sku: 'BOOK-1', quantity: 1, unit_price_cents: 1000 }] });
     expect(res.status).toBe(201);
     return res;
   }
@@ -63,7 +66,10 @@ describe('conditional requests and caching headers (docs/wire.md#caching)', () =
     it('every single-resource response of every resource carries a strong ETag; lists carry none', async () => {
       const todo = await newTodo();
       expect(todo.headers.etag).toMatch(STRONG_TAG);
-      const tag = await http().post('/v1/tags').set(as(alice)).send({ name: `etag-${Date.now()}` });
+      const tag = await http()
+        .post('/v1/tags')
+        .set(as(alice))
+        .send({ name: `etag-${Date.now()}` });
       expect(tag.status).toBe(201);
       expect(tag.headers.etag).toMatch(STRONG_TAG);
       const article = await http().post('/v1/articles').set(as(alice)).send({ title: 'Hello', status: 'published' });
@@ -74,11 +80,20 @@ describe('conditional requests and caching headers (docs/wire.md#caching)', () =
       expect(comment.headers.etag).toMatch(STRONG_TAG);
       const order = await newOrder();
       expect(order.headers.etag).toMatch(STRONG_TAG);
-      const user = await http().post('/v1/users').send({ username: `etag_${Date.now()}`, password: 'password-123', name: 'Etag' });
+      const user = await http()
+        .post('/v1/users')
+        .send({ username: `etag_${Date.now()}`, password: 'password-123', name: 'Etag' });
       expect(user.status).toBe(201);
       expect(user.headers.etag).toMatch(STRONG_TAG);
 
-      for (const path of [`/todos/${todo.body.id}`, `/tags/${tag.body.id}`, `/articles/${article.body.id}`, `/articles/${article.body.id}/comments/${comment.body.id}`, `/orders/${order.body.id}`, `/users/${alice.user.id}`]) {
+      for (const path of [
+        `/todos/${todo.body.id}`,
+        `/tags/${tag.body.id}`,
+        `/articles/${article.body.id}`,
+        `/articles/${article.body.id}/comments/${comment.body.id}`,
+        `/orders/${order.body.id}`,
+        `/users/${alice.user.id}`,
+      ]) {
         for (const version of ['1', '2']) {
           const read = await http().get(`/v${version}${path}`).set(as(admin));
           expect(read.status).toBe(200);
@@ -151,7 +166,10 @@ describe('conditional requests and caching headers (docs/wire.md#caching)', () =
       const read = () => http().get(`/v1/articles/${article.id}`).set(as(bob));
       const first = await read();
       expect(first.body.tags).toEqual([tag.name]);
-      const renamed = await http().patch(`/v1/tags/${tag.id}`).set(as(admin)).send({ name: `${tag.name}-x` });
+      const renamed = await http()
+        .patch(`/v1/tags/${tag.id}`)
+        .set(as(admin))
+        .send({ name: `${tag.name}-x` });
       expect(renamed.status).toBe(200);
       const second = await read();
       expect(second.body.tags).toEqual([`${tag.name}-x`]);
@@ -200,7 +218,14 @@ describe('conditional requests and caching headers (docs/wire.md#caching)', () =
       const comment = await createComment(app, article, bob.user);
       const tag = await createTag(app);
       const order = await newOrder();
-      const paths = [`/todos/${(await newTodo()).body.id}`, `/articles/${article.id}`, `/articles/${article.id}/comments/${comment.id}`, `/tags/${tag.id}`, `/orders/${order.body.id}`, `/users/${alice.user.id}`];
+      const paths = [
+        `/todos/${(await newTodo()).body.id}`,
+        `/articles/${article.id}`,
+        `/articles/${article.id}/comments/${comment.id}`,
+        `/tags/${tag.id}`,
+        `/orders/${order.body.id}`,
+        `/users/${alice.user.id}`,
+      ];
       for (const path of paths) {
         for (const version of ['1', '2']) {
           const url = `${base}/v${version}${path}`;
@@ -229,7 +254,12 @@ describe('conditional requests and caching headers (docs/wire.md#caching)', () =
       const todo = await newTodo();
       const path = `/v1/todos/${todo.body.id}`;
       const etag = todo.headers.etag;
-      for (const cacheHeaders of [{ 'Cache-Control': 'no-cache' }, { Pragma: 'no-cache' }, { 'Cache-Control': 'no-cache', Pragma: 'no-cache' }, { 'Cache-Control': 'max-age=0, no-cache, no-store' }]) {
+      for (const cacheHeaders of [
+        { 'Cache-Control': 'no-cache' },
+        { Pragma: 'no-cache' },
+        { 'Cache-Control': 'no-cache', Pragma: 'no-cache' },
+        { 'Cache-Control': 'max-age=0, no-cache, no-store' },
+      ]) {
         const fresh = await http().get(path).set(as(alice)).set(cacheHeaders).set('If-None-Match', etag);
         expect(fresh.status).toBe(304);
         expect(fresh.headers.etag).toBe(etag);
@@ -291,7 +321,9 @@ describe('conditional requests and caching headers (docs/wire.md#caching)', () =
       ]) {
         const refused = await send();
         expect(refused.status).toBe(412);
-        expect(refused.body).toEqual(errorBody('precondition_failed', `todo ${todo.body.id} has changed: If-Match names no current representation; read it again`));
+        expect(refused.body).toEqual(
+          errorBody('precondition_failed', `todo ${todo.body.id} has changed: If-Match names no current representation; read it again`),
+        );
       }
       const unchanged = await http().get(path).set(as(alice));
       expect(unchanged.body.title).toBe('Buy milk');
@@ -323,7 +355,9 @@ describe('conditional requests and caching headers (docs/wire.md#caching)', () =
           expect(read.status).toBe(200);
           const stale = await http().patch(`/v${version}${path}`).set(as(caller)).set('If-Match', '"0.v1"').send(body);
           expect(stale.status).toBe(412);
-          expect(stale.body).toEqual(errorBody('precondition_failed', `${resource} ${id} has changed: If-Match names no current representation; read it again`));
+          expect(stale.body).toEqual(
+            errorBody('precondition_failed', `${resource} ${id} has changed: If-Match names no current representation; read it again`),
+          );
           expect((await http().get(`/v${version}${path}`).set(as(caller))).headers.etag).toBe(read.headers.etag);
           if (version === '2') continue;
           const written = await http().patch(`/v1${path}`).set(as(caller)).set('If-Match', read.headers.etag).send(body);
@@ -368,7 +402,13 @@ describe('conditional requests and caching headers (docs/wire.md#caching)', () =
       const todo = await newTodo();
       const path = `/v1/todos/${todo.body.id}`;
       const responses = await Promise.all(
-        Array.from({ length: RACERS }, (_, i) => http().patch(path).set(as(alice)).set('If-Match', todo.headers.etag).send({ title: `racer ${i}` })),
+        Array.from({ length: RACERS }, (_, i) =>
+          http()
+            .patch(path)
+            .set(as(alice))
+            .set('If-Match', todo.headers.etag)
+            .send({ title: `racer ${i}` }),
+        ),
       );
       const statuses = responses.map((res) => res.status).sort();
       expect(statuses).toEqual([200, ...Array<number>(RACERS - 1).fill(412)]);
@@ -385,12 +425,24 @@ describe('conditional requests and caching headers (docs/wire.md#caching)', () =
       const article = await createArticle(app, alice.user);
       const read = await http().get(`/v1/articles/${article.id}`).set(as(alice));
       const articles = await Promise.all(
-        Array.from({ length: RACERS }, (_, i) => http().patch(`/v1/articles/${article.id}`).set(as(alice)).set('If-Match', read.headers.etag).send({ title: `racer ${i}` })),
+        Array.from({ length: RACERS }, (_, i) =>
+          http()
+            .patch(`/v1/articles/${article.id}`)
+            .set(as(alice))
+            .set('If-Match', read.headers.etag)
+            .send({ title: `racer ${i}` }),
+        ),
       );
       expect(articles.map((res) => res.status).sort()).toEqual([200, ...Array<number>(RACERS - 1).fill(412)]);
       const order = await newOrder();
       const orders = await Promise.all(
-        Array.from({ length: RACERS }, () => http().patch(`/v1/orders/${order.body.id}`).set(as(alice)).set('If-Match', order.headers.etag).send({ items: [{ sku: 'BOOK-2', quantity: 2, unit_price_cents: 500 }] })),
+        Array.from({ length: RACERS }, () =>
+          http()
+            .patch(`/v1/orders/${order.body.id}`)
+            .set(as(alice))
+            .set('If-Match', order.headers.etag)
+            .send({ items: [{ sku: 'BOOK-2', quantity: 2, unit_price_cents: 500 }] }),
+        ),
       );
       expect(orders.map((res) => res.status).sort()).toEqual([200, ...Array<number>(RACERS - 1).fill(412)]);
     });
@@ -399,7 +451,12 @@ describe('conditional requests and caching headers (docs/wire.md#caching)', () =
   describe('caching headers', () => {
     it('authenticated resource responses are private, no-cache and vary on the credential and Accept', async () => {
       const todo = await newTodo();
-      for (const res of [todo, await http().get(`/v1/todos/${todo.body.id}`).set(as(alice)), await http().get('/v1/todos').set(as(alice)), await http().get('/v1/todos/999999').set(as(alice))]) {
+      for (const res of [
+        todo,
+        await http().get(`/v1/todos/${todo.body.id}`).set(as(alice)),
+        await http().get('/v1/todos').set(as(alice)),
+        await http().get('/v1/todos/999999').set(as(alice)),
+      ]) {
         expect(res.headers['cache-control']).toBe('private, no-cache');
         for (const name of ['Authorization', 'Cookie', 'Accept']) expect(res.headers.vary).toContain(name);
       }
@@ -409,10 +466,16 @@ describe('conditional requests and caching headers (docs/wire.md#caching)', () =
       const login = await http().post('/v1/login').send({ username: alice.user.username, password: 'password-123' });
       expect(login.status).toBe(200);
       expect(login.headers['cache-control']).toBe('no-store');
-      const key = await http().post('/v1/api-keys').set(as(alice)).send({ name: 'nightly', scopes: ['todos:read'] });
+      const key = await http()
+        .post('/v1/api-keys')
+        .set(as(alice))
+        .send({ name: 'nightly', scopes: ['todos:read'] });
       expect(key.status).toBe(201);
       expect(key.headers['cache-control']).toBe('no-store');
-      const client = await http().post('/v1/oauth-clients').set(as(admin)).send({ name: 'App', redirect_uris: ['https://app.example.com/callback'], scopes: ['todos:read'], confidential: true });
+      const client = await http()
+        .post('/v1/oauth-clients')
+        .set(as(admin))
+        .send({ name: 'App', redirect_uris: ['https://app.example.com/callback'], scopes: ['todos:read'], confidential: true });
       expect(client.status).toBe(201);
       expect(client.body.client_secret).toEqual(expect.any(String));
       expect(client.headers['cache-control']).toBe('no-store');
@@ -444,14 +507,25 @@ describe('REQUIRE_IF_MATCH=true (docs/writes.md#conditional-requests-etag-if-non
     const created = await request(server).post('/v1/todos').set(auth).send({ title: 'Guarded' });
     expect(created.status).toBe(201);
     const path = `/v1/todos/${created.body.id}`;
-    for (const send of [() => request(server).patch(path).set(auth).send({ title: 'x' }), () => request(server).put(path).set(auth).send({ title: 'x' }), () => request(server).delete(path).set(auth)]) {
+    for (const send of [
+      () => request(server).patch(path).set(auth).send({ title: 'x' }),
+      () => request(server).put(path).set(auth).send({ title: 'x' }),
+      () => request(server).delete(path).set(auth),
+    ]) {
       const refused = await send();
       expect(refused.status).toBe(428);
       expect(refused.body).toEqual(errorBody('precondition_required'));
     }
     expect((await request(server).get(path).set(auth)).body.title).toBe('Guarded');
     // access and existence first
-    expect((await request(server).patch(path).set({ Authorization: bearer(other) }).send({ title: 'x' })).status).toBe(403);
+    expect(
+      (
+        await request(server)
+          .patch(path)
+          .set({ Authorization: bearer(other) })
+          .send({ title: 'x' })
+      ).status,
+    ).toBe(403);
     expect((await request(server).delete('/v1/todos/999999').set(auth)).status).toBe(404);
     const written = await request(server).patch(path).set(auth).set('If-Match', created.headers.etag).send({ title: 'Changed' });
     expect(written.status).toBe(200);

@@ -8,7 +8,6 @@ import { loadFreshApp } from './setup/fresh-app.js';
 import { TcpProxy } from './setup/tcp-proxy.js';
 import Database from 'better-sqlite3';
 
-
 /**
  * A database that goes away, hangs and comes back (docs/operations.md#faults; README.md#faults): requests
  * answer 503 `service_unavailable` with `Retry-After` within a bounded time — never hang, never
@@ -39,161 +38,171 @@ const ORDER = {
   ],
 };
 
-describeOnPostgres(`database faults on PostgreSQL through a proxy${onPostgres ? '' : ' (skipped: DATABASE_URL is not postgres://, and the faults need a network database)'}`, () => {
-  let app: NestExpressApplication;
-  let restoreEnv: () => void;
-  let proxy: TcpProxy;
-  let direct: pg.Client;
-  let token: string;
-  let users = 0;
-  const api = () => request(app.getHttpServer());
+describeOnPostgres(
+  `database faults on PostgreSQL through a proxy${onPostgres ? '' : ' (skipped: DATABASE_URL is not postgres://, and the faults need a network database)'}`,
+  () => {
+    let app: NestExpressApplication;
+    let restoreEnv: () => void;
+    let proxy: TcpProxy;
+    let direct: pg.Client;
+    let token: string;
+    let users = 0;
+    const api = () => request(app.getHttpServer());
 
-  /** Sends `send()`, returns the response and how long it took (ms). */
-  async function timed(send: () => request.Test): Promise<{ res: request.Response; elapsed: number }> {
-    const started = Date.now();
-    const res = await send();
-    return { res, elapsed: Date.now() - started };
-  }
-
-  const register = () => {
-    users += 1;
-    return api().post('/v1/users').send({ username: `fault_user_${users}`, password: 'correct-horse-1', name: 'Fault User' });
-  };
-
-  function expectUnavailable(res: request.Response): void {
-    expect(res.status).toBe(503);
-    expect(res.headers['retry-after']).toBe('5');
-    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(res.body).toEqual({ error: 'the database is unavailable; retry later', code: 'service_unavailable', request_id: res.headers['x-request-id'] });
-  }
-
-  /** Polls readiness until 200 (the pool reconnects on demand); returns the last response. */
-  async function readyAgain(): Promise<request.Response> {
-    let res = await api().get('/health/ready');
-    for (let attempt = 0; attempt < 20 && res.status !== 200; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      res = await api().get('/health/ready');
+    /** Sends `send()`, returns the response and how long it took (ms). */
+    async function timed(send: () => request.Test): Promise<{ res: request.Response; elapsed: number }> {
+      const started = Date.now();
+      const res = await send();
+      return { res, elapsed: Date.now() - started };
     }
-    return res;
-  }
 
-  async function countRows(): Promise<{ orders: number; items: number }> {
-    const { rows } = await direct.query('SELECT (SELECT count(*) FROM orders)::int AS orders, (SELECT count(*) FROM order_items)::int AS items');
-    return rows[0];
-  }
+    const register = () => {
+      users += 1;
+      return api()
+        .post('/v1/users')
+        .send({ username: `fault_user_${users}`, password: 'correct-horse-1', name: 'Fault User' });
+    };
 
-  beforeAll(async () => {
-    const target = new URL(DATABASE_URL);
-    proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const port = await proxy.start();
-    const proxied = new URL(DATABASE_URL);
-    proxied.hostname = '127.0.0.1';
-    proxied.port = String(port);
-    const fresh = await loadFreshApp({ DATABASE_URL: proxied.toString(), DB_QUERY_TIMEOUT_MS: String(TIMEOUT_MS), HEALTH_CHECK_TIMEOUT_MS: String(TIMEOUT_MS), DB_POOL_SIZE: '4' });
-    restoreEnv = fresh.restoreEnv;
-    app = await fresh.createTestApp();
-    ({ token } = await fresh.createUser(app));
-    direct = new pg.Client({ connectionString: DATABASE_URL });
-    await direct.connect();
-  });
-  afterAll(async () => {
-    await proxy?.restore();
-    await app?.close();
-    await direct?.end();
-    await proxy?.stop();
-    restoreEnv?.();
-  });
-
-  it('serves through the proxy', async () => {
-    expect((await api().get('/health/ready')).status).toBe(200);
-    expect((await register()).status).toBe(201);
-  });
-
-  describe('database gone (connections reset, new ones refused)', () => {
-    beforeAll(() => proxy.cut());
-    afterAll(() => proxy.restore());
-
-    it('a write answers 503 service_unavailable with Retry-After, at once', async () => {
-      const { res, elapsed } = await timed(register);
-      expectUnavailable(res);
-      expect(elapsed).toBeLessThan(BOUND_MS);
-    });
-
-    it('a read answers 503 too, never 500', async () => {
-      const { res, elapsed } = await timed(() => api().get('/v1/orders').set('Authorization', bearer(token)));
-      expectUnavailable(res);
-      expect(elapsed).toBeLessThan(BOUND_MS);
-    });
-
-    it('readiness answers 503 naming the database; liveness stays 200', async () => {
-      const ready = await api().get('/health/ready');
-      expect(ready.status).toBe(503);
-      expect(ready.headers['retry-after']).toBe('5');
-      expect(ready.body).toEqual({
-        error: 'not ready: database unavailable',
-        code: 'service_unavailable',
-        details: [{ field: 'database', message: 'unreachable or failing' }],
-        request_id: ready.headers['x-request-id'],
-      });
-      expect((await api().get('/health/live')).status).toBe(200);
-    });
-  });
-
-  it('once the database is back, the same process serves again (no restart)', async () => {
-    const ready = await readyAgain();
-    expect(ready.status).toBe(200);
-    expect(ready.body).toMatchObject({ status: 'ok', checks: { database: { status: 'up' } } });
-    expect((await register()).status).toBe(201);
-  });
-
-  describe('database hanging (connections accepted, nothing answered)', () => {
-    beforeAll(() => proxy.blackhole());
-    afterAll(() => proxy.restore());
-
-    it('a request answers 503 within the bounded time instead of hanging', async () => {
-      const { res, elapsed } = await timed(register);
-      expectUnavailable(res);
-      expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
-      expect(elapsed).toBeLessThan(BOUND_MS);
-    });
-
-    it('readiness answers 503: no answer within HEALTH_CHECK_TIMEOUT_MS', async () => {
-      const { res, elapsed } = await timed(() => api().get('/health/ready'));
+    function expectUnavailable(res: request.Response): void {
       expect(res.status).toBe(503);
-      expect(res.body.details).toEqual([{ field: 'database', message: `no answer within ${TIMEOUT_MS} ms` }]);
-      expect(elapsed).toBeLessThan(BOUND_MS);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(res.body).toEqual({ error: 'the database is unavailable; retry later', code: 'service_unavailable', request_id: res.headers['x-request-id'] });
+    }
+
+    /** Polls readiness until 200 (the pool reconnects on demand); returns the last response. */
+    async function readyAgain(): Promise<request.Response> {
+      let res = await api().get('/health/ready');
+      for (let attempt = 0; attempt < 20 && res.status !== 200; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        res = await api().get('/health/ready');
+      }
+      return res;
+    }
+
+    async function countRows(): Promise<{ orders: number; items: number }> {
+      const { rows } = await direct.query('SELECT (SELECT count(*) FROM orders)::int AS orders, (SELECT count(*) FROM order_items)::int AS items');
+      return rows[0];
+    }
+
+    beforeAll(async () => {
+      const target = new URL(DATABASE_URL);
+      proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+      const port = await proxy.start();
+      const proxied = new URL(DATABASE_URL);
+      proxied.hostname = '127.0.0.1';
+      proxied.port = String(port);
+      const fresh = await loadFreshApp({
+        DATABASE_URL: proxied.toString(),
+        DB_QUERY_TIMEOUT_MS: String(TIMEOUT_MS),
+        HEALTH_CHECK_TIMEOUT_MS: String(TIMEOUT_MS),
+        DB_POOL_SIZE: '4',
+      });
+      restoreEnv = fresh.restoreEnv;
+      app = await fresh.createTestApp();
+      ({ token } = await fresh.createUser(app));
+      direct = new pg.Client({ connectionString: DATABASE_URL });
+      await direct.connect();
     });
-  });
-
-  it('after the hang, the same process serves again', async () => {
-    expect((await readyAgain()).status).toBe(200);
-    expect((await register()).status).toBe(201);
-  });
-
-  describe('all-or-nothing writes: an order with three items cut mid-transaction leaves no row (docs/writes.md#concurrency: orders written in one transaction)', () => {
-    it.each([
-      ['the INSERT of its items', 'INSERT INTO "order_items"'],
-      ['the COMMIT, after every row was written', 'COMMIT'],
-    ])('connection lost at %s → 503 and no order, no item', async (_, statement) => {
-      expect(await countRows()).toEqual({ orders: 0, items: 0 });
-      const cutsBefore = proxy.cuts;
-      proxy.cutWhen(statement);
-      const { res, elapsed } = await timed(() => api().post('/v1/orders').set('Authorization', bearer(token)).send(ORDER));
-      expect(proxy.cuts).toBe(cutsBefore + 1);
-      expectUnavailable(res);
-      expect(elapsed).toBeLessThan(BOUND_MS);
-      expect(await countRows()).toEqual({ orders: 0, items: 0 });
+    afterAll(async () => {
+      await proxy?.restore();
+      await app?.close();
+      await direct?.end();
+      await proxy?.stop();
+      restoreEnv?.();
     });
 
-    it('control: the same order without a fault is written whole (the count sees rows)', async () => {
+    it('serves through the proxy', async () => {
+      expect((await api().get('/health/ready')).status).toBe(200);
+      expect((await register()).status).toBe(201);
+    });
+
+    describe('database gone (connections reset, new ones refused)', () => {
+      beforeAll(() => proxy.cut());
+      afterAll(() => proxy.restore());
+
+      it('a write answers 503 service_unavailable with Retry-After, at once', async () => {
+        const { res, elapsed } = await timed(register);
+        expectUnavailable(res);
+        expect(elapsed).toBeLessThan(BOUND_MS);
+      });
+
+      it('a read answers 503 too, never 500', async () => {
+        const { res, elapsed } = await timed(() => api().get('/v1/orders').set('Authorization', bearer(token)));
+        expectUnavailable(res);
+        expect(elapsed).toBeLessThan(BOUND_MS);
+      });
+
+      it('readiness answers 503 naming the database; liveness stays 200', async () => {
+        const ready = await api().get('/health/ready');
+        expect(ready.status).toBe(503);
+        expect(ready.headers['retry-after']).toBe('5');
+        expect(ready.body).toEqual({
+          error: 'not ready: database unavailable',
+          code: 'service_unavailable',
+          details: [{ field: 'database', message: 'unreachable or failing' }],
+          request_id: ready.headers['x-request-id'],
+        });
+        expect((await api().get('/health/live')).status).toBe(200);
+      });
+    });
+
+    it('once the database is back, the same process serves again (no restart)', async () => {
+      const ready = await readyAgain();
+      expect(ready.status).toBe(200);
+      expect(ready.body).toMatchObject({ status: 'ok', checks: { database: { status: 'up' } } });
+      expect((await register()).status).toBe(201);
+    });
+
+    describe('database hanging (connections accepted, nothing answered)', () => {
+      beforeAll(() => proxy.blackhole());
+      afterAll(() => proxy.restore());
+
+      it('a request answers 503 within the bounded time instead of hanging', async () => {
+        const { res, elapsed } = await timed(register);
+        expectUnavailable(res);
+        expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
+        expect(elapsed).toBeLessThan(BOUND_MS);
+      });
+
+      it('readiness answers 503: no answer within HEALTH_CHECK_TIMEOUT_MS', async () => {
+        const { res, elapsed } = await timed(() => api().get('/health/ready'));
+        expect(res.status).toBe(503);
+        expect(res.body.details).toEqual([{ field: 'database', message: `no answer within ${TIMEOUT_MS} ms` }]);
+        expect(elapsed).toBeLessThan(BOUND_MS);
+      });
+    });
+
+    it('after the hang, the same process serves again', async () => {
       expect((await readyAgain()).status).toBe(200);
-      const res = await api().post('/v1/orders').set('Authorization', bearer(token)).send(ORDER);
-      expect(res.status).toBe(201);
-      expect(res.body.total_cents).toBe(1999 + 3 * 250 + 2 * 700);
-      expect(await countRows()).toEqual({ orders: 1, items: 3 });
+      expect((await register()).status).toBe(201);
     });
-  });
-});
+
+    describe('all-or-nothing writes: an order with three items cut mid-transaction leaves no row (docs/writes.md#concurrency: orders written in one transaction)', () => {
+      it.each([
+        ['the INSERT of its items', 'INSERT INTO "order_items"'],
+        ['the COMMIT, after every row was written', 'COMMIT'],
+      ])('connection lost at %s → 503 and no order, no item', async (_, statement) => {
+        expect(await countRows()).toEqual({ orders: 0, items: 0 });
+        const cutsBefore = proxy.cuts;
+        proxy.cutWhen(statement);
+        const { res, elapsed } = await timed(() => api().post('/v1/orders').set('Authorization', bearer(token)).send(ORDER));
+        expect(proxy.cuts).toBe(cutsBefore + 1);
+        expectUnavailable(res);
+        expect(elapsed).toBeLessThan(BOUND_MS);
+        expect(await countRows()).toEqual({ orders: 0, items: 0 });
+      });
+
+      it('control: the same order without a fault is written whole (the count sees rows)', async () => {
+        expect((await readyAgain()).status).toBe(200);
+        const res = await api().post('/v1/orders').set('Authorization', bearer(token)).send(ORDER);
+        expect(res.status).toBe(201);
+        expect(res.body.total_cents).toBe(1999 + 3 * 250 + 2 * 700);
+        expect(await countRows()).toEqual({ orders: 1, items: 3 });
+      });
+    });
+  },
+);
 
 describeOnSqlite(`SQLite locked by another writer${onPostgres ? ' (skipped: DATABASE_URL is postgres://)' : ''}`, () => {
   let app: NestExpressApplication;
@@ -242,7 +251,10 @@ describeOnSqlite(`SQLite storage faults: disk full, read-only${onPostgres ? ' (s
   /** A todo whose content needs new pages (overflow pages of 4 KiB): it cannot be written into free space. */
   const bigTodo = (title: string) => ({ title, content: 'x'.repeat(10_000) });
   /** An order whose items need new pages; the order's own row may fit where there is room. */
-  const bigOrder = (sku: string) => ({ currency: 'EUR', items: Array.from({ length: 100 }, (_, i) => ({ sku: `${sku}-${i}-${'s'.repeat(40)}`, quantity: 1, unit_price_cents: 100 })) });
+  const bigOrder = (sku: string) => ({
+    currency: 'EUR',
+    items: Array.from({ length: 100 }, (_, i) => ({ sku: `${sku}-${i}-${'s'.repeat(40)}`, quantity: 1, unit_price_cents: 100 })),
+  });
 
   function expectUnavailable(res: request.Response): void {
     expect(res.status).toBe(503);
@@ -298,7 +310,10 @@ describeOnSqlite(`SQLite storage faults: disk full, read-only${onPostgres ? ' (s
     expect(read.status).toBe(200);
     expect(read.body.data.map((todo: { title: string }) => todo.title)).toEqual(['before']);
     // a write refused for its content (422, rolled back by the service) while the disk is full
-    const refused = await api().post('/v1/articles').set(auth()).send({ title: 'T', tags: ['no-such-tag'] });
+    const refused = await api()
+      .post('/v1/articles')
+      .set(auth())
+      .send({ title: 'T', tags: ['no-such-tag'] });
     expect(refused.status).toBe(422);
 
     await dataSource.query(`PRAGMA max_page_count = ${NO_PAGE_LIMIT}`);
@@ -308,7 +323,14 @@ describeOnSqlite(`SQLite storage faults: disk full, read-only${onPostgres ? ' (s
     expect(order.status).toBe(201);
     expect(order.body.items).toHaveLength(100);
     // a rolled-back write after the fault, then a write: both behave, and the write is committed
-    expect((await api().post('/v1/articles').set(auth()).send({ title: 'T', tags: ['no-such-tag'] })).status).toBe(422);
+    expect(
+      (
+        await api()
+          .post('/v1/articles')
+          .set(auth())
+          .send({ title: 'T', tags: ['no-such-tag'] })
+      ).status,
+    ).toBe(422);
     expect((await api().post('/v1/todos').set(auth()).send({ title: 'last' })).status).toBe(201);
     expect(committed()).toEqual({ todos: ['before', 'after', 'last'], orders: before.orders + 1, items: before.items + 100, events: before.events + 3 });
   });

@@ -10,7 +10,16 @@ const DOCS_USERNAME = 'docs-reader';
 const DOCS_PASSWORD = 'open:sesame-4-docs';
 
 /** Everything the docs setup serves: the page, its assets (the init script embeds the document), the document. */
-const DOCS_PATHS = ['/docs', '/docs/', '/docs/swagger-ui-init.js', '/docs/swagger-ui.css', '/docs/openapi.json', '/docs/openapi.yaml', '/docs/v1/openapi.json', '/docs/v2/openapi.yaml'];
+const DOCS_PATHS = [
+  '/docs',
+  '/docs/',
+  '/docs/swagger-ui-init.js',
+  '/docs/swagger-ui.css',
+  '/docs/openapi.json',
+  '/docs/openapi.yaml',
+  '/docs/v1/openapi.json',
+  '/docs/v2/openapi.yaml',
+];
 
 const basic = (username: string, password: string) => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 

@@ -69,7 +69,10 @@ describe('a resource declared once: registered by one line, it reaches everythin
 
   it('scopes: widgets:read and widgets:write exist (API keys take them) and guard its operations', async () => {
     expect(app.get<ResourceRegistry>(RESOURCE_REGISTRY).scopes.slice(-2)).toEqual(['widgets:read', 'widgets:write']);
-    const key = await http().post('/v1/api-keys').set(as(owner)).send({ name: 'widget reader', scopes: ['widgets:read'] });
+    const key = await http()
+      .post('/v1/api-keys')
+      .set(as(owner))
+      .send({ name: 'widget reader', scopes: ['widgets:read'] });
     expect(key.status).toBe(201);
     expect(key.body.scopes).toEqual(['widgets:read']);
     await newWidget(owner);
@@ -78,17 +81,27 @@ describe('a resource declared once: registered by one line, it reaches everythin
     const write = await http().post('/v1/widgets').set('X-API-Key', key.body.key).send({ name: 'Cog', colour: 'blue' });
     expect(write.status).toBe(403);
     expect(write.body).toEqual(errorBody('forbidden', 'missing scope widgets:write'));
-    const todosKey = await http().post('/v1/api-keys').set(as(owner)).send({ name: 'todo reader', scopes: ['todos:read'] });
+    const todosKey = await http()
+      .post('/v1/api-keys')
+      .set(as(owner))
+      .send({ name: 'todo reader', scopes: ['todos:read'] });
     expect((await http().get('/v1/widgets').set('X-API-Key', todosKey.body.key)).body).toEqual(errorBody('forbidden', 'missing scope widgets:read'));
-    const unknown = await http().post('/v1/api-keys').set(as(owner)).send({ name: 'bad', scopes: ['widgets:admin'] });
+    const unknown = await http()
+      .post('/v1/api-keys')
+      .set(as(owner))
+      .send({ name: 'bad', scopes: ['widgets:admin'] });
     expect(unknown.status).toBe(422);
-    expect(unknown.body.details).toEqual([{ field: 'scopes', message: expect.stringContaining('todos:read, todos:write, events:read, webhooks:read, webhooks:write, widgets:read, widgets:write') }]);
+    expect(unknown.body.details).toEqual([
+      { field: 'scopes', message: expect.stringContaining('todos:read, todos:write, events:read, webhooks:read, webhooks:write, widgets:read, widgets:write') },
+    ]);
   });
 
   it('document: its paths, its tag, its schemas; its scopes in every list of scopes', () => {
     expect(Object.keys(document.paths).filter((path) => path.startsWith('/v1/widgets'))).toEqual(['/v1/widgets', '/v1/widgets/{id}']);
     expect(document.tags.at(-1)).toEqual({ name: 'widgets', description: WIDGETS.description });
-    expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['Widget', 'WidgetList', 'CreateWidgetBody', 'UpdateWidgetBody', 'WidgetSparse']));
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining(['Widget', 'WidgetList', 'CreateWidgetBody', 'UpdateWidgetBody', 'WidgetSparse']),
+    );
     expect(document.paths['/v1/widgets'].get.security).toContainEqual({ oauth2: ['widgets:read'] });
     expect(document.paths['/v1/widgets'].post.security).toContainEqual({ oauth2: ['widgets:write'] });
     expect(Object.keys(document.components.securitySchemes.oauth2.flows.authorizationCode.scopes).slice(-2)).toEqual(['widgets:read', 'widgets:write']);
@@ -118,7 +131,10 @@ describe('a resource declared once: registered by one line, it reaches everythin
     expect(events.body.data[0]).toMatchObject({ type: 'widget.created', data: { id: widget.body.id, name: 'Sprocket' } });
     const refused = await http().get('/v1/events?type=widget.exploded').set(as(owner));
     expect(refused.status).toBe(400);
-    const webhook = await http().post('/v1/webhooks').set(as(owner)).send({ url: 'http://127.0.0.1:9/widgets', events: ['widget.created', 'widget.updated'] });
+    const webhook = await http()
+      .post('/v1/webhooks')
+      .set(as(owner))
+      .send({ url: 'http://127.0.0.1:9/widgets', events: ['widget.created', 'widget.updated'] });
     expect(webhook.status).toBe(201);
     expect(webhook.body.events).toEqual(['widget.created', 'widget.updated']);
   });
@@ -140,7 +156,12 @@ describe('a resource declared once: registered by one line, it reaches everythin
   });
 
   it('list grammar: the paging envelope, its filters and sort keys, and 400 for others', async () => {
-    for (const [name, colour] of [['Alpha', 'red'], ['Bravo', 'blue'], ['Charlie', 'red']]) await newWidget(other, { name, colour });
+    for (const [name, colour] of [
+      ['Alpha', 'red'],
+      ['Bravo', 'blue'],
+      ['Charlie', 'red'],
+    ])
+      await newWidget(other, { name, colour });
     const page = await http().get('/v1/widgets?colour=red&sort=-name&size=1').set(as(other));
     expect(page.status).toBe(200);
     expect(page.body).toMatchObject({ page: 1, size: 1, total: 2, data: [{ name: 'Charlie', colour: 'red', owner: other.user.id }] });

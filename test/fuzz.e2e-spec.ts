@@ -97,7 +97,27 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const NEVER_ACCEPTED_KEYS = new Set(['__proto__', 'constructor', 'prototype', 'is_admin', 'password_hash', 'token_hash', 'unknown_field']);
 const OAUTH_PROTOCOL = /\/oauth\/(authorize|sign-in|token|revoke)$/;
 /** Path ids that are not positive integers, or beyond the documented maximum (docs/wire.md#ids → 400), and a few that look like attacks. */
-const HOSTILE_IDS = ['0', '-1', '2147483648', '99999999999999999999999', 'abc', '1.5', '1e3', '0x1', '%00', '%ED%A0%80', '%20', 'null', '__proto__', 'constructor', "1'%20OR%201=1--", '1;drop', '+1', '01', 'x'.repeat(10_000)];
+const HOSTILE_IDS = [
+  '0',
+  '-1',
+  '2147483648',
+  '99999999999999999999999',
+  'abc',
+  '1.5',
+  '1e3',
+  '0x1',
+  '%00',
+  '%ED%A0%80',
+  '%20',
+  'null',
+  '__proto__',
+  'constructor',
+  "1'%20OR%201=1--",
+  '1;drop',
+  '+1',
+  '01',
+  'x'.repeat(10_000),
+];
 /** Query values that break or abuse the list grammar (docs/lists.md). Percent-encoded. */
 const HOSTILE_QUERY_VALUES = [
   '__proto__',
@@ -125,7 +145,19 @@ const HOSTILE_QUERY_VALUES = [
   '[object%20Object]',
   'title%5B%5D',
 ];
-const HOSTILE_QUERY_NAMES = ['__proto__', 'constructor', 'prototype', 'sort[gte]', 'page[]', 'fields[0]', 'status[ne]', 'x'.repeat(2_000), 'access_token', '%00', 'unknown'];
+const HOSTILE_QUERY_NAMES = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'sort[gte]',
+  'page[]',
+  'fields[0]',
+  'status[ne]',
+  'x'.repeat(2_000),
+  'access_token',
+  '%00',
+  'unknown',
+];
 
 const encode = (value: unknown) => encodeURIComponent(String(value));
 
@@ -165,7 +197,12 @@ async function send(request: SentRequest): Promise<Received> {
 
 /** A fixture write through the API; throws unless it answers `expected`. */
 async function api(method: string, url: string, token: string, body?: unknown, expected = 201): Promise<Json> {
-  const res = await send({ method, url, headers: { authorization: bearer(token), 'content-type': 'application/json' }, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)) });
+  const res = await send({
+    method,
+    url,
+    headers: { authorization: bearer(token), 'content-type': 'application/json' },
+    body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
+  });
   if (res.status !== expected) throw new Error(`fixture ${method} ${url} answered ${res.status}: ${res.text}`);
   return res.json as Json;
 }
@@ -181,7 +218,9 @@ async function createRow(kind: Kind, owner: CreatedUser): Promise<Record<string,
     case 'todos':
       return { id: (await api('POST', '/v1/todos', owner.token, { title: 'fuzz fixture', content: 'fixture' })).id as number };
     case 'orders':
-      return { id: (await api('POST', '/v1/orders', owner.token, { items: [{ sku: 'FUZZ-1', quantity: 2, unit_price_cents: 150 }], currency: 'EUR' })).id as number };
+      return {
+        id: (await api('POST', '/v1/orders', owner.token, { items: [{ sku: 'FUZZ-1', quantity: 2, unit_price_cents: 150 }], currency: 'EUR' })).id as number,
+      };
     case 'articles':
       return { id: (await createArticle(app, owner.user, { status: 'published' }, [])).id };
     case 'comments': {
@@ -199,13 +238,25 @@ async function createRow(kind: Kind, owner: CreatedUser): Promise<Record<string,
     case 'events': {
       // a write of the owner's emits an event of theirs; its id is the path id
       await api('POST', '/v1/todos', owner.token, { title: 'fuzz fixture' });
-      const event = await app.get(DataSource).getRepository(EventRecord).findOneOrFail({ where: { owner_id: owner.user.id }, order: { id: 'DESC' } });
+      const event = await app
+        .get(DataSource)
+        .getRepository(EventRecord)
+        .findOneOrFail({ where: { owner_id: owner.user.id }, order: { id: 'DESC' } });
       return { id: event.event_id };
     }
     case 'oauth-grants': {
       const now = new Date();
       const repo = app.get(DataSource).getRepository(OAuthGrant);
-      const saved = await repo.save(repo.create({ user_id: owner.user.id, oauth_client_id: oauthClient.id, scopes: 'todos:read', family_id: randomUUID(), created_at: now, last_used_at: now }));
+      const saved = await repo.save(
+        repo.create({
+          user_id: owner.user.id,
+          oauth_client_id: oauthClient.id,
+          scopes: 'todos:read',
+          family_id: randomUUID(),
+          created_at: now,
+          last_used_at: now,
+        }),
+      );
       return { id: saved.id };
     }
   }
@@ -257,9 +308,11 @@ function contextOf(document: OpenAPIObject): SchemaContext {
     hint: (property, schema) => {
       if (property === 'tags' && schema.type === 'array') return fc.subarray(tagNames, { maxLength: 3 });
       if (property === 'refresh_token') return fc.constant(new Sym('refresh-token'));
-      if (property === 'username' && schema.pattern === undefined) return fc.oneof(fc.constant(new Sym('own-username')), fc.string({ minLength: (schema.minLength as number | undefined) ?? 0, maxLength: 16 }));
+      if (property === 'username' && schema.pattern === undefined)
+        return fc.oneof(fc.constant(new Sym('own-username')), fc.string({ minLength: (schema.minLength as number | undefined) ?? 0, maxLength: 16 }));
       if (property === 'password' && schema.minLength === undefined) return fc.oneof(fc.constant(DEFAULT_PASSWORD), fc.string({ maxLength: 16 }));
-      if (property === 'client_id') return fc.oneof(fc.constant(new Sym('client-id')), fc.string({ minLength: (schema.minLength as number | undefined) ?? 0, maxLength: 16 }));
+      if (property === 'client_id')
+        return fc.oneof(fc.constant(new Sym('client-id')), fc.string({ minLength: (schema.minLength as number | undefined) ?? 0, maxLength: 16 }));
       if (property === 'redirect_uri') return fc.constant(oauthClient.redirect_uris[0]);
       return undefined;
     },
@@ -298,7 +351,9 @@ function validQuery(o: FuzzOperation, ctx: SchemaContext): fc.Arbitrary<Array<[s
     if (p.name === 'fields' && fields.length > 0) values = fc.subarray(fields, { minLength: 1 }).map((picked) => [picked.join(',')]);
     else if (schema.type === 'array') values = fc.array(validValue(schema.items as Schema, ctx, p.name as string), { minLength: 1, maxLength: 3 });
     else values = validValue(schema, ctx, p.name as string).map((value) => [value]);
-    const pairs = values.map((list) => list.map((value): [string, string] => [p.name as string, value instanceof Sym ? `\u0000sym:${value.name}` : encode(value)]));
+    const pairs = values.map((list) =>
+      list.map((value): [string, string] => [p.name as string, value instanceof Sym ? `\u0000sym:${value.name}` : encode(value)]),
+    );
     return p.required ? pairs : fc.option(pairs, { nil: undefined });
   });
   return fc.tuple(...entries).map((groups) => {
@@ -323,7 +378,9 @@ function hostileQuery(o: FuzzOperation, ctx: SchemaContext): fc.Arbitrary<Array<
           [name, second],
         ] as Array<[string, string]>,
     ),
-    fc.tuple(fc.constantFrom(...HOSTILE_QUERY_NAMES), fc.constantFrom(...HOSTILE_QUERY_VALUES)).map(([name, value]) => [[encode(name).replace(/%25/g, '%'), value]] as Array<[string, string]>),
+    fc
+      .tuple(fc.constantFrom(...HOSTILE_QUERY_NAMES), fc.constantFrom(...HOSTILE_QUERY_VALUES))
+      .map(([name, value]) => [[encode(name).replace(/%25/g, '%'), value]] as Array<[string, string]>),
     fc.constant([
       ['page', '1'],
       ['offset', '0'],
@@ -350,7 +407,11 @@ function hostileBody(o: FuzzOperation, ctx: SchemaContext): fc.Arbitrary<Generat
     {
       weight: 1,
       arbitrary: fc.constantFrom(
-        { contentType: types[0], bytes: Buffer.concat([Buffer.from('{"title":"'), lone, Buffer.from('","name":"x\xff"}', 'latin1')]), note: 'invalid UTF-8 (CESU-8 surrogate, 0xFF)' },
+        {
+          contentType: types[0],
+          bytes: Buffer.concat([Buffer.from('{"title":"'), lone, Buffer.from('","name":"x\xff"}', 'latin1')]),
+          note: 'invalid UTF-8 (CESU-8 surrogate, 0xFF)',
+        },
         { contentType: types[0], bytes: Buffer.from('{"title": "unterminated'), note: 'malformed JSON' },
         { contentType: 'text/plain', bytes: Buffer.from('{"title":"x"}'), note: 'unsupported media type' },
         { contentType: 'application/json; charset=utf-16', bytes: Buffer.from('{"title":"x"}', 'utf16le'), note: 'UTF-16 body' },
@@ -362,15 +423,28 @@ function hostileBody(o: FuzzOperation, ctx: SchemaContext): fc.Arbitrary<Generat
   );
 }
 
-const VALID_IDS: fc.Arbitrary<IdChoice> = fc.constantFrom<IdChoice>({ kind: 'own' }, { kind: 'own' }, { kind: 'other' }, { kind: 'fresh' }, { kind: 'missing' });
+const VALID_IDS: fc.Arbitrary<IdChoice> = fc.constantFrom<IdChoice>(
+  { kind: 'own' },
+  { kind: 'own' },
+  { kind: 'other' },
+  { kind: 'fresh' },
+  { kind: 'missing' },
+);
 const HOSTILE_ID: fc.Arbitrary<IdChoice> = fc.constantFrom(...HOSTILE_IDS).map((raw): IdChoice => ({ kind: 'literal', raw }));
 
 /** Valid values of the operation's header parameters (X-CSRF-Token: ignored with a bearer token). */
 function validHeaders(o: FuzzOperation, ctx: SchemaContext): fc.Arbitrary<Record<string, string>> {
   const headers = ((o.op.parameters ?? []) as Json[]).map((p) => ctx.resolve(p)).filter((p) => p.in === 'header');
-  return fc.tuple(...headers.map((p) => fc.option(validValue(p.schema as Schema, ctx).map((value) => [p.name as string, String(value)] as const), { nil: undefined }))).map((pairs) =>
-    Object.fromEntries(pairs.filter((pair): pair is readonly [string, string] => pair !== undefined)),
-  );
+  return fc
+    .tuple(
+      ...headers.map((p) =>
+        fc.option(
+          validValue(p.schema as Schema, ctx).map((value) => [p.name as string, String(value)] as const),
+          { nil: undefined },
+        ),
+      ),
+    )
+    .map((pairs) => Object.fromEntries(pairs.filter((pair): pair is readonly [string, string] => pair !== undefined)));
 }
 
 /** The arbitrary of one property's requests. */
@@ -408,7 +482,8 @@ async function resolveSymbols(value: unknown, caller: CreatedUser): Promise<unkn
   if (value instanceof RawJson || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return Promise.all(value.map((item) => resolveSymbols(item, caller)));
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) Object.defineProperty(out, key, { value: await resolveSymbols(item, caller), enumerable: true, writable: true, configurable: true });
+  for (const [key, item] of Object.entries(value))
+    Object.defineProperty(out, key, { value: await resolveSymbols(item, caller), enumerable: true, writable: true, configurable: true });
   return out;
 }
 
@@ -417,7 +492,8 @@ function formText(value: unknown): string {
   if (!value || typeof value !== 'object' || Array.isArray(value) || value instanceof RawJson) return toJsonText(value);
   const params = new URLSearchParams();
   for (const [key, item] of Object.entries(value)) {
-    for (const one of Array.isArray(item) ? item : [item]) params.append(key, one instanceof RawJson ? one.text : typeof one === 'object' && one !== null ? JSON.stringify(one) : String(one));
+    for (const one of Array.isArray(item) ? item : [item])
+      params.append(key, one instanceof RawJson ? one.text : typeof one === 'object' && one !== null ? JSON.stringify(one) : String(one));
   }
   return params.toString();
 }
@@ -444,7 +520,12 @@ async function resolvePath(o: FuzzOperation, ids: IdChoice, caller: CreatedUser)
 
 function describeRequest(request: SentRequest): string {
   const body = request.body;
-  const shown = body === undefined ? '(none)' : body.length <= 2048 ? JSON.stringify(body.toString('latin1')) : `${JSON.stringify(body.subarray(0, 2048).toString('latin1'))}… (${body.length} bytes, latin1 view)`;
+  const shown =
+    body === undefined
+      ? '(none)'
+      : body.length <= 2048
+        ? JSON.stringify(body.toString('latin1'))
+        : `${JSON.stringify(body.subarray(0, 2048).toString('latin1'))}… (${body.length} bytes, latin1 view)`;
   const url = request.url.length <= 2048 ? request.url : `${request.url.slice(0, 2048)}… (${request.url.length} characters)`;
   return `${request.method} ${url}\n  headers: ${JSON.stringify(request.headers)}\n  body: ${shown}`;
 }
@@ -536,18 +617,21 @@ async function exercise(o: FuzzOperation, mode: Mode, generated: GeneratedReques
   // (a 10,000-character id with a 10,000-character query value): the transport's answer, tested in
   // hostile-input.e2e-spec.ts and documented in docs/errors.md, not the operation's
   const parserRefusal = res.status === 431 && request.url.length + JSON.stringify(headers).length > 16 * 1024;
-  if (!documented.includes(String(res.status)) && !parserRefusal) problems.push(`status ${res.status} is not documented (documented: ${documented.join(', ')})`);
+  if (!documented.includes(String(res.status)) && !parserRefusal)
+    problems.push(`status ${res.status} is not documented (documented: ${documented.join(', ')})`);
   if (res.status >= 400 && !OAUTH_PROTOCOL.test(o.template)) {
     const error = res.json as Json | undefined;
     const isErrorResp = !!error && typeof error.error === 'string' && typeof error.code === 'string' && typeof error.request_id === 'string';
     if (!isErrorResp) problems.push(`error body is not an ErrorResp: ${res.text.slice(0, 300)}`);
   }
   // the OAuth protocol endpoints answer 400 for protocol errors a schema cannot express (an unknown client, PKCE missing)
-  if (mode === 'schema-valid' && res.status === 400 && !OAUTH_PROTOCOL.test(o.template)) problems.push(`a schema-valid request was refused with 400: ${res.text.slice(0, 500)}`);
+  if (mode === 'schema-valid' && res.status === 400 && !OAUTH_PROTOCOL.test(o.template))
+    problems.push(`a schema-valid request was refused with 400: ${res.text.slice(0, 500)}`);
   const success = res.status >= 200 && res.status < 300;
   if (success && sentValue !== undefined) {
     const forbidden = [...keysOf(sentValue)].filter((key) => NEVER_ACCEPTED_KEYS.has(key));
-    if (forbidden.length > 0) problems.push(`accepted a body with the unknown propert${forbidden.length > 1 ? 'ies' : 'y'} ${forbidden.join(', ')} (${res.status})`);
+    if (forbidden.length > 0)
+      problems.push(`accepted a body with the unknown propert${forbidden.length > 1 ? 'ies' : 'y'} ${forbidden.join(', ')} (${res.status})`);
     const strings = stringsOf(sentValue);
     if (strings.some((text) => text.includes('\u0000'))) problems.push(`accepted a body string containing U+0000 (${res.status})`);
     if (strings.some((text) => LONE_SURROGATE.test(text))) problems.push(`accepted a body string with an unpaired surrogate (${res.status})`);

@@ -17,7 +17,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 function expectRefusal(res: request.Response, status: number, code: string, fields?: string[]): void {
   expect({ status: res.status, body: res.body }).toEqual({
     status,
-    body: { error: expect.any(String), code, ...(fields ? { details: fields.map((field) => ({ field, message: expect.any(String) })) } : {}), request_id: res.headers['x-request-id'] },
+    body: {
+      error: expect.any(String),
+      code,
+      ...(fields ? { details: fields.map((field) => ({ field, message: expect.any(String) })) } : {}),
+      request_id: res.headers['x-request-id'],
+    },
   });
   expect(res.headers['x-request-id']).toEqual(expect.any(String));
   expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -86,7 +91,9 @@ describe('hostile input (docs/wire.md, docs/errors.md#codes)', () => {
         .set('Content-Type', 'application/merge-patch+json')
         .send(JSON.stringify({ content: '\u0000' }));
       expectRefusal(patch, 400, 'bad_request', ['content']);
-      expectRefusal(await http().put(`/v1/todos/${created.body.id}`).set('Authorization', bearer(token)).send({ title: '\u0000' }), 400, 'bad_request', ['title']);
+      expectRefusal(await http().put(`/v1/todos/${created.body.id}`).set('Authorization', bearer(token)).send({ title: '\u0000' }), 400, 'bad_request', [
+        'title',
+      ]);
       const stored = await http().get(`/v1/todos/${created.body.id}`).set('Authorization', bearer(token));
       expect(stored.body).toMatchObject({ title: 'clean', content: null });
     });
@@ -94,7 +101,9 @@ describe('hostile input (docs/wire.md, docs/errors.md#codes)', () => {
     it('refuses it in the login username and in registration, before any database work', async () => {
       expectRefusal(await http().post('/v1/login').send({ username: 'ali\u0000ce', password: 'password-123' }), 400, 'bad_request', ['username']);
       const users = await app.get(DataSource).getRepository(User).count();
-      expectRefusal(await http().post('/v1/users').send({ username: 'nul\u0000user', password: 'long enough pw', name: 'N' }), 400, 'bad_request', ['username']);
+      expectRefusal(await http().post('/v1/users').send({ username: 'nul\u0000user', password: 'long enough pw', name: 'N' }), 400, 'bad_request', [
+        'username',
+      ]);
       expect(await app.get(DataSource).getRepository(User).count()).toBe(users);
     });
 
@@ -172,7 +181,14 @@ describe('hostile input (docs/wire.md, docs/errors.md#codes)', () => {
       expect(objects.length).toBeLessThan(100 * 1024);
       expectRefusal(await postTodoRaw(arrays), 400, 'bad_request');
       expectRefusal(await http().post('/v1/users').set('Content-Type', 'application/json').send(objects), 400, 'bad_request');
-      expectRefusal(await http().post('/v1/login').set('Content-Type', 'application/json').send(`{"username":${'['.repeat(90_000)}}`), 400, 'bad_request');
+      expectRefusal(
+        await http()
+          .post('/v1/login')
+          .set('Content-Type', 'application/json')
+          .send(`{"username":${'['.repeat(90_000)}}`),
+        400,
+        'bad_request',
+      );
       // an unterminated one: still the depth, not the syntax, is what refuses it
       const unterminated = await http().post('/v1/users').set('Content-Type', 'application/json').send('['.repeat(100_000));
       expect(unterminated.body.error).toBe(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
@@ -184,7 +200,10 @@ describe('hostile input (docs/wire.md, docs/errors.md#codes)', () => {
     });
 
     it('handles a form body of the maximum size without trouble', async () => {
-      const res = await http().post('/v1/oauth/token').type('form').send(`grant_type=${'%5B'.repeat(30_000)}`);
+      const res = await http()
+        .post('/v1/oauth/token')
+        .type('form')
+        .send(`grant_type=${'%5B'.repeat(30_000)}`);
       expect(res.status).toBe(400);
       expect(res.body).not.toHaveProperty('code', 'internal');
     });
@@ -253,7 +272,11 @@ describe('hostile input (docs/wire.md, docs/errors.md#codes)', () => {
   describe('a body sent to an operation that takes none (docs/wire.md#request-bodies)', () => {
     it('refuses its properties with 400 and does nothing; {} and no body pass', async () => {
       const { token: own } = await createUser(app);
-      const refused = await http().post('/v1/logout').set('Authorization', bearer(own)).set('Content-Type', 'application/json').send('{"password_hash":null,"role":"admin"}');
+      const refused = await http()
+        .post('/v1/logout')
+        .set('Authorization', bearer(own))
+        .set('Content-Type', 'application/json')
+        .send('{"password_hash":null,"role":"admin"}');
       expectRefusal(refused, 400, 'bad_request', ['password_hash', 'role']);
       expect(refused.body.details[0].message).toBe('password_hash is not an accepted property');
       // not logged out: the token still works
@@ -267,14 +290,22 @@ describe('hostile input (docs/wire.md, docs/errors.md#codes)', () => {
   });
 
   describe('credential query parameters on every path (docs/wire.md#query-strings)', () => {
-    it.each(['/', '/docs', '/docs/', '/docs/openapi.json', '/docs/v1/openapi.yaml', '/health/live', '/health/ready', '/nowhere', '/v1/oauth/authorize', '/.well-known/oauth-authorization-server'])(
-      'refuses ?access_token= on %s',
-      async (path) => {
-        const res = await http().get(`${path}?access_token=secret-value`);
-        expectRefusal(res, 400, 'bad_request', ['access_token']);
-        expect(res.text).not.toContain('secret-value');
-      },
-    );
+    it.each([
+      '/',
+      '/docs',
+      '/docs/',
+      '/docs/openapi.json',
+      '/docs/v1/openapi.yaml',
+      '/health/live',
+      '/health/ready',
+      '/nowhere',
+      '/v1/oauth/authorize',
+      '/.well-known/oauth-authorization-server',
+    ])('refuses ?access_token= on %s', async (path) => {
+      const res = await http().get(`${path}?access_token=secret-value`);
+      expectRefusal(res, 400, 'bad_request', ['access_token']);
+      expect(res.text).not.toContain('secret-value');
+    });
 
     it('refuses them on a POST to an unknown route, whatever the body', async () => {
       const res = await http().post('/nowhere?token=x').set('Content-Type', 'text/plain').send('hello');
@@ -307,7 +338,11 @@ describe('hostile input (docs/wire.md, docs/errors.md#codes)', () => {
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(res.headers.connection).toBe('close');
       expect(res.headers['x-request-id']).toMatch(UUID);
-      expect(res.body).toEqual({ error: expect.any(String), code: expect.stringMatching(/^(bad_request|payload_too_large)$/), request_id: res.headers['x-request-id'] });
+      expect(res.body).toEqual({
+        error: expect.any(String),
+        code: expect.stringMatching(/^(bad_request|payload_too_large)$/),
+        request_id: res.headers['x-request-id'],
+      });
       expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(JSON.stringify(res.body)));
     };
 

@@ -271,7 +271,8 @@ describe('Idempotency-Key (draft-ietf-httpapi-idempotency-key-header, docs/write
       const order = await postAs(alice, '/v1/orders', { items: [{ sku: 'A-1', quantity: 1, unit_price_cents: 100 }], currency: 'EUR' });
       expect(order.status).toBe(201);
       const key = newKey();
-      const patch = () => http().patch(`/v1/orders/${order.body.id}`).set('Authorization', bearer(alice.token)).set('Idempotency-Key', key).send({ status: 'paid' });
+      const patch = () =>
+        http().patch(`/v1/orders/${order.body.id}`).set('Authorization', bearer(alice.token)).set('Idempotency-Key', key).send({ status: 'paid' });
       const paid = await patch();
       expect(paid.status).toBe(200);
       expect(paid.body.status).toBe('paid');
@@ -294,7 +295,10 @@ describe('Idempotency-Key (draft-ietf-httpapi-idempotency-key-header, docs/write
       expect(again.headers['idempotent-replayed']).toBe('true');
       expect(again.text).toBe(first.text);
       expect(await dataSource.getRepository(User).countBy({ username: body.username })).toBe(1);
-      const other = await http().post('/v1/users').set('Idempotency-Key', key).send({ ...body, username: `idem2_${process.pid}` });
+      const other = await http()
+        .post('/v1/users')
+        .set('Idempotency-Key', key)
+        .send({ ...body, username: `idem2_${process.pid}` });
       expect(other.status).toBe(422);
       expect(other.body).toEqual(keyError('validation_failed'));
       // without a key, the retry is what it always was: the username is taken
@@ -381,24 +385,33 @@ describe('Idempotency-Key (draft-ietf-httpapi-idempotency-key-header, docs/write
       expect(await records().countBy({ expires_at: LessThanOrEqual(now) })).toBe(0);
     });
 
-    (onPostgres ? it : it.skip)('on PostgreSQL a pruning run deletes nothing while another connection holds the pruning lock (pg_try_advisory_xact_lock); once released it prunes', async () => {
-      const now = new Date();
-      await records().insert(
-        Array.from({ length: 3 }, (_, i) => ({ key_hash: `a${String(i).padStart(63, '0')}`, fingerprint: 'x'.repeat(64), response: 'sealed', created_at: new Date(now.getTime() - 100_000), expires_at: new Date(now.getTime() - 50_000) })),
-      );
-      const store = app.get(IdempotencyRecords);
-      const other = dataSource.createQueryRunner();
-      await other.connect();
-      try {
-        await other.startTransaction();
-        expect(await other.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [ADVISORY_LOCK_KEYS.idempotencyPruning])).toEqual([{ locked: true }]);
-        expect(await store.prune(now)).toBe(0);
-        await other.commitTransaction();
-      } finally {
-        await other.release();
-      }
-      expect(await store.prune(now)).toBe(3);
-      expect(await records().countBy({ expires_at: LessThanOrEqual(now) })).toBe(0);
-    });
+    (onPostgres ? it : it.skip)(
+      'on PostgreSQL a pruning run deletes nothing while another connection holds the pruning lock (pg_try_advisory_xact_lock); once released it prunes',
+      async () => {
+        const now = new Date();
+        await records().insert(
+          Array.from({ length: 3 }, (_, i) => ({
+            key_hash: `a${String(i).padStart(63, '0')}`,
+            fingerprint: 'x'.repeat(64),
+            response: 'sealed',
+            created_at: new Date(now.getTime() - 100_000),
+            expires_at: new Date(now.getTime() - 50_000),
+          })),
+        );
+        const store = app.get(IdempotencyRecords);
+        const other = dataSource.createQueryRunner();
+        await other.connect();
+        try {
+          await other.startTransaction();
+          expect(await other.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [ADVISORY_LOCK_KEYS.idempotencyPruning])).toEqual([{ locked: true }]);
+          expect(await store.prune(now)).toBe(0);
+          await other.commitTransaction();
+        } finally {
+          await other.release();
+        }
+        expect(await store.prune(now)).toBe(3);
+        expect(await records().countBy({ expires_at: LessThanOrEqual(now) })).toBe(0);
+      },
+    );
   });
 });

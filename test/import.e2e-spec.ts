@@ -60,9 +60,9 @@ describe('npm run import (JSONPlaceholder)', () => {
       const res = await request(app.getHttpServer()).get(`/v1/articles?author=${author}&sort=-id&size=100`).set('Authorization', bearer(token));
       expect(res.status).toBe(200);
       expect(res.body.total).toBe(expected.length);
-      expect(res.body.data.map((a: { id: number; title: string; body: string; status: string; author: number }) => [a.id, a.title, a.body, a.status, a.author])).toEqual(
-        expected.map((p) => [p.id, p.title, p.body, 'published', author]),
-      );
+      expect(
+        res.body.data.map((a: { id: number; title: string; body: string; status: string; author: number }) => [a.id, a.title, a.body, a.status, a.author]),
+      ).toEqual(expected.map((p) => [p.id, p.title, p.body, 'published', author]));
       expect(res.body.data.every((a: { published_at: string | null; tags: string[] }) => a.published_at !== null && a.tags.length === 0)).toBe(true);
     }
   });
@@ -80,8 +80,14 @@ describe('npm run import (JSONPlaceholder)', () => {
         expected.map((c) => [c.id, c.body, post.id, emails.get(c.email.toLowerCase()) ?? post.userId]),
       );
     }
-    const newest = await request(app.getHttpServer()).get(`/v1/articles/${file.posts[0].id}/comments?sort=-id&size=2&fields=body`).set('Authorization', bearer(token));
-    const expectedIds = file.comments.filter((c) => c.postId === file.posts[0].id).map((c) => c.id).sort((a, b) => b - a).slice(0, 2);
+    const newest = await request(app.getHttpServer())
+      .get(`/v1/articles/${file.posts[0].id}/comments?sort=-id&size=2&fields=body`)
+      .set('Authorization', bearer(token));
+    const expectedIds = file.comments
+      .filter((c) => c.postId === file.posts[0].id)
+      .map((c) => c.id)
+      .sort((a, b) => b - a)
+      .slice(0, 2);
     expect(newest.body.data.map((c: { id: number }) => c.id)).toEqual(expectedIds);
   });
 
@@ -122,9 +128,7 @@ describe('npm run import (JSONPlaceholder)', () => {
   });
 
   it('moves id sequences past the imported ids, so later inserts work', async () => {
-    const res = await request(app.getHttpServer())
-      .post('/v1/users')
-      .send({ username: 'after_import', password: 'password-123', name: 'After Import' });
+    const res = await request(app.getHttpServer()).post('/v1/users').send({ username: 'after_import', password: 'password-123', name: 'After Import' });
     expect(res.status).toBe(201);
     expect(res.body.id).toBe(Math.max(...file.users.map((u) => u.id)) + 1);
   });
@@ -153,7 +157,10 @@ describe('npm run import (JSONPlaceholder)', () => {
     expect(missing.err).toEqual([expect.stringMatching(/^import failed: cannot read .*does-not-exist\.json: ENOENT$/)]);
 
     const wrongShape = path.join(os.tmpdir(), `import-wrong-${process.pid}.json`);
-    writeFileSync(wrongShape, JSON.stringify({ users: [{ id: 1, username: 'Bret', name: 'B', email: 'b@example.com' }], todos: [{ id: 1, userId: 9, title: 'x', completed: false }] }));
+    writeFileSync(
+      wrongShape,
+      JSON.stringify({ users: [{ id: 1, username: 'Bret', name: 'B', email: 'b@example.com' }], todos: [{ id: 1, userId: 9, title: 'x', completed: false }] }),
+    );
     const shape = await importFile([wrongShape, '--password', PASSWORD]);
     expect(shape.status).toBe(1);
     expect(shape.err).toEqual(['import failed: todos[0].userId names user 9, who is not in the file']);

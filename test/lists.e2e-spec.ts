@@ -201,22 +201,25 @@ describe('lists: cursors, count preferences, range filters (docs/lists.md)', () 
       ['respond-async, count=none', {}, 'count=none', false],
       ['count=bogus', {}, 'count=exact', true], // an unknown value is ignored (RFC 7240 §2)
       [undefined, {}, 'count=exact', true],
-    ] as Array<[string | undefined, Record<string, string>, string, boolean]>)('Prefer %s on a page → Preference-Applied %s', async (prefer, query, applied, hasTotal) => {
-      const res = await users({ ...query, size: '10', page: '2' }, prefer);
-      expect(res.status).toBe(200);
-      expect(res.headers['preference-applied']).toBe(applied);
-      expect(res.headers.vary).toMatch(/Prefer/);
-      if (hasTotal) {
-        expect(res.body.total).toBe(32);
-        expect(link(res.body, 'last')).toBe('/v1/users?page=4&size=10');
-      } else {
-        expect(res.body).not.toHaveProperty('total');
-        expect(link(res.body, 'last')).toBeUndefined();
-        expect(link(res.body, 'next')).toBe('/v1/users?page=3&size=10');
-        expect(link(res.body, 'prev')).toBe('/v1/users?page=1&size=10');
-      }
-      expect(ids(res.body)).toHaveLength(10);
-    });
+    ] as Array<[string | undefined, Record<string, string>, string, boolean]>)(
+      'Prefer %s on a page → Preference-Applied %s',
+      async (prefer, query, applied, hasTotal) => {
+        const res = await users({ ...query, size: '10', page: '2' }, prefer);
+        expect(res.status).toBe(200);
+        expect(res.headers['preference-applied']).toBe(applied);
+        expect(res.headers.vary).toMatch(/Prefer/);
+        if (hasTotal) {
+          expect(res.body.total).toBe(32);
+          expect(link(res.body, 'last')).toBe('/v1/users?page=4&size=10');
+        } else {
+          expect(res.body).not.toHaveProperty('total');
+          expect(link(res.body, 'last')).toBeUndefined();
+          expect(link(res.body, 'next')).toBe('/v1/users?page=3&size=10');
+          expect(link(res.body, 'prev')).toBe('/v1/users?page=1&size=10');
+        }
+        expect(ids(res.body)).toHaveLength(10);
+      },
+    );
 
     it('count=none on the last page has no next link; with a cursor count=exact and count=estimated give the total', async () => {
       const last = await users({ size: '10', page: '4' }, 'count=none');
@@ -309,7 +312,12 @@ describe('lists: cursors, count preferences, range filters (docs/lists.md)', () 
       const made: number[] = [];
       for (let i = 0; i < 23; i++) {
         const at = new Date(t0 + Math.floor(i / 3) * 1000); // ties of three
-        made.push(Number((await repo.insert({ title: `t${i}`, content: null, status: 'pending', owner_id: alice.user.id, created_at: at, updated_at: at })).identifiers[0].id));
+        made.push(
+          Number(
+            (await repo.insert({ title: `t${i}`, content: null, status: 'pending', owner_id: alice.user.id, created_at: at, updated_at: at })).identifiers[0]
+              .id,
+          ),
+        );
       }
       const since = new Date(t0 + 2000).toISOString();
       const expected = made.filter((_, i) => Math.floor(i / 3) * 1000 > 2000);
@@ -374,7 +382,12 @@ describe('lists: cursors, count preferences, range filters (docs/lists.md)', () 
      * (and returns its new representation). Changing three of them after T, the walk returns exactly
      * those three in the order written; one changed again during the walk comes once more at the end.
      */
-    async function expectSync(path: string, token: string, made: Array<{ id: number; updated_at: string }>, change: (id: number) => Promise<{ id: number; updated_at: string }>) {
+    async function expectSync(
+      path: string,
+      token: string,
+      made: Array<{ id: number; updated_at: string }>,
+      change: (id: number) => Promise<{ id: number; updated_at: string }>,
+    ) {
       const since = await mark(made);
       const changed: number[] = [];
       for (const item of [made[3], made[0], made[5]]) {
@@ -397,7 +410,10 @@ describe('lists: cursors, count preferences, range filters (docs/lists.md)', () 
       for (let i = 0; i < 6; i++) made.push((await createUser(app)).user);
       const rows = (await users({ sort: '-updated_at', size: '6' })).body.data;
       await expectSync('/v1/users', admin.token, rows, async (id) => {
-        const res = await http().patch(`/v1/users/${id}`).set('Authorization', bearer(admin.token)).send({ name: `renamed ${Math.random()}` });
+        const res = await http()
+          .patch(`/v1/users/${id}`)
+          .set('Authorization', bearer(admin.token))
+          .send({ name: `renamed ${Math.random()}` });
         expect(res.status).toBe(200);
         return res.body;
       });
@@ -409,7 +425,10 @@ describe('lists: cursors, count preferences, range filters (docs/lists.md)', () 
       for (let i = 0; i < 6; i++) made.push(await createTag(app, { name: `sync-tag-${i}` }));
       const rows = made.map((tag) => ({ id: tag.id, updated_at: tag.updated_at.toISOString() }));
       await expectSync('/v1/tags', alice.token, rows, async (id) => {
-        const res = await http().patch(`/v1/tags/${id}`).set('Authorization', bearer(admin.token)).send({ name: `sync-renamed-${id}-${Date.now()}` });
+        const res = await http()
+          .patch(`/v1/tags/${id}`)
+          .set('Authorization', bearer(admin.token))
+          .send({ name: `sync-renamed-${id}-${Date.now()}` });
         expect(res.status).toBe(200);
         return res.body;
       });
@@ -422,7 +441,10 @@ describe('lists: cursors, count preferences, range filters (docs/lists.md)', () 
       const rows = made.map((comment) => ({ id: comment.id, updated_at: comment.updated_at.toISOString() }));
       const path = `/v1/articles/${article.id}/comments`;
       await expectSync(path, alice.token, rows, async (id) => {
-        const res = await http().patch(`${path}/${id}`).set('Authorization', bearer(alice.token)).send({ body: `edited ${Date.now()}` });
+        const res = await http()
+          .patch(`${path}/${id}`)
+          .set('Authorization', bearer(alice.token))
+          .send({ body: `edited ${Date.now()}` });
         expect(res.status).toBe(200);
         return res.body;
       });
@@ -431,7 +453,10 @@ describe('lists: cursors, count preferences, range filters (docs/lists.md)', () 
     it('orders (the own ones): PATCH and status changes move updated_at; sync returns the changed orders once each', async () => {
       const made = [];
       for (let i = 0; i < 6; i++) {
-        const res = await http().post('/v1/orders').set('Authorization', bearer(alice.token)).send({ items: [{ sku: `S-${i}`, quantity: 1, unit_price_cents: 100 }], currency: 'EUR' });
+        const res = await http()
+          .post('/v1/orders')
+          .set('Authorization', bearer(alice.token))
+          .send({ items: [{ sku: `S-${i}`, quantity: 1, unit_price_cents: 100 }], currency: 'EUR' });
         expect(res.status).toBe(201);
         made.push(res.body);
       }

@@ -44,7 +44,10 @@ describe('request logs (docs/operations.md#logs: credentials never reach logs)',
     expect(refreshed.status).toBe(200);
     secrets.push(refreshed.body.token, refreshed.body.refresh_token);
 
-    const key = await api().post('/v1/api-keys').set('Authorization', `Bearer ${refreshed.body.token}`).send({ name: 'logs', scopes: ['todos:read'] });
+    const key = await api()
+      .post('/v1/api-keys')
+      .set('Authorization', `Bearer ${refreshed.body.token}`)
+      .send({ name: 'logs', scopes: ['todos:read'] });
     expect(key.status).toBe(201);
     secrets.push(key.body.key);
     const viaKey = await api().get('/v1/todos').set('X-API-Key', key.body.key);
@@ -62,7 +65,10 @@ describe('request logs (docs/operations.md#logs: credentials never reach logs)',
     await app.get(DataSource).query(`UPDATE users SET role = 'admin' WHERE id = ${Number(admin.body.id)}`);
     const adminToken = (await api().post('/v1/login').send({ username: 'logged_admin', password })).body.token as string;
     secrets.push(adminToken);
-    const client = await api().post('/v1/oauth-clients').set('Authorization', `Bearer ${adminToken}`).send({ name: 'Logged App', redirect_uris: ['https://app.example/cb'], scopes: ['todos:read'], confidential: true });
+    const client = await api()
+      .post('/v1/oauth-clients')
+      .set('Authorization', `Bearer ${adminToken}`)
+      .send({ name: 'Logged App', redirect_uris: ['https://app.example/cb'], scopes: ['todos:read'], confidential: true });
     expect(client.status).toBe(201);
     secrets.push(client.body.client_secret);
     const verifier = randomBytes(32).toString('base64url');
@@ -83,14 +89,21 @@ describe('request logs (docs/operations.md#logs: credentials never reach logs)',
     expect(consent.status).toBe(302);
     const code = new URL(consent.headers.location as string).searchParams.get('code') as string;
     secrets.push(code);
-    const exchanged = await api()
-      .post('/v1/oauth/token')
-      .type('form')
-      .send({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: 'https://app.example/cb', client_id: client.body.client_id, client_secret: client.body.client_secret });
+    const exchanged = await api().post('/v1/oauth/token').type('form').send({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: 'https://app.example/cb',
+      client_id: client.body.client_id,
+      client_secret: client.body.client_secret,
+    });
     expect(exchanged.status).toBe(200);
     secrets.push(exchanged.body.access_token, exchanged.body.refresh_token);
     expect((await api().get('/v1/todos').set('Authorization', `Bearer ${exchanged.body.access_token}`)).status).toBe(200);
-    const revoked = await api().post('/v1/oauth/revoke').type('form').send({ token: exchanged.body.refresh_token, client_id: client.body.client_id, client_secret: client.body.client_secret });
+    const revoked = await api()
+      .post('/v1/oauth/revoke')
+      .type('form')
+      .send({ token: exchanged.body.refresh_token, client_id: client.body.client_id, client_secret: client.body.client_secret });
     expect(revoked.status).toBe(200);
 
     const inQuery = await api().get('/v1/todos?status=done&access_token=query-secret-value');
@@ -128,17 +141,31 @@ describe('request logs (docs/operations.md#logs: credentials never reach logs)',
     secrets.push('rk_not-a-key-but-secret-looking-value-00000000');
 
     // secret-named query parameters, in any case, on a refused request
-    const query = { code: 'query-code-value', client_secret: 'query-client-secret', csrf_token: 'query-csrf-value', ACCESS_TOKEN: 'query-upper-token', code_verifier: 'query-verifier-value', Session_Id: 'query-session-value', x_signature: 'query-signature' };
+    const query = {
+      code: 'query-code-value',
+      client_secret: 'query-client-secret',
+      csrf_token: 'query-csrf-value',
+      ACCESS_TOKEN: 'query-upper-token',
+      code_verifier: 'query-verifier-value',
+      Session_Id: 'query-session-value',
+      x_signature: 'query-signature',
+    };
     secrets.push(...Object.values(query));
     const withSecrets = await api().get(`/v1/todos?status=done&${new URLSearchParams(query).toString()}`);
     expect(withSecrets.status).toBeGreaterThanOrEqual(400);
 
     // a database error (500): an INSERT refused by a trigger, whose parameters hold the new user's argon2id hash
     if (postgres) {
-      await dataSource.query(`CREATE OR REPLACE FUNCTION logging_test_refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by test trigger'; END $$ LANGUAGE plpgsql`);
-      await dataSource.query(`CREATE TRIGGER logging_test_refuse BEFORE INSERT ON users FOR EACH ROW WHEN (NEW.name = 'Explode') EXECUTE FUNCTION logging_test_refuse()`);
+      await dataSource.query(
+        `CREATE OR REPLACE FUNCTION logging_test_refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by test trigger'; END $$ LANGUAGE plpgsql`,
+      );
+      await dataSource.query(
+        `CREATE TRIGGER logging_test_refuse BEFORE INSERT ON users FOR EACH ROW WHEN (NEW.name = 'Explode') EXECUTE FUNCTION logging_test_refuse()`,
+      );
     } else {
-      await dataSource.query(`CREATE TRIGGER logging_test_refuse BEFORE INSERT ON users WHEN NEW.name = 'Explode' BEGIN SELECT RAISE(ABORT, 'refused by test trigger'); END`);
+      await dataSource.query(
+        `CREATE TRIGGER logging_test_refuse BEFORE INSERT ON users WHEN NEW.name = 'Explode' BEGIN SELECT RAISE(ABORT, 'refused by test trigger'); END`,
+      );
     }
     try {
       const exploded = await api().post('/v1/users').send({ username: 'logged_explode', password: 'Exploding-Secret-Passw0rd', name: 'Explode' });
@@ -154,7 +181,9 @@ describe('request logs (docs/operations.md#logs: credentials never reach logs)',
     expect([201, 400, 422, 500]).toContain(nul.status);
     secrets.push('Nul-Secret-Passw0rd');
     // a unique violation that reaches the database: two registrations of one username at once
-    const race = await Promise.all([1, 2].map(() => api().post('/v1/users').send({ username: 'logged_race', password: 'Racing-Secret-Passw0rd', name: 'Race' })));
+    const race = await Promise.all(
+      [1, 2].map(() => api().post('/v1/users').send({ username: 'logged_race', password: 'Racing-Secret-Passw0rd', name: 'Race' })),
+    );
     expect(race.map((r) => r.status).sort()).toEqual([201, 409]);
     secrets.push('Racing-Secret-Passw0rd');
 
@@ -198,7 +227,10 @@ describe('request logs (docs/operations.md#logs: credentials never reach logs)',
     expect(refused!.req.url).toBe('/v1/todos?status=done&access_token=[REDACTED]');
 
     const consent = entries.find((e) => e.req.method === 'POST' && e.req.url === '/v1/oauth/authorize');
-    expect(consent!.res).toMatchObject({ statusCode: 302, headers: { location: expect.stringMatching(/^https:\/\/app\.example\/cb\?code=\[REDACTED\]&iss=/) } });
+    expect(consent!.res).toMatchObject({
+      statusCode: 302,
+      headers: { location: expect.stringMatching(/^https:\/\/app\.example\/cb\?code=\[REDACTED\]&iss=/) },
+    });
 
     const bearerCall = entries.find((e) => e.req.url === '/v1/api-keys');
     expect(bearerCall).toMatchObject({ auth_scheme: 'bearer', res: { statusCode: 201 } });

@@ -20,12 +20,7 @@ function expectThrottled(res: Response): void {
 }
 
 /** Sends `count` failed logins for distinct, never-registered usernames (the per-username limit never triggers), `parallel` at a time. */
-async function failManyUsernames(
-  send: (username: string) => Promise<Response>,
-  count: number,
-  tag: string,
-  parallel = 10,
-): Promise<void> {
+async function failManyUsernames(send: (username: string) => Promise<Response>, count: number, tag: string, parallel = 10): Promise<void> {
   for (let start = 0; start < count; start += parallel) {
     const batch = Array.from({ length: Math.min(parallel, count - start) }, (_, i) => send(`ghost_${tag}_${start + i}`));
     for (const res of await Promise.all(batch)) expect(res.status).toBe(401);
@@ -121,7 +116,10 @@ describe('login throttling (docs/authentication.md#login-throttling), per userna
   it('ignores X-Forwarded-For without TRUST_PROXY: a spoofed address does not escape the limit', async () => {
     const { user } = await createUser(app);
     for (let i = 0; i < 5; i += 1) {
-      const res = await api().post('/v1/login').set('X-Forwarded-For', `203.0.113.${i + 1}`).send({ username: user.username, password: 'wrong-password' });
+      const res = await api()
+        .post('/v1/login')
+        .set('X-Forwarded-For', `203.0.113.${i + 1}`)
+        .send({ username: user.username, password: 'wrong-password' });
       expect(res.status).toBe(401);
     }
     expectThrottled(await api().post('/v1/login').set('X-Forwarded-For', '198.51.100.99').send({ username: user.username, password: DEFAULT_PASSWORD }));
@@ -198,7 +196,9 @@ describe('login throttling behind a proxy, TRUST_PROXY=1', () => {
     expectThrottled(refused);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(WINDOW_SECONDS);
     expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(3600);
-    expectThrottled(await api().post('/v1/sessions').set('X-Forwarded-For', '203.0.113.201').send({ username: target.user.username, password: DEFAULT_PASSWORD }));
+    expectThrottled(
+      await api().post('/v1/sessions').set('X-Forwarded-For', '203.0.113.201').send({ username: target.user.username, password: DEFAULT_PASSWORD }),
+    );
     // another account from the same addresses still logs in
     expect((await loginFrom('192.0.2.1', bystander.user.username, DEFAULT_PASSWORD)).status).toBe(200);
   });

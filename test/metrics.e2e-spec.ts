@@ -68,7 +68,9 @@ describe('GET /metrics (default configuration: METRICS on, outside production)',
       expect(res.text).toMatch(new RegExp(`^# HELP ${name} \\S`, 'm'));
     }
     const samples = parseSamples(res.text);
-    expect(total(samples, 'http_server_request_duration_seconds_count', { method: 'GET', route: '/health/live', status_code: '200' })).toBeGreaterThanOrEqual(1);
+    expect(total(samples, 'http_server_request_duration_seconds_count', { method: 'GET', route: '/health/live', status_code: '200' })).toBeGreaterThanOrEqual(
+      1,
+    );
     // a versioned prefix does not serve it
     expect((await api().get('/v1/metrics')).status).toBe(404);
   });
@@ -83,7 +85,13 @@ describe('GET /metrics (default configuration: METRICS on, outside production)',
     const missesBefore = total(before, 'http_server_request_duration_seconds_count', { method: 'GET', route: '/v1/todos/{id}', status_code: '404' });
 
     for (let batch = 0; batch < 20; batch++) {
-      const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => api().get(`/v1/todos/${1_000_000 + batch * 50 + i}`).set('Authorization', bearer(token))));
+      const responses = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          api()
+            .get(`/v1/todos/${1_000_000 + batch * 50 + i}`)
+            .set('Authorization', bearer(token)),
+        ),
+      );
       for (const res of responses) expect(res.status).toBe(404);
     }
 
@@ -93,8 +101,12 @@ describe('GET /metrics (default configuration: METRICS on, outside production)',
     const added = select(after, 'http_server_request_duration_seconds_count').filter((s) => !select(before, s.name, s.labels).length);
     expect(added.map((s) => s.labels.route).filter((route) => route !== '/metrics')).toEqual([]);
     expect(select(after, 'http_server_request_duration_seconds_count').length).toBeLessThanOrEqual(seriesBefore + 1);
-    expect(total(after, 'http_server_request_duration_seconds_count', { method: 'GET', route: '/v1/todos/{id}', status_code: '404' })).toBe(missesBefore + 1000);
-    expect(total(after, 'http_server_request_duration_seconds_count', { method: 'GET', route: '/v1/todos/{id}', status_code: '200' })).toBeGreaterThanOrEqual(1);
+    expect(total(after, 'http_server_request_duration_seconds_count', { method: 'GET', route: '/v1/todos/{id}', status_code: '404' })).toBe(
+      missesBefore + 1000,
+    );
+    expect(total(after, 'http_server_request_duration_seconds_count', { method: 'GET', route: '/v1/todos/{id}', status_code: '200' })).toBeGreaterThanOrEqual(
+      1,
+    );
     expect(res.text).not.toMatch(/route="\/v\d\/todos\/\d/);
     expect(res.text).not.toContain('/999999');
     // buckets are cumulative and end at +Inf = count
@@ -111,9 +123,15 @@ describe('GET /metrics (default configuration: METRICS on, outside production)',
     const odd = await api().search('/v1/todos');
     expect([404, 405, 501]).toContain(odd.status);
     const after = await scrape(app);
-    expect(count(after, { method: 'POST', route: '/v1/todos', status_code: '401' })).toBe(count(before, { method: 'POST', route: '/v1/todos', status_code: '401' }) + 1);
-    expect(count(after, { method: 'GET', route: 'unmatched', status_code: '404' })).toBe(count(before, { method: 'GET', route: 'unmatched', status_code: '404' }) + 1);
-    expect(count(after, { method: 'GET', route: 'unmatched', status_code: '400' }) + count(after, { method: 'GET', route: '/v1/todos', status_code: '400' })).toBe(
+    expect(count(after, { method: 'POST', route: '/v1/todos', status_code: '401' })).toBe(
+      count(before, { method: 'POST', route: '/v1/todos', status_code: '401' }) + 1,
+    );
+    expect(count(after, { method: 'GET', route: 'unmatched', status_code: '404' })).toBe(
+      count(before, { method: 'GET', route: 'unmatched', status_code: '404' }) + 1,
+    );
+    expect(
+      count(after, { method: 'GET', route: 'unmatched', status_code: '400' }) + count(after, { method: 'GET', route: '/v1/todos', status_code: '400' }),
+    ).toBe(
       count(before, { method: 'GET', route: 'unmatched', status_code: '400' }) + count(before, { method: 'GET', route: '/v1/todos', status_code: '400' }) + 1,
     );
     expect(count(after, { method: '_OTHER' })).toBe(count(before, { method: '_OTHER' }) + 1);
@@ -129,7 +147,13 @@ describe('GET /metrics (default configuration: METRICS on, outside production)',
     const active = async () => total(await scrape(app), 'http_server_active_requests');
     // the scrape itself is in flight while it is answered
     expect(await active()).toBe(1);
-    const pending = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/todos', headers: { 'Content-Type': 'application/json', 'Content-Length': '100', Authorization: bearer(token) } });
+    const pending = http.request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/v1/todos',
+      headers: { 'Content-Type': 'application/json', 'Content-Length': '100', Authorization: bearer(token) },
+    });
     pending.on('error', () => undefined);
     pending.write('{"title":');
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -207,8 +231,15 @@ describe('Server-Timing on (SERVER_TIMING=true) and the API-key rate-limit count
     // 30 concurrent requests each get their own figures (the contexts do not mix); a page of 20
     // todos, so that a list's statements take measurably more than the header's 0.1 ms resolution
     // (an empty list can take less on a fast machine and show 0.0)
-    for (let i = 0; i < 20; i++) await api().post('/v1/todos').set('Authorization', bearer(token)).send({ title: `timed ${i}` }).expect(201);
-    const many = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? api().get('/health/live') : api().get('/v1/todos').set('Authorization', bearer(token)))));
+    for (let i = 0; i < 20; i++)
+      await api()
+        .post('/v1/todos')
+        .set('Authorization', bearer(token))
+        .send({ title: `timed ${i}` })
+        .expect(201);
+    const many = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => (i % 2 ? api().get('/health/live') : api().get('/v1/todos').set('Authorization', bearer(token)))),
+    );
     many.forEach((res, i) => {
       const [, dbMs] = SERVER_TIMING.exec(res.headers['server-timing']) ?? [];
       if (i % 2) expect(dbMs).toBe('0.0');
@@ -219,7 +250,10 @@ describe('Server-Timing on (SERVER_TIMING=true) and the API-key rate-limit count
   it('counts API-key rate-limit refusals in rate_limit_refusals_total{limiter="api_key"}', async () => {
     const refused = async () => total(parseSamples((await api().get('/metrics')).text), 'rate_limit_refusals_total', { limiter: 'api_key' });
     const before = await refused();
-    const key = await api().post('/v1/api-keys').set('Authorization', bearer(token)).send({ name: 'metered', scopes: ['todos:read'] });
+    const key = await api()
+      .post('/v1/api-keys')
+      .set('Authorization', bearer(token))
+      .send({ name: 'metered', scopes: ['todos:read'] });
     expect(key.status).toBe(201);
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await api().get('/v1/todos').set('X-API-Key', key.body.key)).status);
@@ -289,7 +323,13 @@ describe('GET /metrics in production', () => {
     });
 
     it('answers 30 concurrent scrapes, right and wrong tokens mixed, each correctly', async () => {
-      const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => api().get('/metrics').set('Authorization', `Bearer ${i % 2 ? TOKEN : 'wrong-token-of-some-length'}`)));
+      const responses = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          api()
+            .get('/metrics')
+            .set('Authorization', `Bearer ${i % 2 ? TOKEN : 'wrong-token-of-some-length'}`),
+        ),
+      );
       responses.forEach((res, i) => expect(res.status).toBe(i % 2 ? 200 : 401));
     });
   });

@@ -83,7 +83,13 @@ describe(`migrations on a freshly migrated ${onPostgres ? 'PostgreSQL' : 'SQLite
     return Promise.all(
       indexes.map(async ({ name, table, sql }) => {
         const columns: Array<{ name: string | null }> = await dataSource.query(`SELECT name FROM pragma_index_info(?) ORDER BY seqno`, [name]);
-        return { name, table, columns: columns.map((column) => column.name ?? '(expression)'), unique: /^CREATE UNIQUE/i.test(sql), partial: /\sWHERE\s/i.test(sql) };
+        return {
+          name,
+          table,
+          columns: columns.map((column) => column.name ?? '(expression)'),
+          unique: /^CREATE UNIQUE/i.test(sql),
+          partial: /\sWHERE\s/i.test(sql),
+        };
       }),
     );
   }
@@ -131,7 +137,12 @@ describe(`migrations on a freshly migrated ${onPostgres ? 'PostgreSQL' : 'SQLite
           notSynchronized.add(index.name);
           declared[index.name] = `${metadata.tableName} (not synchronized)`;
         } else {
-          declared[index.name] = describeIndex(metadata.tableName, index.columns.map((column) => column.databaseName), index.isUnique, Boolean(index.where));
+          declared[index.name] = describeIndex(
+            metadata.tableName,
+            index.columns.map((column) => column.databaseName),
+            index.isUnique,
+            Boolean(index.where),
+          );
         }
       }
     }
@@ -145,7 +156,9 @@ describe(`migrations on a freshly migrated ${onPostgres ? 'PostgreSQL' : 'SQLite
   it('are frozen: a migration imports nothing but TypeORM', () => {
     const files = readdirSync(MIGRATIONS_DIR).filter((file) => file.endsWith('.ts'));
     const imports = files.flatMap((file) =>
-      [...readFileSync(path.join(MIGRATIONS_DIR, file), 'utf8').matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s+'([^']+)'/gm)].map((match) => `${file}: ${match[1]}`),
+      [...readFileSync(path.join(MIGRATIONS_DIR, file), 'utf8').matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s+'([^']+)'/gm)].map(
+        (match) => `${file}: ${match[1]}`,
+      ),
     );
     expect(imports.filter((line) => !line.endsWith(': typeorm'))).toEqual([]);
     expect(imports.length).toBeGreaterThan(0);

@@ -48,7 +48,10 @@ describeShared('two instances behind a load balancer (PostgreSQL + Redis)', () =
 
   it('counts an API key’s rate limit across both: the 61st request of the minute gets 429 on either instance', async () => {
     const { token } = await login(a);
-    const key = await request(a.url).post('/v1/api-keys').set('Authorization', `Bearer ${token}`).send({ name: 'shared budget', scopes: ['todos:read'] });
+    const key = await request(a.url)
+      .post('/v1/api-keys')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ name: 'shared budget', scopes: ['todos:read'] });
     expect(key.status).toBe(201);
     const remaining: number[] = [];
     for (let i = 0; i < 60; i += 1) {
@@ -76,7 +79,8 @@ describeShared('two instances behind a load balancer (PostgreSQL + Redis)', () =
       expect(res.status).toBe(200);
       return res.body.total as number;
     };
-    const post = (server: ServerProcess, key: string, title: string) => request(server.url).post('/v1/todos').set('Authorization', auth).set('Idempotency-Key', key).send({ title });
+    const post = (server: ServerProcess, key: string, title: string) =>
+      request(server.url).post('/v1/todos').set('Authorization', auth).set('Idempotency-Key', key).send({ title });
     const before = await total();
     const key = `multi-${process.pid}-${Date.now()}`;
     const first = await post(a, key, 'Once');

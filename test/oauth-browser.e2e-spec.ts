@@ -33,7 +33,12 @@ describeWithBrowser('the OAuth sign-in and consent pages in a browser (OAuth aut
     const admin = await createUser(app, { role: 'admin' });
     alice = await createUser(app, { name: 'Alice' });
     client = await registerClient(app, admin, { name: 'Todo Sync', redirect_uris: [REDIRECT_URI], scopes: ['todos:read', 'todos:write'] });
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'], timeout: 60_000 });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+      timeout: 60_000,
+    });
     page = await browser.newPage({ viewport: { width: 900, height: 700 } });
     page.setDefaultTimeout(STEP_TIMEOUT);
     page.on('pageerror', (error) => pageErrors.push(`pageerror: ${error.message}`));
@@ -56,7 +61,15 @@ describeWithBrowser('the OAuth sign-in and consent pages in a browser (OAuth aut
       const { verifier, challenge } = pkce();
       const state = 'browser-state-42';
       const authorize = new URL(`${baseUrl}/v1/oauth/authorize`);
-      authorize.search = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'todos:read todos:write', state, code_challenge: challenge, code_challenge_method: 'S256' }).toString();
+      authorize.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: client.client_id,
+        redirect_uri: REDIRECT_URI,
+        scope: 'todos:read todos:write',
+        state,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      }).toString();
 
       const signInPage = await page.goto(authorize.href, { waitUntil: 'load' });
       expect(signInPage?.status()).toBe(200);
@@ -84,7 +97,13 @@ describeWithBrowser('the OAuth sign-in and consent pages in a browser (OAuth aut
       const exchanged = await fetch(`${baseUrl}/v1/oauth/token`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code: params.code, code_verifier: verifier, redirect_uri: REDIRECT_URI, client_id: client.client_id }),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: params.code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT_URI,
+          client_id: client.client_id,
+        }),
       });
       expect(exchanged.status).toBe(200);
       expect(((await exchanged.json()) as { scope: string }).scope).toBe('todos:read');
@@ -92,7 +111,8 @@ describeWithBrowser('the OAuth sign-in and consent pages in a browser (OAuth aut
       expect(existsSync(SIGN_IN_SCREENSHOT) && existsSync(CONSENT_SCREENSHOT)).toBe(true);
     } catch (error) {
       await page.screenshot({ path: FAILURE_SCREENSHOT, fullPage: true }).catch(() => undefined);
-      if (error instanceof Error) error.message = `${error.message}\n(page errors: ${JSON.stringify(pageErrors)}; screenshot: ${path.relative(process.cwd(), FAILURE_SCREENSHOT)})`;
+      if (error instanceof Error)
+        error.message = `${error.message}\n(page errors: ${JSON.stringify(pageErrors)}; screenshot: ${path.relative(process.cwd(), FAILURE_SCREENSHOT)})`;
       throw error;
     }
   }, 120_000);

@@ -21,7 +21,11 @@ describe('a third-party application using openid-client v6 (OAuth 2.0 mode)', ()
 
   /** The user's browser: signs in with a cookie session, opens the authorization URL, approves, returns the redirect. */
   async function approveAsAlice(authorizationUrl: URL): Promise<URL> {
-    const signIn = await fetch(`${base}/v1/sessions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: alice.user.username, password: DEFAULT_PASSWORD }) });
+    const signIn = await fetch(`${base}/v1/sessions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username: alice.user.username, password: DEFAULT_PASSWORD }),
+    });
     expect(signIn.status).toBe(201);
     const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0];
     const consent = await fetch(authorizationUrl, { headers: { Cookie: cookie }, redirect: 'manual' });
@@ -30,7 +34,12 @@ describe('a third-party application using openid-client v6 (OAuth 2.0 mode)', ()
     expect(page).toContain('Todo Sync');
     const decision = new URLSearchParams({ ...hiddenFields(page), decision: 'approve' });
     for (const match of page.matchAll(/name="grant_scope" value="([^"]+)"/g)) decision.append('grant_scope', match[1]);
-    const approved = await fetch(`${base}/v1/oauth/authorize`, { method: 'POST', headers: { Cookie: cookie, 'Content-Type': 'application/x-www-form-urlencoded' }, body: decision, redirect: 'manual' });
+    const approved = await fetch(`${base}/v1/oauth/authorize`, {
+      method: 'POST',
+      headers: { Cookie: cookie, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: decision,
+      redirect: 'manual',
+    });
     expect(approved.status).toBe(302);
     return new URL(approved.headers.get('location') as string);
   }
@@ -38,7 +47,14 @@ describe('a third-party application using openid-client v6 (OAuth 2.0 mode)', ()
   /** Calls the API as the application; returns the status (openid-client rejects a 401 with its challenge). */
   async function call(config: oauth.Configuration, accessToken: string, method: string, path: string, body?: object): Promise<{ status: number; body: any }> {
     try {
-      const res = await oauth.fetchProtectedResource(config, accessToken, new URL(`${base}${path}`), method, body ? JSON.stringify(body) : undefined, body ? new Headers({ 'Content-Type': 'application/json' }) : undefined);
+      const res = await oauth.fetchProtectedResource(
+        config,
+        accessToken,
+        new URL(`${base}${path}`),
+        method,
+        body ? JSON.stringify(body) : undefined,
+        body ? new Headers({ 'Content-Type': 'application/json' }) : undefined,
+      );
       return { status: res.status, body: await res.json() };
     } catch (error) {
       if (error instanceof oauth.WWWAuthenticateChallengeError) return { status: error.status, body: { challenge: error.cause[0] } };
@@ -63,7 +79,12 @@ describe('a third-party application using openid-client v6 (OAuth 2.0 mode)', ()
   ])(
     '%s: discovery, PKCE, consent, code exchange, a call inside the scope (200) and outside it (403), refresh, revocation, then 401',
     async (_what, confidential) => {
-      const registered: RegisteredClient = await registerClient(app, admin, { name: 'Todo Sync', redirect_uris: [REDIRECT_URI], scopes: ['todos:read', 'todos:write', 'articles:read'], confidential });
+      const registered: RegisteredClient = await registerClient(app, admin, {
+        name: 'Todo Sync',
+        redirect_uris: [REDIRECT_URI],
+        scopes: ['todos:read', 'todos:write', 'articles:read'],
+        confidential,
+      });
       const config = await oauth.discovery(
         new URL(base),
         registered.client_id,
@@ -114,7 +135,13 @@ describe('a third-party application using openid-client v6 (OAuth 2.0 mode)', ()
       const verifier2 = oauth.randomPKCECodeVerifier();
       const state2 = oauth.randomState();
       const again = await approveAsAlice(
-        oauth.buildAuthorizationUrl(config, { redirect_uri: REDIRECT_URI, scope: 'todos:read', code_challenge: await oauth.calculatePKCECodeChallenge(verifier2), code_challenge_method: 'S256', state: state2 }),
+        oauth.buildAuthorizationUrl(config, {
+          redirect_uri: REDIRECT_URI,
+          scope: 'todos:read',
+          code_challenge: await oauth.calculatePKCECodeChallenge(verifier2),
+          code_challenge_method: 'S256',
+          state: state2,
+        }),
       );
       const second = await oauth.authorizationCodeGrant(config, again, { pkceCodeVerifier: verifier2, expectedState: state2 });
       const third = await oauth.refreshTokenGrant(config, second.refresh_token as string);
@@ -130,12 +157,25 @@ describe('a third-party application using openid-client v6 (OAuth 2.0 mode)', ()
 
   it('openid-client refuses a redirect whose iss is not the issuer (RFC 9207 mix-up defence works end to end)', async () => {
     const registered = await registerClient(app, admin, { redirect_uris: [REDIRECT_URI], scopes: ['todos:read'] });
-    const config = await oauth.discovery(new URL(base), registered.client_id, undefined, oauth.None(), { algorithm: 'oauth2', execute: [oauth.allowInsecureRequests] });
+    const config = await oauth.discovery(new URL(base), registered.client_id, undefined, oauth.None(), {
+      algorithm: 'oauth2',
+      execute: [oauth.allowInsecureRequests],
+    });
     const verifier = oauth.randomPKCECodeVerifier();
     const state = oauth.randomState();
-    const callback = await approveAsAlice(oauth.buildAuthorizationUrl(config, { redirect_uri: REDIRECT_URI, scope: 'todos:read', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state }));
+    const callback = await approveAsAlice(
+      oauth.buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT_URI,
+        scope: 'todos:read',
+        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        state,
+      }),
+    );
     callback.searchParams.set('iss', 'https://evil.example');
-    const error = (await oauth.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state }).catch((e: unknown) => e)) as Error & { cause?: Error };
+    const error = (await oauth
+      .authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state })
+      .catch((e: unknown) => e)) as Error & { cause?: Error };
     expect(error).toBeInstanceOf(Error);
     expect(`${error.message} ${error.cause?.message ?? ''}`).toMatch(/"iss"/);
   });

@@ -36,7 +36,11 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
   const api = () => request(app.getHttpServer());
 
   /** The authorization request parameters, with overrides (undefined removes one). */
-  function authorizeParams(overrides: Record<string, string | undefined> = {}, of: RegisteredClient = client, challenge = pkce().challenge): Record<string, string> {
+  function authorizeParams(
+    overrides: Record<string, string | undefined> = {},
+    of: RegisteredClient = client,
+    challenge = pkce().challenge,
+  ): Record<string, string> {
     const params: Record<string, string | undefined> = {
       response_type: 'code',
       client_id: of.client_id,
@@ -56,17 +60,29 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
   };
 
   /** GET the consent page as the signed-in user and submit it; returns the redirect response. */
-  async function consent(params: Record<string, string>, decision: 'approve' | 'deny' = 'approve', options: { grantScope?: string[]; who?: { cookie: string; csrf: string } } = {}): Promise<Response> {
+  async function consent(
+    params: Record<string, string>,
+    decision: 'approve' | 'deny' = 'approve',
+    options: { grantScope?: string[]; who?: { cookie: string; csrf: string } } = {},
+  ): Promise<Response> {
     const who = options.who ?? session;
     const page = await authorize(params, who.cookie);
     expect(page.status).toBe(200);
     const fields = hiddenFields(page.text);
     const grantScope = options.grantScope ?? [...page.text.matchAll(/name="grant_scope" value="([^"]+)"/g)].map((m) => m[1]);
-    return api().post('/v1/oauth/authorize').set('Cookie', who.cookie).set('Content-Type', FORM).send(form({ ...fields, decision, grant_scope: grantScope }));
+    return api()
+      .post('/v1/oauth/authorize')
+      .set('Cookie', who.cookie)
+      .set('Content-Type', FORM)
+      .send(form({ ...fields, decision, grant_scope: grantScope }));
   }
 
   /** Runs authorize + approve and returns the code with its verifier. */
-  async function code(of: RegisteredClient = client, scope = 'todos:read todos:write', who?: { cookie: string; csrf: string }): Promise<{ code: string; verifier: string }> {
+  async function code(
+    of: RegisteredClient = client,
+    scope = 'todos:read todos:write',
+    who?: { cookie: string; csrf: string },
+  ): Promise<{ code: string; verifier: string }> {
     const { verifier, challenge } = pkce();
     const res = await consent(authorizeParams({ scope }, of, challenge), 'approve', { who });
     expect(res.status).toBe(302);
@@ -104,7 +120,12 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
     alice = await createUser(app, { name: 'Alice' });
     bob = await createUser(app, { name: 'Bob' });
     client = await registerClient(app, admin);
-    confidential = await registerClient(app, admin, { name: 'Server App', confidential: true, redirect_uris: ['https://server-app.example/cb', 'http://127.0.0.1:8080/cb'], scopes: ['todos:read'] });
+    confidential = await registerClient(app, admin, {
+      name: 'Server App',
+      confidential: true,
+      redirect_uris: ['https://server-app.example/cb', 'http://127.0.0.1:8080/cb'],
+      scopes: ['todos:read'],
+    });
     session = await signIn(app, alice);
     issuer = (await api().get('/.well-known/oauth-authorization-server')).body.issuer;
   });
@@ -119,7 +140,12 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
       const res = await api()
         .post('/v1/oauth-clients')
         .set('Authorization', bearer(admin.token))
-        .send({ name: 'Reporting', redirect_uris: ['https://reports.example/oauth/cb', 'http://localhost:3000/cb'], scopes: ['todos:read', 'articles:read'], confidential: true });
+        .send({
+          name: 'Reporting',
+          redirect_uris: ['https://reports.example/oauth/cb', 'http://localhost:3000/cb'],
+          scopes: ['todos:read', 'articles:read'],
+          confidential: true,
+        });
       expect(res.status).toBe(201);
       expect(res.headers.location).toBe(`/v1/oauth-clients/${res.body.id}`);
       expect(res.body).toEqual({
@@ -157,16 +183,25 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
       ['user information', 'https://user:pw@todo-sync.example/callback'],
       ['another scheme', 'javascript:alert(1)'],
     ])('refuses a redirect URI with %s: 422', async (_what, uri) => {
-      const res = await api().post('/v1/oauth-clients').set('Authorization', bearer(admin.token)).send({ name: 'x', redirect_uris: [uri], scopes: ['todos:read'], confidential: false });
+      const res = await api()
+        .post('/v1/oauth-clients')
+        .set('Authorization', bearer(admin.token))
+        .send({ name: 'x', redirect_uris: [uri], scopes: ['todos:read'], confidential: false });
       expect(res.status).toBe(422);
       expect(res.body).toEqual({ ...errorBody('validation_failed'), details: [{ field: 'redirect_uris', message: expect.stringContaining('redirect URI') }] });
     });
 
     it('400 for a missing field, 422 for an unknown scope', async () => {
-      const missing = await api().post('/v1/oauth-clients').set('Authorization', bearer(admin.token)).send({ name: 'x', redirect_uris: [REDIRECT], scopes: ['todos:read'] });
+      const missing = await api()
+        .post('/v1/oauth-clients')
+        .set('Authorization', bearer(admin.token))
+        .send({ name: 'x', redirect_uris: [REDIRECT], scopes: ['todos:read'] });
       expect(missing.status).toBe(400);
       expect(missing.body.details).toEqual([{ field: 'confidential', message: expect.any(String) }]);
-      const scope = await api().post('/v1/oauth-clients').set('Authorization', bearer(admin.token)).send({ name: 'x', redirect_uris: [REDIRECT], scopes: ['todos:admin'], confidential: false });
+      const scope = await api()
+        .post('/v1/oauth-clients')
+        .set('Authorization', bearer(admin.token))
+        .send({ name: 'x', redirect_uris: [REDIRECT], scopes: ['todos:admin'], confidential: false });
       expect(scope.status).toBe(422);
     });
 
@@ -174,7 +209,10 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
       const res = await api().get('/v1/oauth-clients').set('Authorization', bearer(alice.token));
       expect(res.status).toBe(403);
       expect(res.body).toEqual(errorBody('forbidden'));
-      const key = await api().post('/v1/api-keys').set('Authorization', bearer(admin.token)).send({ name: 'k', scopes: ['todos:read'] });
+      const key = await api()
+        .post('/v1/api-keys')
+        .set('Authorization', bearer(admin.token))
+        .send({ name: 'k', scopes: ['todos:read'] });
       const withKey = await api().get('/v1/oauth-clients').set('X-API-Key', key.body.key);
       expect(withKey.status).toBe(403);
       const adminSession = await signIn(app, admin);
@@ -284,7 +322,11 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
       const page = await authorize(authorizeParams(), session.cookie);
       const { csrf_token: _csrf, ...fields } = hiddenFields(page.text);
       for (const csrf of [undefined, 'x'.repeat(32)]) {
-        const res = await api().post('/v1/oauth/authorize').set('Cookie', session.cookie).set('Content-Type', FORM).send(form({ ...fields, csrf_token: csrf, decision: 'approve', grant_scope: 'todos:read' }));
+        const res = await api()
+          .post('/v1/oauth/authorize')
+          .set('Cookie', session.cookie)
+          .set('Content-Type', FORM)
+          .send(form({ ...fields, csrf_token: csrf, decision: 'approve', grant_scope: 'todos:read' }));
         expect(res.status).toBe(403);
         expect(res.headers.location).toBeUndefined();
       }
@@ -292,7 +334,10 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
 
     it('without a session: 401, no code', async () => {
       const page = await authorize(authorizeParams(), session.cookie);
-      const res = await api().post('/v1/oauth/authorize').set('Content-Type', FORM).send(form({ ...hiddenFields(page.text), decision: 'approve', grant_scope: 'todos:read' }));
+      const res = await api()
+        .post('/v1/oauth/authorize')
+        .set('Content-Type', FORM)
+        .send(form({ ...hiddenFields(page.text), decision: 'approve', grant_scope: 'todos:read' }));
       expect(res.status).toBe(401);
       expect(res.headers.location).toBeUndefined();
     });
@@ -318,7 +363,10 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
       expect(res.text).toBe('');
       const query = locationParams(res);
       expect(query).toEqual({ code: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), state: 'st-4b7&x=1 +/%=', iss: issuer });
-      const row = await app.get(DataSource).getRepository(OAuthAuthorizationCode).findOneByOrFail({ code_hash: sha256(query.code) });
+      const row = await app
+        .get(DataSource)
+        .getRepository(OAuthAuthorizationCode)
+        .findOneByOrFail({ code_hash: sha256(query.code) });
       expect(row.expires_at.getTime() - row.created_at.getTime()).toBeLessThanOrEqual(60_000);
       expect(row.code_challenge).toBe(params.code_challenge);
     });
@@ -336,7 +384,9 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
 
     it('the user unchecks a scope: the token has only the approved ones; checking one not requested adds nothing', async () => {
       const { verifier, challenge } = pkce();
-      const res = await consent(authorizeParams({ scope: 'todos:read todos:write' }, client, challenge), 'approve', { grantScope: ['todos:read', 'orders:write'] });
+      const res = await consent(authorizeParams({ scope: 'todos:read todos:write' }, client, challenge), 'approve', {
+        grantScope: ['todos:read', 'orders:write'],
+      });
       const exchanged = await exchange({ code: locationParams(res).code, verifier });
       expect(exchanged.status).toBe(200);
       expect(exchanged.body.scope).toBe('todos:read');
@@ -355,7 +405,9 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
       expect(res.headers.location).toBe(back);
       const cookie = sidCookie(res);
       expect(cookie).toMatch(/^sid=/);
-      const page = await api().get(back).set('Cookie', cookie as string);
+      const page = await api()
+        .get(back)
+        .set('Cookie', cookie as string);
       expect(page.status).toBe(200);
       expect(page.text).toContain(bob.user.username);
       expect(page.text).toContain('name="decision" value="approve"');
@@ -368,7 +420,10 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
       expect(form2.text).toContain('<form method="post" action="/v1/oauth/sign-in">');
       expect(new URL(hiddenFields(form2.text).return_to, 'http://x').pathname).toBe('/v1/oauth/authorize');
       const back = `/v2/oauth/authorize?${new URLSearchParams(params).toString()}`;
-      const res = await api().post('/v2/oauth/sign-in').set('Content-Type', FORM).send(form({ username: bob.user.username, password: 'password-123', return_to: back }));
+      const res = await api()
+        .post('/v2/oauth/sign-in')
+        .set('Content-Type', FORM)
+        .send(form({ username: bob.user.username, password: 'password-123', return_to: back }));
       expect(res.status).toBe(303);
       expect(res.headers.location).toBe(back);
       // a version that does not exist is no authorization request of this server
@@ -384,7 +439,11 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
       const elsewhere = await post({ username: bob.user.username, password: 'password-123', return_to: 'https://evil.example/' });
       expect(elsewhere.status).toBe(400);
       expect(elsewhere.headers.location).toBeUndefined();
-      const crossSite = await api().post('/v1/oauth/sign-in').set('Origin', 'https://evil.example').set('Content-Type', FORM).send(form({ username: bob.user.username, password: 'password-123', return_to: returnTo() }));
+      const crossSite = await api()
+        .post('/v1/oauth/sign-in')
+        .set('Origin', 'https://evil.example')
+        .set('Content-Type', FORM)
+        .send(form({ username: bob.user.username, password: 'password-123', return_to: returnTo() }));
       expect(crossSite.status).toBe(403);
       expect(sidCookie(crossSite)).toBeUndefined();
     });
@@ -416,7 +475,10 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
         exp: expect.any(Number),
         jti: expect.any(String),
       });
-      const stored = await app.get(DataSource).getRepository(OAuthRefreshToken).findOneByOrFail({ token_hash: sha256(res.body.refresh_token) });
+      const stored = await app
+        .get(DataSource)
+        .getRepository(OAuthRefreshToken)
+        .findOneByOrFail({ token_hash: sha256(res.body.refresh_token) });
       expect(stored.access_jti).toBe(claims(res.body.access_token).jti);
     });
 
@@ -491,7 +553,10 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
 
     it('an expired code (older than its 60 s): invalid_grant', async () => {
       const c = await code();
-      await app.get(DataSource).getRepository(OAuthAuthorizationCode).update({ code_hash: sha256(c.code) }, { expires_at: new Date(Date.now() - 1000) });
+      await app
+        .get(DataSource)
+        .getRepository(OAuthAuthorizationCode)
+        .update({ code_hash: sha256(c.code) }, { expires_at: new Date(Date.now() - 1000) });
       const res = await exchange(c);
       expect(res.status).toBe(400);
       expect(res.body).toEqual(oauthError('invalid_grant'));
@@ -503,7 +568,13 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
       expect(stolen.status).toBe(400);
       expect(stolen.body).toEqual(oauthError('invalid_grant'));
       const c = await code();
-      const res = await token({ grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: `${REDIRECT}/`, client_id: client.client_id });
+      const res = await token({
+        grant_type: 'authorization_code',
+        code: c.code,
+        code_verifier: c.verifier,
+        redirect_uri: `${REDIRECT}/`,
+        client_id: client.client_id,
+      });
       expect(res.status).toBe(400);
       expect(res.body.error).toMatch(/^invalid_(request|grant)$/);
     });
@@ -528,16 +599,26 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
 
     it('a public client sending a secret: 401 invalid_client', async () => {
       const c = await code();
-      const res = await token({ grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: REDIRECT, client_id: client.client_id, client_secret: 'cs_anything' });
+      const res = await token({
+        grant_type: 'authorization_code',
+        code: c.code,
+        code_verifier: c.verifier,
+        redirect_uri: REDIRECT,
+        client_id: client.client_id,
+        client_secret: 'cs_anything',
+      });
       expect(res.status).toBe(401);
       expect(res.body).toEqual(oauthError('invalid_client'));
     });
 
-    it.each(['password', 'client_credentials', 'implicit', 'urn:ietf:params:oauth:grant-type:device_code'])('grant_type=%s: 400 unsupported_grant_type', async (grantType) => {
-      const res = await token({ grant_type: grantType, username: alice.user.username, password: 'password-123', client_id: client.client_id });
-      expect(res.status).toBe(400);
-      expect(res.body).toEqual(oauthError('unsupported_grant_type'));
-    });
+    it.each(['password', 'client_credentials', 'implicit', 'urn:ietf:params:oauth:grant-type:device_code'])(
+      'grant_type=%s: 400 unsupported_grant_type',
+      async (grantType) => {
+        const res = await token({ grant_type: grantType, username: alice.user.username, password: 'password-123', client_id: client.client_id });
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual(oauthError('unsupported_grant_type'));
+      },
+    );
 
     it('no grant_type, a repeated parameter: 400 invalid_request; a JSON body: 415', async () => {
       expect((await token({ client_id: client.client_id })).body).toEqual(oauthError('invalid_request'));
@@ -603,7 +684,9 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
     it("unknown tokens and another client's tokens: 200, nothing happens; no client authentication: 401; no token: 400", async () => {
       const t = await tokens();
       expect((await revoke({ token: 'not-a-token', client_id: client.client_id })).status).toBe(200);
-      expect((await revoke({ token: t.refresh_token, client_id: confidential.client_id, client_secret: confidential.client_secret as string })).status).toBe(200);
+      expect((await revoke({ token: t.refresh_token, client_id: confidential.client_id, client_secret: confidential.client_secret as string })).status).toBe(
+        200,
+      );
       expect((await api().get('/v1/todos').set('Authorization', bearer(t.access_token))).status).toBe(200);
       expect((await refresh(t.refresh_token)).status).toBe(200);
       const anonymous = await revoke({ token: t.access_token });
@@ -645,7 +728,10 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
       const t = await tokens();
       const fid = claims(t.access_token).fid;
       const list = await api().get('/v1/oauth-grants?size=100').set('Authorization', bearer(alice.token));
-      const { id } = await app.get(DataSource).getRepository(OAuthGrant).findOneByOrFail({ family_id: fid as string });
+      const { id } = await app
+        .get(DataSource)
+        .getRepository(OAuthGrant)
+        .findOneByOrFail({ family_id: fid as string });
       expect(list.body.data.map((g: { id: number }) => g.id)).toContain(id);
       const res = await api().delete(`/v1/oauth-grants/${id}`).set('Authorization', bearer(alice.token));
       expect(res.status).toBe(204);
@@ -667,11 +753,22 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
       const doc = (await api().get('/docs/v1/openapi.json')).body;
       expect(doc.components.securitySchemes.oauth2).toMatchObject({
         type: 'oauth2',
-        flows: { authorizationCode: { authorizationUrl: '/v1/oauth/authorize', tokenUrl: '/v1/oauth/token', scopes: expect.objectContaining({ 'todos:read': 'read todos' }) } },
+        flows: {
+          authorizationCode: {
+            authorizationUrl: '/v1/oauth/authorize',
+            tokenUrl: '/v1/oauth/token',
+            scopes: expect.objectContaining({ 'todos:read': 'read todos' }),
+          },
+        },
       });
       expect(doc.paths['/v1/todos'].get.security).toContainEqual({ oauth2: ['todos:read'] });
       expect(doc.paths['/v1/todos'].post.security).toContainEqual({ oauth2: ['todos:write'] });
-      for (const [path, method] of [['/v1/api-keys', 'get'], ['/v1/oauth-grants', 'get'], ['/v1/oauth-clients', 'post'], ['/v1/logout', 'post']]) {
+      for (const [path, method] of [
+        ['/v1/api-keys', 'get'],
+        ['/v1/oauth-grants', 'get'],
+        ['/v1/oauth-clients', 'post'],
+        ['/v1/logout', 'post'],
+      ]) {
         expect(doc.paths[path][method].security.some((requirement: object) => 'oauth2' in requirement)).toBe(false);
       }
       expect(doc.paths['/v1/oauth/token'].post.requestBody.content).toHaveProperty(['application/x-www-form-urlencoded']);

@@ -28,7 +28,11 @@ const DOCUMENT = {
       },
       post: {
         responses: {
-          201: { description: 'created', headers: { Location: { $ref: '#/components/headers/Location' }, 'X-Request-Id': { required: true, schema: { type: 'string' } } }, ...json(ref('Thing')) },
+          201: {
+            description: 'created',
+            headers: { Location: { $ref: '#/components/headers/Location' }, 'X-Request-Id': { required: true, schema: { type: 'string' } } },
+            ...json(ref('Thing')),
+          },
           429: { description: 'limited', headers: { 'Retry-After': { schema: { type: 'integer', minimum: 1 } } }, ...json(ref('ErrorResp')) },
         },
       },
@@ -41,7 +45,9 @@ const DOCUMENT = {
       delete: { responses: { 204: { description: 'deleted' } } },
     },
     '/v1/things/mine': {
-      get: { responses: { 200: { description: 'literal path wins', ...json({ type: 'object', properties: { mine: { type: 'boolean' } }, required: ['mine'] }) } } },
+      get: {
+        responses: { 200: { description: 'literal path wins', ...json({ type: 'object', properties: { mine: { type: 'boolean' } }, required: ['mine'] }) } },
+      },
     },
   },
   components: {
@@ -63,12 +69,23 @@ const DOCUMENT = {
       },
       ThingList: {
         type: 'object',
-        properties: { data: { type: 'array', items: ref('Thing') }, page: { type: 'integer' }, size: { type: 'integer' }, total: { type: 'integer' }, links: { type: 'array', items: ref('Link') } },
+        properties: {
+          data: { type: 'array', items: ref('Thing') },
+          page: { type: 'integer' },
+          size: { type: 'integer' },
+          total: { type: 'integer' },
+          links: { type: 'array', items: ref('Link') },
+        },
         required: ['data', 'page', 'size', 'total', 'links'],
       },
       ErrorResp: {
         type: 'object',
-        properties: { error: { type: 'string' }, code: { type: 'string' }, details: { type: 'array', items: { type: 'object' } }, request_id: { type: 'string' } },
+        properties: {
+          error: { type: 'string' },
+          code: { type: 'string' },
+          details: { type: 'array', items: { type: 'object' } },
+          request_id: { type: 'string' },
+        },
         required: ['error', 'code', 'request_id'],
       },
     },
@@ -97,14 +114,20 @@ describe('OpenAPI response validation (true to the service)', () => {
   });
 
   it('refuses an undocumented status', () => {
-    expect(check('GET', '/v1/things/1', 403, { ...ERROR, code: 'forbidden' })).toEqual(['status 403 is not documented for GET /v1/things/{id} (documented: 200, 404)']);
+    expect(check('GET', '/v1/things/1', 403, { ...ERROR, code: 'forbidden' })).toEqual([
+      'status 403 is not documented for GET /v1/things/{id} (documented: 200, 404)',
+    ]);
   });
 
   it('refuses a body that breaks the schema: wrong type, missing or undocumented property, enum, format, writeOnly', () => {
     expect(check('GET', '/v1/things/1', 200, { ...THING, id: '1' })).toEqual([expect.stringContaining('body/id must be integer')]);
     expect(check('GET', '/v1/things/1', 200, { ...THING, note: 5 })).toEqual([expect.stringContaining('body/note must be string,null')]);
-    expect(check('GET', '/v1/things/1', 200, { ...THING, kind: 'c' })).toEqual([expect.stringContaining('body/kind must be equal to one of the allowed values')]);
-    expect(check('GET', '/v1/things/1', 200, { ...THING, created_at: 'yesterday' })).toEqual([expect.stringContaining('body/created_at must match format "date-time"')]);
+    expect(check('GET', '/v1/things/1', 200, { ...THING, kind: 'c' })).toEqual([
+      expect.stringContaining('body/kind must be equal to one of the allowed values'),
+    ]);
+    expect(check('GET', '/v1/things/1', 200, { ...THING, created_at: 'yesterday' })).toEqual([
+      expect.stringContaining('body/created_at must match format "date-time"'),
+    ]);
     expect(check('GET', '/v1/things/1', 200, { ...THING, id: 2 ** 31 })).toEqual([expect.stringContaining('body/id must match format "int32"')]);
     const { note: _note, ...withoutNote } = THING;
     expect(check('GET', '/v1/things/1', 200, withoutNote)).toEqual([expect.stringContaining("must have required property 'note'")]);
@@ -117,7 +140,9 @@ describe('OpenAPI response validation (true to the service)', () => {
   });
 
   it('refuses a content type or a body the response does not document', () => {
-    expect(check('GET', '/v1/things/1', 200, '<p>one</p>', { 'content-type': 'text/html' })).toEqual([expect.stringContaining('content type text/html is not documented')]);
+    expect(check('GET', '/v1/things/1', 200, '<p>one</p>', { 'content-type': 'text/html' })).toEqual([
+      expect.stringContaining('content type text/html is not documented'),
+    ]);
     expect(check('GET', '/v1/things/1', 200, '{"id":', {})).toEqual([expect.stringContaining('body is not valid JSON')]);
     expect(check('DELETE', '/v1/things/1', 204)).toEqual([]);
     expect(check('DELETE', '/v1/things/1', 204, {})).toEqual([expect.stringContaining('204 of DELETE /v1/things/{id} documents no body')]);
@@ -134,7 +159,9 @@ describe('OpenAPI response validation (true to the service)', () => {
 
   it('checks documented headers: present when required, valid when present (numbers from their text)', () => {
     expect(check('POST', '/v1/things', 201, THING, { location: '/v1/things/1', 'x-request-id': 'r-1' })).toEqual([]);
-    expect(check('POST', '/v1/things', 201, THING, { location: 'things/1', 'x-request-id': 'r-1' })).toEqual([expect.stringContaining('header Location: "things/1" must match pattern')]);
+    expect(check('POST', '/v1/things', 201, THING, { location: 'things/1', 'x-request-id': 'r-1' })).toEqual([
+      expect.stringContaining('header Location: "things/1" must match pattern'),
+    ]);
     expect(check('POST', '/v1/things', 201, THING, {})).toEqual(['required header X-Request-Id is missing']);
     expect(check('POST', '/v1/things', 429, ERROR, { 'retry-after': '30' })).toEqual([]);
     expect(check('POST', '/v1/things', 429, ERROR, { 'retry-after': '0' })).toEqual([expect.stringContaining('header Retry-After: "0" must be >= 1')]);
@@ -150,7 +177,9 @@ describe('OpenAPI response validation (true to the service)', () => {
   it('lets an undocumented path or method answer only an ErrorResp error; the docs pages are exempt', () => {
     expect(check('GET', '/nowhere', 404, ERROR)).toEqual([]);
     expect(check('PUT', '/v1/things', 405, { ...ERROR, code: 'method_not_allowed' })).toEqual([]);
-    expect(check('GET', '/nowhere', 404, { message: 'Cannot GET /nowhere' })).toEqual(expect.arrayContaining([expect.stringContaining("must have required property 'error'")]));
+    expect(check('GET', '/nowhere', 404, { message: 'Cannot GET /nowhere' })).toEqual(
+      expect.arrayContaining([expect.stringContaining("must have required property 'error'")]),
+    );
     expect(check('GET', '/v1/secret-route', 200, { ok: true })).toEqual(['200 for a path and method the document does not have']);
     expect(check('GET', '/docs/openapi.json', 200, DOCUMENT)).toEqual([]);
     expect(check('GET', '/docs', 401, { error: 'authentication required', code: 'unauthorized', request_id: 'r' })).toEqual([]);

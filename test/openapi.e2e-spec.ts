@@ -39,7 +39,13 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
    * The OAuth protocol endpoints: public, form-urlencoded bodies, RFC 6749 error bodies and
    * HTML pages — the documented exception to `ErrorResp` and JSON bodies.
    */
-  const OAUTH_PROTOCOL = [`get ${v}/oauth/authorize`, `post ${v}/oauth/authorize`, `post ${v}/oauth/sign-in`, `post ${v}/oauth/token`, `post ${v}/oauth/revoke`];
+  const OAUTH_PROTOCOL = [
+    `get ${v}/oauth/authorize`,
+    `post ${v}/oauth/authorize`,
+    `post ${v}/oauth/sign-in`,
+    `post ${v}/oauth/token`,
+    `post ${v}/oauth/revoke`,
+  ];
   /** Public operations (docs/authentication.md#overview): no security requirement. */
   const PUBLIC = [
     `post ${v}/users`,
@@ -62,7 +68,11 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
   /** Follows a local `$ref`. */
   const resolve = (node: Json | undefined): Json | undefined => {
     let current = node;
-    while (current?.$ref) current = (current.$ref as string).slice(2).split('/').reduce((n: Json, key: string) => n?.[key], doc);
+    while (current?.$ref)
+      current = (current.$ref as string)
+        .slice(2)
+        .split('/')
+        .reduce((n: Json, key: string) => n?.[key], doc);
     return current;
   };
 
@@ -150,9 +160,16 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
         expect({ at, statuses: Object.keys(op.responses) }).toEqual({ at, statuses: expect.not.arrayContaining(['429']) });
         continue;
       }
-      expect({ at, headers: Object.keys(op.responses['429']?.headers ?? {}) }).toEqual({ at, headers: expect.arrayContaining(['Retry-After', ...LIMIT_HEADERS]) });
+      expect({ at, headers: Object.keys(op.responses['429']?.headers ?? {}) }).toEqual({
+        at,
+        headers: expect.arrayContaining(['Retry-After', ...LIMIT_HEADERS]),
+      });
       const success = Object.keys(op.responses).find((status) => /^[23]/.test(status))!;
-      expect({ at, success, headers: Object.keys(op.responses[success].headers ?? {}) }).toEqual({ at, success, headers: expect.arrayContaining(LIMIT_HEADERS) });
+      expect({ at, success, headers: Object.keys(op.responses[success].headers ?? {}) }).toEqual({
+        at,
+        success,
+        headers: expect.arrayContaining(LIMIT_HEADERS),
+      });
     }
   });
 
@@ -175,7 +192,9 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
   });
 
   it('documents the list grammar on every collection GET: paging, sort with its allowed values, filters, fields', () => {
-    const lists = operations.filter(({ method, op }) => method === 'get' && resolve(full(op.responses['200']?.content?.['application/json']?.schema))?.properties?.data?.type === 'array');
+    const lists = operations.filter(
+      ({ method, op }) => method === 'get' && resolve(full(op.responses['200']?.content?.['application/json']?.schema))?.properties?.data?.type === 'array',
+    );
     // one list operation per declaration with a field table, documenting exactly its grammar
     expect(lists.map(({ op }) => op.tags[0]).sort()).toEqual(LISTED.map(({ name }) => name).sort());
     for (const { name, fields } of LISTED) {
@@ -208,7 +227,10 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
       expect(size.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
     }
     const todos = operations.find(({ at }) => at === `get ${v}/todos`)!.op.parameters.map(resolve);
-    expect(todos.find((p: Json) => p.name === 'status').schema).toMatchObject({ type: 'array', items: { type: 'string', enum: ['pending', 'in_progress', 'done'] } });
+    expect(todos.find((p: Json) => p.name === 'status').schema).toMatchObject({
+      type: 'array',
+      items: { type: 'string', enum: ['pending', 'in_progress', 'done'] },
+    });
   });
 
   it('gives every request body a named schema and an example, and 413/415 where a body is read', () => {
@@ -236,7 +258,8 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
       if (success.length !== 1 && !(OAUTH_PROTOCOL.includes(at) && success.length === 0)) bad.push(`${at}: ${success.length} success responses`);
       const protocol = OAUTH_PROTOCOL.includes(at);
       // the consent and sign-in posts answer redirects; revocation answers 200 without a body (RFC 7009)
-      if (protocol && success.length === 0 && !Object.keys(op.responses).some((status) => /^30[23]$/.test(status))) bad.push(`${at}: no success or redirect response`);
+      if (protocol && success.length === 0 && !Object.keys(op.responses).some((status) => /^30[23]$/.test(status)))
+        bad.push(`${at}: no success or redirect response`);
       for (const [status, response] of success) {
         const media = response.content?.['application/json'];
         const html = protocol && response.content?.['text/html'] !== undefined;
@@ -250,10 +273,12 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
         const media = response.content?.['application/json'];
         if (protocol) {
           // RFC 6749 §5.2 bodies, HTML error pages, or ErrorResp from the shared pipeline
-          if (!response.description || (!response.content?.['text/html'] && (!PROTOCOL_ERRORS.includes(media?.schema?.$ref) || media.example === undefined))) bad.push(`${at} ${status}: no OAuth error, HTML page or ErrorResp`);
+          if (!response.description || (!response.content?.['text/html'] && (!PROTOCOL_ERRORS.includes(media?.schema?.$ref) || media.example === undefined)))
+            bad.push(`${at} ${status}: no OAuth error, HTML page or ErrorResp`);
           continue;
         }
-        if (media?.schema?.$ref !== ERROR_RESP || media.example === undefined || !response.description) bad.push(`${at} ${status}: not an ErrorResp with an example`);
+        if (media?.schema?.$ref !== ERROR_RESP || media.example === undefined || !response.description)
+          bad.push(`${at} ${status}: not an ErrorResp with an example`);
         else if (media.example.code === undefined || typeof media.example.request_id !== 'string') bad.push(`${at} ${status}: example is no ErrorResp`);
       }
       if (!op.responses['400'] || !op.responses['500']) bad.push(`${at}: 400 and 500`);
@@ -263,7 +288,8 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
 
   it('documents Location on creations and X-Request-Id on every response', () => {
     for (const { at, op } of operations) {
-      for (const [status, response] of Object.entries<Json>(op.responses)) expect({ at, status, headers: Object.keys(response.headers ?? {}) }).toEqual({ at, status, headers: expect.arrayContaining(['X-Request-Id']) });
+      for (const [status, response] of Object.entries<Json>(op.responses))
+        expect({ at, status, headers: Object.keys(response.headers ?? {}) }).toEqual({ at, status, headers: expect.arrayContaining(['X-Request-Id']) });
       if (op.responses['201'] && at !== `post ${v}/sessions`) expect(op.responses['201'].headers).toHaveProperty(['Location']);
     }
   });
@@ -271,7 +297,8 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
   it('names the component schemas: each resource, its …List, its bodies, ErrorResp and Link', () => {
     const names = Object.keys(doc.components.schemas);
     const expected = ['ErrorResp', 'Link', 'TokenPair', 'LoginBody', 'RefreshBody', 'Session', 'ApiKey', 'ApiKeyList', 'CreatedApiKey', 'CreateApiKeyBody'];
-    for (const resource of ['User', 'Todo', 'Article', 'Order']) expected.push(resource, `${resource}List`, `Create${resource}Body`, `Replace${resource}Body`, `Update${resource}Body`);
+    for (const resource of ['User', 'Todo', 'Article', 'Order'])
+      expected.push(resource, `${resource}List`, `Create${resource}Body`, `Replace${resource}Body`, `Update${resource}Body`);
     expected.push('Tag', 'TagList', 'CreateTagBody', 'UpdateTagBody', 'Comment', 'CommentList', 'CreateCommentBody', 'UpdateCommentBody');
     expect(names).toEqual(expect.arrayContaining(expected));
     for (const name of names) expect(name).toMatch(/^[A-Z][A-Za-z]+$/);
@@ -286,7 +313,8 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
             status,
             refs: [expect.stringMatching(/^#\/components\/schemas\//), expect.stringMatching(/^#\/components\/schemas\/[A-Za-z]+Sparse(List)?$/)],
           });
-        } else if (schema && at !== 'get /.well-known/jwks.json') expect({ at, status, ref: schema.$ref }).toEqual({ at, status, ref: expect.stringMatching(/^#\/components\/schemas\//) });
+        } else if (schema && at !== 'get /.well-known/jwks.json')
+          expect({ at, status, ref: schema.$ref }).toEqual({ at, status, ref: expect.stringMatching(/^#\/components\/schemas\//) });
       }
     }
   });
@@ -312,17 +340,24 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
   it('marks password writeOnly and the server-set fields readOnly', () => {
     const schemas = doc.components.schemas;
     for (const [name, schema] of Object.entries<Json>(schemas)) {
-      if (schema.properties?.password) expect({ name, password: schema.properties.password }).toEqual({ name, password: expect.objectContaining({ type: 'string', writeOnly: true, format: 'password' }) });
+      if (schema.properties?.password)
+        expect({ name, password: schema.properties.password }).toEqual({
+          name,
+          password: expect.objectContaining({ type: 'string', writeOnly: true, format: 'password' }),
+        });
     }
     expect(schemas.User.properties).not.toHaveProperty('password');
     for (const name of ['User', 'Todo', 'Tag', 'Article', 'Comment', 'Order', 'ApiKey']) {
-      for (const field of ['id', 'created_at', 'links']) expect({ name, field, readOnly: schemas[name].properties[field]?.readOnly }).toEqual({ name, field, readOnly: true });
+      for (const field of ['id', 'created_at', 'links'])
+        expect({ name, field, readOnly: schemas[name].properties[field]?.readOnly }).toEqual({ name, field, readOnly: true });
     }
     if (version === '2') {
       // v2's breaking change: the author is an embedded UserSummary, read-only in every property
-      for (const name of ['Article', 'Comment']) expect(schemas[name].properties.author).toMatchObject({ allOf: [{ $ref: '#/components/schemas/UserSummary' }], readOnly: true });
+      for (const name of ['Article', 'Comment'])
+        expect(schemas[name].properties.author).toMatchObject({ allOf: [{ $ref: '#/components/schemas/UserSummary' }], readOnly: true });
       expect(schemas.UserSummary.required.sort()).toEqual(['id', 'name', 'username']);
-      for (const field of ['id', 'name', 'username']) expect({ field, readOnly: schemas.UserSummary.properties[field].readOnly }).toEqual({ field, readOnly: true });
+      for (const field of ['id', 'name', 'username'])
+        expect({ field, readOnly: schemas.UserSummary.properties[field].readOnly }).toEqual({ field, readOnly: true });
     }
     for (const [name, field] of [
       ['Todo', 'owner'],
@@ -369,7 +404,9 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
     /** The JSON request body schemas of the document, by operation. */
     const jsonBodies = () =>
       operations.flatMap(({ at, op }) =>
-        ['application/json', 'application/merge-patch+json'].filter((type) => op.requestBody?.content?.[type]).map((type) => ({ at: `${at} ${type}`, schema: op.requestBody.content[type].schema as Json })),
+        ['application/json', 'application/merge-patch+json']
+          .filter((type) => op.requestBody?.content?.[type])
+          .map((type) => ({ at: `${at} ${type}`, schema: op.requestBody.content[type].schema as Json })),
       );
 
     /** Every object schema reachable from `root` (through `$ref`s, properties, items, compositions), with where it was met. */
@@ -435,7 +472,8 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
             minLength: () => property.minLength >= first,
             maxLength: () => property.maxLength <= first,
             isLength: () => property.minLength >= first && (second === undefined || property.maxLength <= second),
-            matches: () => (first instanceof RegExp && first.flags.replace('u', '') !== '') || property.pattern === (first instanceof RegExp ? first.source : String(first)),
+            matches: () =>
+              (first instanceof RegExp && first.flags.replace('u', '') !== '') || property.pattern === (first instanceof RegExp ? first.source : String(first)),
             min: () => property.minimum >= first,
             max: () => property.maximum <= first,
             arrayMinSize: () => property.minItems >= first,
@@ -506,7 +544,10 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
 
     it('e: a POST body without one of its required properties is 400 "<field> is required", for every such operation', async () => {
       const admin = await createUser(app, { role: 'admin' });
-      const posts = operations.filter(({ method, path, op }) => method === 'post' && !path.includes('{') && op.requestBody?.content?.['application/json'] && !/\/(login|refresh|sessions)$/.test(path));
+      const posts = operations.filter(
+        ({ method, path, op }) =>
+          method === 'post' && !path.includes('{') && op.requestBody?.content?.['application/json'] && !/\/(login|refresh|sessions)$/.test(path),
+      );
       expect(posts.map(({ path }) => path)).toEqual(expect.arrayContaining([`${v}/oauth-clients`, `${v}/api-keys`, `${v}/orders`, `${v}/todos`]));
       const bad: string[] = [];
       for (const { path, op } of posts) {
@@ -516,7 +557,8 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
           const { [field]: _dropped, ...body } = media.example as Json;
           const res = await request(app.getHttpServer()).post(path).set('Authorization', bearer(admin.token)).send(body);
           const detail = res.body.details?.find((d: Json) => d.field === field);
-          if (res.status !== 400 || detail?.message !== `${field} is required`) bad.push(`POST ${path} without ${field}: ${res.status} ${JSON.stringify(res.body.details)}`);
+          if (res.status !== 400 || detail?.message !== `${field} is required`)
+            bad.push(`POST ${path} without ${field}: ${res.status} ${JSON.stringify(res.body.details)}`);
         }
       }
       expect(bad).toEqual([]);

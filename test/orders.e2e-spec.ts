@@ -9,7 +9,6 @@ import { createTestApp, truncateAll } from './setup/test-app.js';
 import { errorBody } from './setup/error-body.js';
 import { ISO_MS } from './setup/formats.js';
 
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Item {
@@ -106,7 +105,9 @@ describe('orders (docs/writes.md, docs/resources/orders.md)', () => {
       expect(res.status).toBe(201);
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(res.body.id).toEqual(expect.any(Number));
-      expect(res.body).toEqual(orderShape({ id: res.body.id, items: ITEMS, currency: 'EUR', status: 'pending', total_cents: ITEMS_TOTAL, user: alice.user.id }));
+      expect(res.body).toEqual(
+        orderShape({ id: res.body.id, items: ITEMS, currency: 'EUR', status: 'pending', total_cents: ITEMS_TOTAL, user: alice.user.id }),
+      );
       expect(typeof res.body.total_cents).toBe('number');
       expect(res.headers.location).toBe(`/v1/orders/${res.body.id}`);
       expect(res.body.created_at).toBe(res.body.updated_at);
@@ -152,7 +153,9 @@ describe('orders (docs/writes.md, docs/resources/orders.md)', () => {
       });
       expect(res.status).toBe(201);
       expect(res.body.id).not.toBe(999);
-      expect(res.body).toEqual(orderShape({ id: res.body.id, items: ITEMS, currency: 'USD', status: 'pending', total_cents: ITEMS_TOTAL, user: alice.user.id }));
+      expect(res.body).toEqual(
+        orderShape({ id: res.body.id, items: ITEMS, currency: 'USD', status: 'pending', total_cents: ITEMS_TOTAL, user: alice.user.id }),
+      );
       expect(res.body.created_at).not.toBe('2000-01-01T00:00:00.000Z');
     });
 
@@ -304,7 +307,10 @@ describe('orders (docs/writes.md, docs/resources/orders.md)', () => {
     });
 
     it('makes it 400 when a well-formedness problem comes with rule-breaking ones, listing all', async () => {
-      const items = [{ sku: 'A', quantity: '1', unit_price_cents: 1 }, { sku: 'B', quantity: 1, unit_price_cents: -5 }];
+      const items = [
+        { sku: 'A', quantity: '1', unit_price_cents: 1 },
+        { sku: 'B', quantity: 1, unit_price_cents: -5 },
+      ];
       const res = await as(alice).post({ items, currency: 'JPY' });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('bad_request');
@@ -546,7 +552,9 @@ describe('orders (docs/writes.md, docs/resources/orders.md)', () => {
       const orders = await Promise.all([1, 2, 3, 4, 5].map(() => postOrder(alice)));
       for (const order of orders) await forceStatus(order.id, 'paid');
       const results = await Promise.all(
-        orders.flatMap((order) => (['shipped', 'cancelled'] as const).map(async (status) => ({ id: order.id, status, res: await as(admin).patch(order.id, { status }) }))),
+        orders.flatMap((order) =>
+          (['shipped', 'cancelled'] as const).map(async (status) => ({ id: order.id, status, res: await as(admin).patch(order.id, { status }) })),
+        ),
       );
       for (const order of orders) {
         const pair = results.filter((result) => result.id === order.id);
@@ -608,26 +616,29 @@ describe('orders (docs/writes.md, docs/resources/orders.md)', () => {
       expect(await readAs(alice, order.id)).toEqual(order);
     });
 
-    it.each(['paid', 'shipped', 'delivered', 'cancelled'] as OrderStatus[])('refuses new items or currency on a %s order with 409 naming the status', async (status) => {
-      const order = await postOrder(alice);
-      await forceStatus(order.id, status);
-      const before = await readAs(alice, order.id);
-      const message = `items and currency can change only while an order is pending; order ${order.id} is ${status}`;
-      for (const caller of [alice, admin]) {
-        const items = await as(caller).patch(order.id, { items: NEW_ITEMS });
-        expect(items.status).toBe(409);
-        expect(items.body).toEqual(errorBody('conflict', message));
-        const currency = await as(caller).patch(order.id, { currency: 'USD' });
-        expect(currency.status).toBe(409);
-        expect(currency.body).toEqual(errorBody('conflict', message));
-        const put = await as(caller).put(order.id, { items: NEW_ITEMS, currency: 'EUR', status });
-        expect(put.status).toBe(409);
-        expect(put.body).toEqual(errorBody('conflict', message));
-      }
-      expect(await readAs(alice, order.id)).toEqual(before);
-      const rows = await dataSource.getRepository(OrderItem).find({ where: { order_id: order.id }, order: { position: 'ASC' } });
-      expect(rows.map((row) => row.sku)).toEqual(ITEMS.map((item) => item.sku));
-    });
+    it.each(['paid', 'shipped', 'delivered', 'cancelled'] as OrderStatus[])(
+      'refuses new items or currency on a %s order with 409 naming the status',
+      async (status) => {
+        const order = await postOrder(alice);
+        await forceStatus(order.id, status);
+        const before = await readAs(alice, order.id);
+        const message = `items and currency can change only while an order is pending; order ${order.id} is ${status}`;
+        for (const caller of [alice, admin]) {
+          const items = await as(caller).patch(order.id, { items: NEW_ITEMS });
+          expect(items.status).toBe(409);
+          expect(items.body).toEqual(errorBody('conflict', message));
+          const currency = await as(caller).patch(order.id, { currency: 'USD' });
+          expect(currency.status).toBe(409);
+          expect(currency.body).toEqual(errorBody('conflict', message));
+          const put = await as(caller).put(order.id, { items: NEW_ITEMS, currency: 'EUR', status });
+          expect(put.status).toBe(409);
+          expect(put.body).toEqual(errorBody('conflict', message));
+        }
+        expect(await readAs(alice, order.id)).toEqual(before);
+        const rows = await dataSource.getRepository(OrderItem).find({ where: { order_id: order.id }, order: { position: 'ASC' } });
+        expect(rows.map((row) => row.sku)).toEqual(ITEMS.map((item) => item.sku));
+      },
+    );
 
     it('refuses new items together with a cancel on a paid order: items come first, so 409', async () => {
       const order = await postOrder(alice);
@@ -1013,7 +1024,10 @@ describe('orders (docs/writes.md, docs/resources/orders.md)', () => {
       for (const sort of ['status', 'currency', '-total_cents,user']) {
         const res = await list(carol, { sort });
         expect(res.status).toBe(400);
-        expect(res.body).toMatchObject({ code: 'bad_request', details: [{ field: 'sort', message: expect.stringContaining('sortable: id, created_at, updated_at, total_cents') }] });
+        expect(res.body).toMatchObject({
+          code: 'bad_request',
+          details: [{ field: 'sort', message: expect.stringContaining('sortable: id, created_at, updated_at, total_cents') }],
+        });
       }
     });
 

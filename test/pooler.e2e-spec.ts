@@ -30,7 +30,11 @@ const havePgBouncer = existsSync(PGBOUNCER_PATH);
 if (onPostgres && !havePgBouncer && process.env.REQUIRE_PGBOUNCER === '1') {
   throw new Error(`REQUIRE_PGBOUNCER=1: no PgBouncer at ${PGBOUNCER_PATH} (bash scripts/ci-install.sh pgbouncer)`);
 }
-const skipped = !onPostgres ? ' (skipped: DATABASE_URL is not postgres://)' : !havePgBouncer ? ` (skipped: no PgBouncer at ${PGBOUNCER_PATH}; bash scripts/ci-install.sh pgbouncer)` : '';
+const skipped = !onPostgres
+  ? ' (skipped: DATABASE_URL is not postgres://)'
+  : !havePgBouncer
+    ? ` (skipped: no PgBouncer at ${PGBOUNCER_PATH}; bash scripts/ci-install.sh pgbouncer)`
+    : '';
 const describeWithPooler = skipped === '' ? describe : describe.skip;
 
 /** DB_QUERY_TIMEOUT_MS and HEALTH_CHECK_TIMEOUT_MS of the application under test. */
@@ -67,7 +71,9 @@ describeWithPooler(`behind PgBouncer in transaction mode${skipped}`, () => {
 
   const register = () => {
     users += 1;
-    return api().post('/v1/users').send({ username: `pooled_user_${users}`, password: 'correct-horse-1', name: 'Pooled User' });
+    return api()
+      .post('/v1/users')
+      .send({ username: `pooled_user_${users}`, password: 'correct-horse-1', name: 'Pooled User' });
   };
 
   function expectUnavailable(res: request.Response): void {
@@ -140,7 +146,9 @@ describeWithPooler(`behind PgBouncer in transaction mode${skipped}`, () => {
   });
 
   it('each transaction carries statement_timeout = DB_QUERY_TIMEOUT_MS and jit = off (SET LOCAL); nothing of it stays on the server connection', async () => {
-    const inside = await dataSource.transaction((manager) => manager.query("SELECT current_setting('statement_timeout') AS timeout, current_setting('jit') AS jit"));
+    const inside = await dataSource.transaction((manager) =>
+      manager.query("SELECT current_setting('statement_timeout') AS timeout, current_setting('jit') AS jit"),
+    );
     expect(inside).toEqual([{ timeout: `${TIMEOUT_MS}ms`, jit: 'off' }]);
     // outside a transaction: the role's settings (none here) on every server connection of the pool
     const { rows } = await direct.query("SELECT coalesce(current_setting('statement_timeout'), '') AS timeout");
@@ -206,7 +214,8 @@ describeWithPooler(`behind PgBouncer in transaction mode${skipped}`, () => {
   });
 
   it('an order cut at the INSERT of its items → 503 and no row; the same order without a fault is written whole', async () => {
-    const count = async () => (await direct.query('SELECT (SELECT count(*) FROM orders)::int AS orders, (SELECT count(*) FROM order_items)::int AS items')).rows[0];
+    const count = async () =>
+      (await direct.query('SELECT (SELECT count(*) FROM orders)::int AS orders, (SELECT count(*) FROM order_items)::int AS items')).rows[0];
     const before = await count();
     proxy.cutWhen('INSERT INTO "order_items"');
     const cuts = proxy.cuts;

@@ -28,7 +28,9 @@ if (!available) {
 }
 
 const postgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '');
-const DATABASE_ENV: Record<string, string> = postgres ? { DATABASE_URL: process.env.DATABASE_URL!, ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}) } : {};
+const DATABASE_ENV: Record<string, string> = postgres
+  ? { DATABASE_URL: process.env.DATABASE_URL!, ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}) }
+  : {};
 const TOKEN = `prometheus-scrape-token-${process.pid}-0123456789`;
 const PASSWORD = 'correct-horse-battery-staple';
 const READS = 40;
@@ -73,7 +75,9 @@ interface VectorResult {
       if (last.length === 1 && done(Number(last[0].value[1]))) return Number(last[0].value[1]);
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    throw new Error(`${promql} did not reach the expected value within ${timeoutMs} ms; last result ${JSON.stringify(last)}; prometheus output:\n${prometheusOutput.slice(-3000)}`);
+    throw new Error(
+      `${promql} did not reach the expected value within ${timeoutMs} ms; last result ${JSON.stringify(last)}; prometheus output:\n${prometheusOutput.slice(-3000)}`,
+    );
   }
 
   beforeAll(async () => {
@@ -101,9 +105,13 @@ interface VectorResult {
         '',
       ].join('\n'),
     );
-    prometheus = spawn(PROMETHEUS, [`--config.file=${config}`, `--storage.tsdb.path=${path.join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    prometheus = spawn(
+      PROMETHEUS,
+      [`--config.file=${config}`, `--storage.tsdb.path=${path.join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     prometheus.stdout!.on('data', (chunk: Buffer) => (prometheusOutput += chunk.toString('utf8')));
     prometheus.stderr!.on('data', (chunk: Buffer) => (prometheusOutput += chunk.toString('utf8')));
     const deadline = Date.now() + 60_000;
@@ -139,23 +147,46 @@ interface VectorResult {
     const auth = `Bearer ${login.body.token}`;
     const ids: number[] = [];
     for (let i = 0; i < WRITES; i++) {
-      const res = await request(server.url).post('/v1/todos').set('Authorization', auth).send({ title: `scraped ${i}` });
+      const res = await request(server.url)
+        .post('/v1/todos')
+        .set('Authorization', auth)
+        .send({ title: `scraped ${i}` });
       expect(res.status).toBe(201);
       ids.push(res.body.id);
     }
-    for (let i = 0; i < READS; i++) expect((await request(server.url).get(`/v1/todos/${ids[i % ids.length]}`).set('Authorization', auth)).status).toBe(200);
+    for (let i = 0; i < READS; i++)
+      expect(
+        (
+          await request(server.url)
+            .get(`/v1/todos/${ids[i % ids.length]}`)
+            .set('Authorization', auth)
+        ).status,
+      ).toBe(200);
 
     const reads = 'http_server_request_duration_seconds_count{job="resource-api",method="GET",route="/v1/todos/{id}",status_code="200"}';
     expect(await waitForValue(reads, (value) => value >= READS)).toBe(READS);
-    expect(await waitForValue('sum(http_server_request_duration_seconds_count{job="resource-api",method="POST",route="/v1/todos",status_code="201"})', (value) => value >= WRITES)).toBe(WRITES);
+    expect(
+      await waitForValue(
+        'sum(http_server_request_duration_seconds_count{job="resource-api",method="POST",route="/v1/todos",status_code="201"})',
+        (value) => value >= WRITES,
+      ),
+    ).toBe(WRITES);
 
     // the quantile Prometheus computes lies in the bucket where 90 % of the reads fall, per the service's own exposition
     const quantile = Number(
-      (await query('histogram_quantile(0.9, sum by (le) (http_server_request_duration_seconds_bucket{job="resource-api",method="GET",route="/v1/todos/{id}",status_code="200"}))'))[0].value[1],
+      (
+        await query(
+          'histogram_quantile(0.9, sum by (le) (http_server_request_duration_seconds_bucket{job="resource-api",method="GET",route="/v1/todos/{id}",status_code="200"}))',
+        )
+      )[0].value[1],
     );
     const exposition = await request(server.url).get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
     expect(exposition.status).toBe(200);
-    const buckets = select(parseSamples(exposition.text), 'http_server_request_duration_seconds_bucket', { method: 'GET', route: '/v1/todos/{id}', status_code: '200' })
+    const buckets = select(parseSamples(exposition.text), 'http_server_request_duration_seconds_bucket', {
+      method: 'GET',
+      route: '/v1/todos/{id}',
+      status_code: '200',
+    })
       .map((s) => ({ le: s.labels.le === '+Inf' ? Infinity : Number(s.labels.le), count: s.value }))
       .sort((a, b) => a.le - b.le);
     const index = buckets.findIndex((b) => b.count >= 0.9 * READS);
@@ -167,7 +198,17 @@ interface VectorResult {
 
     // a rate-based quantile, the form a dashboard uses, is a number too once two scrapes saw the
     // counters grow: keep some reads coming while waiting for it
-    const traffic = setInterval(() => void request(server.url).get(`/v1/todos/${ids[0]}`).set('Authorization', auth).then(() => undefined, () => undefined), 200);
+    const traffic = setInterval(
+      () =>
+        void request(server.url)
+          .get(`/v1/todos/${ids[0]}`)
+          .set('Authorization', auth)
+          .then(
+            () => undefined,
+            () => undefined,
+          ),
+      200,
+    );
     try {
       const rated = await waitForValue(
         'histogram_quantile(0.9, sum by (le) (rate(http_server_request_duration_seconds_bucket{job="resource-api",route="/v1/todos/{id}"}[1m])))',

@@ -80,7 +80,14 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
     const captured: Captured[] = [];
     const original = dataSource.logger;
     const noop = () => undefined;
-    const recorder = { logQuery: (sql: string, params?: unknown[]) => captured.push({ sql, params: params ?? [] }), logQueryError: noop, logQuerySlow: noop, logSchemaBuild: noop, logMigration: noop, log: noop };
+    const recorder = {
+      logQuery: (sql: string, params?: unknown[]) => captured.push({ sql, params: params ?? [] }),
+      logQueryError: noop,
+      logQuerySlow: noop,
+      logSchemaBuild: noop,
+      logMigration: noop,
+      log: noop,
+    };
     Object.assign(dataSource, { logger: recorder });
     try {
       await call();
@@ -121,7 +128,14 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
    * `ordered`: the page's ids come out of the index in order (no sort); `countIndexOnly`: every
    * count reads the index alone.
    */
-  async function expectIndexed(statements: Captured[], table: string, alias: string, countIndexOnly: boolean, ordered = true, counted = true): Promise<string[]> {
+  async function expectIndexed(
+    statements: Captured[],
+    table: string,
+    alias: string,
+    countIndexOnly: boolean,
+    ordered = true,
+    counted = true,
+  ): Promise<string[]> {
     const { rows, counts } = split(statements, table, counted);
     const summary: string[] = [];
     if (onPostgres) {
@@ -133,7 +147,12 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
       // the Limit choosing the page's ids reads its input in order: no (incremental) sort below it
       const limits = plan.filter((n) => n['Node Type'] === 'Limit');
       expect(limits).toHaveLength(1);
-      if (ordered) expect(nodes(limits[0]).filter((n) => /Sort/.test(n['Node Type'])).map((n) => n['Node Type'])).toEqual([]);
+      if (ordered)
+        expect(
+          nodes(limits[0])
+            .filter((n) => /Sort/.test(n['Node Type']))
+            .map((n) => n['Node Type']),
+        ).toEqual([]);
       for (const count of counts) {
         const countPlan = nodes(await pgPlan(count));
         summary.push(`count: ${countPlan.map((n) => `${n['Node Type']}${n['Index Name'] ? ` ${n['Index Name']}` : ''}`).join(' > ')}`);
@@ -184,14 +203,20 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
     return orderBy
       .split(',')
       .map((term) => term.trim().split(' '))
-      .map(([column, direction = 'ASC']) => (onPostgres ? `${column} ${direction} ${nulls(direction)}` : `${column} IS NULL ${direction === 'DESC' ? 'DESC' : 'ASC'}, ${column} ${direction}`))
+      .map(([column, direction = 'ASC']) =>
+        onPostgres ? `${column} ${direction} ${nulls(direction)}` : `${column} IS NULL ${direction === 'DESC' ? 'DESC' : 'ASC'}, ${column} ${direction}`,
+      )
       .join(', ');
   }
 
   async function expected(caller: AuthUser, where: string, orderBy: string, offset = 0): Promise<{ ids: number[]; total: number }> {
     const order = plainOrder(orderBy);
-    const ids = await dataSource.query<Array<{ id: number }>>(`SELECT a.id FROM articles a WHERE ${visibleSql(caller)} AND ${where} ORDER BY ${order} LIMIT 20 OFFSET ${offset}`);
-    const [{ count }] = await dataSource.query<Array<{ count: number | string }>>(`SELECT COUNT(*) AS count FROM articles a WHERE ${visibleSql(caller)} AND ${where}`);
+    const ids = await dataSource.query<Array<{ id: number }>>(
+      `SELECT a.id FROM articles a WHERE ${visibleSql(caller)} AND ${where} ORDER BY ${order} LIMIT 20 OFFSET ${offset}`,
+    );
+    const [{ count }] = await dataSource.query<Array<{ count: number | string }>>(
+      `SELECT COUNT(*) AS count FROM articles a WHERE ${visibleSql(caller)} AND ${where}`,
+    );
     return { ids: ids.map((r) => Number(r.id)), total: Number(count) };
   }
 
@@ -225,10 +250,16 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
       // change sync: rows whose updated_at rises with n (ties by pairs); a quarter of the todos and orders are ME's
       const changed = `timestamptz '2026-03-01' + (n / 2) * interval '1 minute'`;
       const series = `generate_series(1, ${SYNC_ROWS}) n`;
-      await dataSource.query(`INSERT INTO users (username, password_hash, name, role, created_at, updated_at) SELECT 'sync_user_' || n, 'x', 'Sync User ' || n, 'user', now(), ${changed} FROM ${series}`);
+      await dataSource.query(
+        `INSERT INTO users (username, password_hash, name, role, created_at, updated_at) SELECT 'sync_user_' || n, 'x', 'Sync User ' || n, 'user', now(), ${changed} FROM ${series}`,
+      );
       await dataSource.query(`INSERT INTO tags (name, created_at, updated_at) SELECT 'sync-tag-' || n, now(), ${changed} FROM ${series}`);
-      await dataSource.query(`INSERT INTO comments (body, article_id, author_id, created_at, updated_at) SELECT 'busy ' || n, ${BUSY_ARTICLE}, 1 + n % ${USERS}, now(), ${changed} FROM ${series}`);
-      await dataSource.query(`INSERT INTO todos (title, status, owner_id, created_at, updated_at) SELECT 'todo ' || n, 'pending', CASE WHEN n % 4 = 0 THEN ${ME.id} ELSE 1 + n % ${USERS} END, now(), ${changed} FROM ${series}`);
+      await dataSource.query(
+        `INSERT INTO comments (body, article_id, author_id, created_at, updated_at) SELECT 'busy ' || n, ${BUSY_ARTICLE}, 1 + n % ${USERS}, now(), ${changed} FROM ${series}`,
+      );
+      await dataSource.query(
+        `INSERT INTO todos (title, status, owner_id, created_at, updated_at) SELECT 'todo ' || n, 'pending', CASE WHEN n % 4 = 0 THEN ${ME.id} ELSE 1 + n % ${USERS} END, now(), ${changed} FROM ${series}`,
+      );
       await dataSource.query(
         `INSERT INTO orders (user_id, currency, status, total_cents, created_at, updated_at) SELECT CASE WHEN n % 4 = 0 THEN ${ME.id} ELSE 1 + n % ${USERS} END, 'EUR', 'pending', n, now(), ${changed} FROM ${series}`,
       );
@@ -242,7 +273,8 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
            CASE WHEN n % 4 = 0 THEN ${ME.id} ELSE 1 + n % ${USERS} END, n, ${changed}, '{}', '{}' FROM ${series}`,
       );
       // statistics for the planner and the visibility map for index-only scans (never in a transaction)
-      for (const table of ['users', 'articles', 'comments', 'tags', 'todos', 'orders', 'oauth_clients', 'events']) await dataSource.query(`VACUUM ANALYZE ${table}`);
+      for (const table of ['users', 'articles', 'comments', 'tags', 'todos', 'orders', 'oauth_clients', 'events'])
+        await dataSource.query(`VACUUM ANALYZE ${table}`);
     } else {
       const series = (count: number) => `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ${count})`;
       const at = (minutes: string) => `strftime('%Y-%m-%d %H:%M:%f', '2026-01-01', '+' || (${minutes}) || ' minutes')`;
@@ -265,10 +297,16 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
       );
       const changed = `strftime('%Y-%m-%d %H:%M:%f', '2026-03-01', '+' || (n / 2) || ' minutes')`;
       const sync = (sql: string) => dataSource.query(`${series(SYNC_ROWS)} ${sql}`);
-      await sync(`INSERT INTO users (username, password_hash, name, role, created_at, updated_at) SELECT 'sync_user_' || n, 'x', 'Sync User ' || n, 'user', ${at('0')}, ${changed} FROM g`);
+      await sync(
+        `INSERT INTO users (username, password_hash, name, role, created_at, updated_at) SELECT 'sync_user_' || n, 'x', 'Sync User ' || n, 'user', ${at('0')}, ${changed} FROM g`,
+      );
       await sync(`INSERT INTO tags (name, created_at, updated_at) SELECT 'sync-tag-' || n, ${at('0')}, ${changed} FROM g`);
-      await sync(`INSERT INTO comments (body, article_id, author_id, created_at, updated_at) SELECT 'busy ' || n, ${BUSY_ARTICLE}, 1 + n % ${USERS}, ${at('0')}, ${changed} FROM g`);
-      await sync(`INSERT INTO todos (title, status, owner_id, created_at, updated_at) SELECT 'todo ' || n, 'pending', CASE WHEN n % 4 = 0 THEN ${ME.id} ELSE 1 + n % ${USERS} END, ${at('0')}, ${changed} FROM g`);
+      await sync(
+        `INSERT INTO comments (body, article_id, author_id, created_at, updated_at) SELECT 'busy ' || n, ${BUSY_ARTICLE}, 1 + n % ${USERS}, ${at('0')}, ${changed} FROM g`,
+      );
+      await sync(
+        `INSERT INTO todos (title, status, owner_id, created_at, updated_at) SELECT 'todo ' || n, 'pending', CASE WHEN n % 4 = 0 THEN ${ME.id} ELSE 1 + n % ${USERS} END, ${at('0')}, ${changed} FROM g`,
+      );
       await sync(
         `INSERT INTO orders (user_id, currency, status, total_cents, created_at, updated_at) SELECT CASE WHEN n % 4 = 0 THEN ${ME.id} ELSE 1 + n % ${USERS} END, 'EUR', 'pending', n, ${at('0')}, ${changed} FROM g`,
       );
@@ -293,11 +331,33 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
   it.each<[string, AuthUser, Record<string, string>, string, string, boolean, boolean?]>([
     ['the default list as an ordinary user', ME, {}, '1 = 1', 'a.id', true],
     ['the default list as an admin', ADMIN, {}, '1 = 1', 'a.id', onPostgres],
-    ['status=published&sort=-created_at as an ordinary user', ME, { status: 'published', sort: '-created_at' }, "a.status = 'published'", 'a.created_at DESC, a.id DESC', true],
-    ['status=published&sort=-created_at as an admin', ADMIN, { status: 'published', sort: '-created_at' }, "a.status = 'published'", 'a.created_at DESC, a.id DESC', true],
+    [
+      'status=published&sort=-created_at as an ordinary user',
+      ME,
+      { status: 'published', sort: '-created_at' },
+      "a.status = 'published'",
+      'a.created_at DESC, a.id DESC',
+      true,
+    ],
+    [
+      'status=published&sort=-created_at as an admin',
+      ADMIN,
+      { status: 'published', sort: '-created_at' },
+      "a.status = 'published'",
+      'a.created_at DESC, a.id DESC',
+      true,
+    ],
     ['status=draft as the author', ME, { status: 'draft' }, "a.status = 'draft'", 'a.id', true],
     // the author's own drafts: found by (author_id, status), then sorted (a set bounded by one author's articles)
-    ['status=draft&sort=-created_at as the author', ME, { status: 'draft', sort: '-created_at' }, "a.status = 'draft'", 'a.created_at DESC, a.id DESC', true, false],
+    [
+      'status=draft&sort=-created_at as the author',
+      ME,
+      { status: 'draft', sort: '-created_at' },
+      "a.status = 'draft'",
+      'a.created_at DESC, a.id DESC',
+      true,
+      false,
+    ],
     ['author=me&status=published', ME, { author: String(ME.id), status: 'published' }, `a.author_id = ${ME.id} AND a.status = 'published'`, 'a.id', true],
   ])('reads %s from an index, and counts from the index', async (name, caller, raw, where, orderBy, countIndexOnly, ordered = true) => {
     const { page, statements } = await listArticles(raw, caller);
@@ -338,32 +398,41 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
     ['sort=created_at as an admin', ADMIN, { sort: 'created_at' }, '1 = 1', ['a.created_at', 'a.id'], true],
     ['sort=-id as an admin', ADMIN, { sort: '-id' }, '1 = 1', ['a.id DESC'], true],
     ['sort=-updated_at&status=published', ME, { status: 'published', sort: '-updated_at' }, "a.status = 'published'", ['a.updated_at DESC', 'a.id DESC'], true],
-  ])('reads a cursor page 9,000 rows deep (%s) with a keyset predicate from the index: no OFFSET, no sort, same rows as a plain query', async (name, caller, raw, where, order, countIndexOnly) => {
-    const text = (column: string) => (onPostgres && !column.endsWith('.id') ? `CAST(${column} AS text)` : column);
-    const columns = order.map((term) => term.split(' ')[0]);
-    const [position] = await dataSource.query<Array<Record<string, string | number>>>(
-      `SELECT ${columns.map((column, i) => `${text(column)} AS k${i}`).join(', ')} FROM articles a WHERE ${visibleSql(caller)} AND ${where} ORDER BY ${order.join(', ')} LIMIT 1 OFFSET 8999`,
-    );
-    const fingerprint = parseListQuery(raw, ARTICLES_FIELDS).fingerprint;
-    const cursor = encodeCursor(cursorKey(undefined), fingerprint, { direction: 'after', values: columns.map((_, i) => (i === columns.length - 1 ? Number(position[`k${i}`]) : String(position[`k${i}`]))) });
-    let page: Awaited<ReturnType<ArticlesService['list']>> | undefined;
-    const statements = await capture(async () => {
-      page = await app.get(ArticlesService).list(parseListQuery({ ...raw, cursor }, ARTICLES_FIELDS, { prefer: 'count=exact' }), caller);
-    });
-    const want = await expected(caller, where, order.join(', '), 9000);
-    expect(page!.items.map((item) => item.id)).toEqual(want.ids);
-    expect(page!.items).toHaveLength(20);
-    const { rows } = split(statements, 'articles');
-    expect(rows.sql).not.toMatch(/OFFSET/i);
-    plans[`cursor ${name}`] = await expectIndexed(statements, 'articles', 'a', countIndexOnly);
-  });
+  ])(
+    'reads a cursor page 9,000 rows deep (%s) with a keyset predicate from the index: no OFFSET, no sort, same rows as a plain query',
+    async (name, caller, raw, where, order, countIndexOnly) => {
+      const text = (column: string) => (onPostgres && !column.endsWith('.id') ? `CAST(${column} AS text)` : column);
+      const columns = order.map((term) => term.split(' ')[0]);
+      const [position] = await dataSource.query<Array<Record<string, string | number>>>(
+        `SELECT ${columns.map((column, i) => `${text(column)} AS k${i}`).join(', ')} FROM articles a WHERE ${visibleSql(caller)} AND ${where} ORDER BY ${order.join(', ')} LIMIT 1 OFFSET 8999`,
+      );
+      const fingerprint = parseListQuery(raw, ARTICLES_FIELDS).fingerprint;
+      const cursor = encodeCursor(cursorKey(undefined), fingerprint, {
+        direction: 'after',
+        values: columns.map((_, i) => (i === columns.length - 1 ? Number(position[`k${i}`]) : String(position[`k${i}`]))),
+      });
+      let page: Awaited<ReturnType<ArticlesService['list']>> | undefined;
+      const statements = await capture(async () => {
+        page = await app.get(ArticlesService).list(parseListQuery({ ...raw, cursor }, ARTICLES_FIELDS, { prefer: 'count=exact' }), caller);
+      });
+      const want = await expected(caller, where, order.join(', '), 9000);
+      expect(page!.items.map((item) => item.id)).toEqual(want.ids);
+      expect(page!.items).toHaveLength(20);
+      const { rows } = split(statements, 'articles');
+      expect(rows.sql).not.toMatch(/OFFSET/i);
+      plans[`cursor ${name}`] = await expectIndexed(statements, 'articles', 'a', countIndexOnly);
+    },
+  );
 
   /**
    * Rows the database reads from the table and its indexes for one statement (EXPLAIN ANALYZE on
    * PostgreSQL: the rows every scan node returned or filtered away, times its loops).
    */
   async function rowsRead(statement: Captured, table: string): Promise<number> {
-    const result = await dataSource.query<Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>>(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.sql}`, statement.params);
+    const result = await dataSource.query<Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>>(
+      `EXPLAIN (ANALYZE, FORMAT JSON) ${statement.sql}`,
+      statement.params,
+    );
     return nodes(result[0]['QUERY PLAN'][0].Plan)
       .filter((n) => n['Relation Name'] === table)
       .reduce((sum, n) => sum + ((n['Actual Rows'] ?? 0) + (n['Rows Removed by Filter'] ?? 0)) * (n['Actual Loops'] ?? 1), 0);
@@ -379,59 +448,69 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
     ['sort=published_at as an ordinary user (published or own)', ME, { sort: 'published_at' }, 'a.published_at, a.id', 6000],
     ['sort=-published_at (NULL first), a position among the values', ADMIN, { sort: '-published_at' }, 'a.published_at DESC, a.id DESC', 15000],
     ['sort=-published_at, a position among the NULLs', ADMIN, { sort: '-published_at' }, 'a.published_at DESC, a.id DESC', 6000, false],
-    ['sort=-published_at,title (mixed directions), a position among the values', ADMIN, { sort: '-published_at,title' }, 'a.published_at DESC, a.title, a.id DESC', 15000, false],
+    [
+      'sort=-published_at,title (mixed directions), a position among the values',
+      ADMIN,
+      { sort: '-published_at,title' },
+      'a.published_at DESC, a.title, a.id DESC',
+      15000,
+      false,
+    ],
     ['sort=title,-created_at (mixed directions)', ADMIN, { sort: 'title,-created_at' }, 'a.title, a.created_at DESC, a.id', 9000, false],
-  ])('a cursor page deep in the list on a nullable key or mixed directions (%s) is read from the position, not from the start: same rows as a plain query', async (name, caller, raw, orderBy, depth, seeksOnSqlite = true) => {
-    const terms = orderBy.split(',').map((term) => term.trim().split(' ')[0]);
-    const text = (column: string) => (onPostgres && /_at$/.test(column) ? `CAST(${column} AS text)` : column);
-    const [position] = await dataSource.query<Array<Record<string, string | number | null>>>(
-      `SELECT ${terms.map((column, i) => `${text(column)} AS k${i}`).join(', ')} FROM articles a WHERE ${visibleSql(caller)} ORDER BY ${plainOrder(orderBy)} LIMIT 1 OFFSET ${depth - 1}`,
-    );
-    const values = terms.map((column, i) => {
-      const value = position[`k${i}`];
-      return value === null ? null : column === 'a.id' ? Number(value) : String(value);
-    });
-    const cursor = encodeCursor(cursorKey(undefined), parseListQuery(raw, ARTICLES_FIELDS).fingerprint, { direction: 'after', values });
-    let page: Awaited<ReturnType<ArticlesService['list']>> | undefined;
-    const statements = await capture(async () => {
-      page = await app.get(ArticlesService).list(parseListQuery({ ...raw, cursor }, ARTICLES_FIELDS), caller);
-    });
-    const want = await expected(caller, '1 = 1', orderBy, depth);
-    expect(page!.items.map((item) => item.id)).toEqual(want.ids);
-    expect(page!.items).toHaveLength(20);
-    // the page's ids: one inner query, or one query per part read (a nullable key's values, then its NULLs)
-    const reads = statements.filter((st) => /FROM "articles"/.test(st.sql) && !/COUNT\(\*\)/.test(st.sql));
-    expect(reads.length).toBeGreaterThanOrEqual(1);
-    for (const st of reads) expect(st.sql).not.toMatch(/OFFSET/i);
-    if (onPostgres) {
-      let read = 0;
-      const summary: string[] = [];
-      for (const st of reads) {
-        const plan = nodes(await pgPlan(st));
-        summary.push(plan.map((n) => `${n['Node Type']}${n['Index Name'] ? ` ${n['Index Name']}` : ''}`).join(' > '));
-        expect(plan.filter((n) => n['Relation Name'] === 'articles' && n['Node Type'] === 'Seq Scan')).toEqual([]);
-        read += await rowsRead(st, 'articles');
+  ])(
+    'a cursor page deep in the list on a nullable key or mixed directions (%s) is read from the position, not from the start: same rows as a plain query',
+    async (name, caller, raw, orderBy, depth, seeksOnSqlite = true) => {
+      const terms = orderBy.split(',').map((term) => term.trim().split(' ')[0]);
+      const text = (column: string) => (onPostgres && /_at$/.test(column) ? `CAST(${column} AS text)` : column);
+      const [position] = await dataSource.query<Array<Record<string, string | number | null>>>(
+        `SELECT ${terms.map((column, i) => `${text(column)} AS k${i}`).join(', ')} FROM articles a WHERE ${visibleSql(caller)} ORDER BY ${plainOrder(orderBy)} LIMIT 1 OFFSET ${depth - 1}`,
+      );
+      const values = terms.map((column, i) => {
+        const value = position[`k${i}`];
+        return value === null ? null : column === 'a.id' ? Number(value) : String(value);
+      });
+      const cursor = encodeCursor(cursorKey(undefined), parseListQuery(raw, ARTICLES_FIELDS).fingerprint, { direction: 'after', values });
+      let page: Awaited<ReturnType<ArticlesService['list']>> | undefined;
+      const statements = await capture(async () => {
+        page = await app.get(ArticlesService).list(parseListQuery({ ...raw, cursor }, ARTICLES_FIELDS), caller);
+      });
+      const want = await expected(caller, '1 = 1', orderBy, depth);
+      expect(page!.items.map((item) => item.id)).toEqual(want.ids);
+      expect(page!.items).toHaveLength(20);
+      // the page's ids: one inner query, or one query per part read (a nullable key's values, then its NULLs)
+      const reads = statements.filter((st) => /FROM "articles"/.test(st.sql) && !/COUNT\(\*\)/.test(st.sql));
+      expect(reads.length).toBeGreaterThanOrEqual(1);
+      for (const st of reads) expect(st.sql).not.toMatch(/OFFSET/i);
+      if (onPostgres) {
+        let read = 0;
+        const summary: string[] = [];
+        for (const st of reads) {
+          const plan = nodes(await pgPlan(st));
+          summary.push(plan.map((n) => `${n['Node Type']}${n['Index Name'] ? ` ${n['Index Name']}` : ''}`).join(' > '));
+          expect(plan.filter((n) => n['Relation Name'] === 'articles' && n['Node Type'] === 'Seq Scan')).toEqual([]);
+          read += await rowsRead(st, 'articles');
+        }
+        plans[`deep ${name}`] = summary;
+        // a page (and the row after it) from each part read, and its rows: not the thousands before the position
+        expect(read).toBeLessThan(300);
+      } else {
+        const summary: string[] = [];
+        for (const st of reads) {
+          const plan = await sqlitePlan(st);
+          summary.push(plan.map((r) => r.detail).join(' | '));
+          if (!seeksOnSqlite) continue;
+          // every read of the table seeks to the position in an index (SEARCH), none scans it from the
+          // start; a part's ids come in index order (the page's rows by id are sorted, 21 of them)
+          const scans = plan.filter((r) => /^(SCAN|SEARCH) a\b/.test(r.detail));
+          expect(scans.length).toBeGreaterThan(0);
+          for (const r of scans) expect(r.detail).toMatch(/^SEARCH a USING (COVERING )?INDEX \w+ \(|^SEARCH a USING INTEGER PRIMARY KEY/);
+          const inner = / IN \(SELECT /.test(st.sql) ? plan.filter((r) => r.parent !== 0) : / IN \(/.test(st.sql) ? [] : plan;
+          expect(inner.filter((r) => /TEMP B-TREE/.test(r.detail)).map((r) => r.detail)).toEqual([]);
+        }
+        plans[`deep ${name}`] = summary;
       }
-      plans[`deep ${name}`] = summary;
-      // a page (and the row after it) from each part read, and its rows: not the thousands before the position
-      expect(read).toBeLessThan(300);
-    } else {
-      const summary: string[] = [];
-      for (const st of reads) {
-        const plan = await sqlitePlan(st);
-        summary.push(plan.map((r) => r.detail).join(' | '));
-        if (!seeksOnSqlite) continue;
-        // every read of the table seeks to the position in an index (SEARCH), none scans it from the
-        // start; a part's ids come in index order (the page's rows by id are sorted, 21 of them)
-        const scans = plan.filter((r) => /^(SCAN|SEARCH) a\b/.test(r.detail));
-        expect(scans.length).toBeGreaterThan(0);
-        for (const r of scans) expect(r.detail).toMatch(/^SEARCH a USING (COVERING )?INDEX \w+ \(|^SEARCH a USING INTEGER PRIMARY KEY/);
-        const inner = / IN \(SELECT /.test(st.sql) ? plan.filter((r) => r.parent !== 0) : / IN \(/.test(st.sql) ? [] : plan;
-        expect(inner.filter((r) => /TEMP B-TREE/.test(r.detail)).map((r) => r.detail)).toEqual([]);
-      }
-      plans[`deep ${name}`] = summary;
-    }
-  });
+    },
+  );
 
   it('Prefer: count=estimated on 20,000 articles: the planner estimate without a count query on PostgreSQL, the exact count on SQLite', async () => {
     let page: Awaited<ReturnType<ArticlesService['list']>> | undefined;
@@ -468,40 +547,69 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
       : [],
   );
   it('change sync: every declaration whose list sorts by updated_at declares its cases (articles: checked above)', () => {
-    const syncable = (RESOURCES as readonly ResourceDeclaration[]).filter((resource) => resource.fields && 'updated_at' in resource.fields.sortable && resource.name !== 'articles');
+    const syncable = (RESOURCES as readonly ResourceDeclaration[]).filter(
+      (resource) => resource.fields && 'updated_at' in resource.fields.sortable && resource.name !== 'articles',
+    );
     expect(syncable.filter((resource) => !resource.listPlans?.length).map((resource) => resource.name)).toEqual([]);
     expect(syncCases.length).toBeGreaterThanOrEqual(syncable.length);
   });
   type SyncList = (query: ListQuery, caller: AuthUser) => Promise<{ items: Array<{ id: number }> }>;
-  it.each<[string, string, string, AuthUser, string, () => SyncList, ListSpec, string]>(
-    syncCases.map((row) => [...row]),
-  )('change sync on %s: updated_at[gt]=T&sort=updated_at, a cursor 1,500 rows deep, is one range of the (…, updated_at, id) index', async (name, table, alias, caller, scope, list, spec, index) => {
-    const since = onPostgres ? `CAST('${SYNC_SINCE}' AS timestamptz)` : `'${SYNC_SINCE.replace('T', ' ').replace('Z', '')}'`;
-    const where = `${scope} AND ${alias}.updated_at > ${since}`;
-    const order = `${alias}.updated_at, ${alias}.id`;
-    const [position] = await dataSource.query<Array<{ k0: string; k1: number | string }>>(
-      `SELECT ${onPostgres ? `CAST(${alias}.updated_at AS text)` : `${alias}.updated_at`} AS k0, ${alias}.id AS k1 FROM ${table} ${alias} WHERE ${where} ORDER BY ${order} LIMIT 1 OFFSET 1499`,
-    );
-    const raw = { 'updated_at[gt]': SYNC_SINCE, sort: 'updated_at' };
-    const cursor = encodeCursor(cursorKey(undefined), parseListQuery(raw, spec).fingerprint, { direction: 'after', values: [String(position.k0), Number(position.k1)] });
-    let page: { items: Array<{ id: number }> } | undefined;
-    const statements = await capture(async () => {
-      page = await list()(parseListQuery({ ...raw, cursor }, spec), caller);
-    });
-    const want = await dataSource.query<Array<{ id: number }>>(`SELECT ${alias}.id FROM ${table} ${alias} WHERE ${where} ORDER BY ${order} LIMIT 20 OFFSET 1500`);
-    expect(page!.items.map((item) => item.id)).toEqual(want.map((r) => Number(r.id)));
-    expect(page!.items).toHaveLength(20);
-    const { rows } = split(statements, table, false);
-    expect(rows.sql).not.toMatch(/OFFSET/i);
-    plans[`sync ${name}`] = await expectIndexed(statements, table, alias, false, true, false);
-    expect(plans[`sync ${name}`][0]).toContain(index);
-  });
+  it.each<[string, string, string, AuthUser, string, () => SyncList, ListSpec, string]>(syncCases.map((row) => [...row]))(
+    'change sync on %s: updated_at[gt]=T&sort=updated_at, a cursor 1,500 rows deep, is one range of the (…, updated_at, id) index',
+    async (name, table, alias, caller, scope, list, spec, index) => {
+      const since = onPostgres ? `CAST('${SYNC_SINCE}' AS timestamptz)` : `'${SYNC_SINCE.replace('T', ' ').replace('Z', '')}'`;
+      const where = `${scope} AND ${alias}.updated_at > ${since}`;
+      const order = `${alias}.updated_at, ${alias}.id`;
+      const [position] = await dataSource.query<Array<{ k0: string; k1: number | string }>>(
+        `SELECT ${onPostgres ? `CAST(${alias}.updated_at AS text)` : `${alias}.updated_at`} AS k0, ${alias}.id AS k1 FROM ${table} ${alias} WHERE ${where} ORDER BY ${order} LIMIT 1 OFFSET 1499`,
+      );
+      const raw = { 'updated_at[gt]': SYNC_SINCE, sort: 'updated_at' };
+      const cursor = encodeCursor(cursorKey(undefined), parseListQuery(raw, spec).fingerprint, {
+        direction: 'after',
+        values: [String(position.k0), Number(position.k1)],
+      });
+      let page: { items: Array<{ id: number }> } | undefined;
+      const statements = await capture(async () => {
+        page = await list()(parseListQuery({ ...raw, cursor }, spec), caller);
+      });
+      const want = await dataSource.query<Array<{ id: number }>>(
+        `SELECT ${alias}.id FROM ${table} ${alias} WHERE ${where} ORDER BY ${order} LIMIT 20 OFFSET 1500`,
+      );
+      expect(page!.items.map((item) => item.id)).toEqual(want.map((r) => Number(r.id)));
+      expect(page!.items).toHaveLength(20);
+      const { rows } = split(statements, table, false);
+      expect(rows.sql).not.toMatch(/OFFSET/i);
+      plans[`sync ${name}`] = await expectIndexed(statements, table, alias, false, true, false);
+      expect(plans[`sync ${name}`][0]).toContain(index);
+    },
+  );
 
   it.each<[string, AuthUser, Record<string, string>, string, string, string]>([
     ['their own events, the default order (id)', ME, {}, `e.owner_id = ${ME.id}`, 'e.id', 'idx_events_owner_id_id'],
-    ['their own events by created_at (catch-up)', ME, { sort: 'created_at', 'created_at[gte]': '2026-03-01T10:00:00Z' }, `e.owner_id = ${ME.id}`, 'e.created_at, e.id', 'idx_events_owner_id_created_at_id'],
-    ['every event by created_at (admins)', ADMIN, { sort: 'created_at', 'created_at[gte]': '2026-03-01T10:00:00Z' }, '1 = 1', 'e.created_at, e.id', 'idx_events_created_at_id'],
-    ['one type by created_at (admins)', ADMIN, { sort: 'created_at', type: 'order.paid' }, "e.type = 'order.paid'", 'e.created_at, e.id', 'idx_events_type_created_at_id'],
+    [
+      'their own events by created_at (catch-up)',
+      ME,
+      { sort: 'created_at', 'created_at[gte]': '2026-03-01T10:00:00Z' },
+      `e.owner_id = ${ME.id}`,
+      'e.created_at, e.id',
+      'idx_events_owner_id_created_at_id',
+    ],
+    [
+      'every event by created_at (admins)',
+      ADMIN,
+      { sort: 'created_at', 'created_at[gte]': '2026-03-01T10:00:00Z' },
+      '1 = 1',
+      'e.created_at, e.id',
+      'idx_events_created_at_id',
+    ],
+    [
+      'one type by created_at (admins)',
+      ADMIN,
+      { sort: 'created_at', type: 'order.paid' },
+      "e.type = 'order.paid'",
+      'e.created_at, e.id',
+      'idx_events_type_created_at_id',
+    ],
   ])('the event log: %s is read in order from an index, on a cursor page', async (name, caller, raw, where, orderBy, index) => {
     // the `type` filter takes the registry's event types
     const EVENTS_FIELDS = app.get<ResourceRegistry>(RESOURCE_REGISTRY).listSpec(EVENTS_SPEC);
@@ -512,8 +620,12 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
     const statements = await capture(async () => {
       page = await app.get(EventsService).list(parseListQuery({ ...raw, cursor }, EVENTS_FIELDS), caller, '1');
     });
-    const since = raw['created_at[gte]'] ? ` AND e.created_at >= ${onPostgres ? `CAST('${raw['created_at[gte]']}' AS timestamptz)` : `'${raw['created_at[gte]'].replace('T', ' ').replace('Z', '.000')}'`}` : '';
-    const want = await dataSource.query<Array<{ event_id: string }>>(`SELECT e.event_id FROM events e WHERE ${where}${since} ORDER BY ${orderBy} LIMIT 20 OFFSET 20`);
+    const since = raw['created_at[gte]']
+      ? ` AND e.created_at >= ${onPostgres ? `CAST('${raw['created_at[gte]']}' AS timestamptz)` : `'${raw['created_at[gte]'].replace('T', ' ').replace('Z', '.000')}'`}`
+      : '';
+    const want = await dataSource.query<Array<{ event_id: string }>>(
+      `SELECT e.event_id FROM events e WHERE ${where}${since} ORDER BY ${orderBy} LIMIT 20 OFFSET 20`,
+    );
     expect(page!.items.map((item) => item.id)).toEqual(want.map((r) => r.event_id));
     expect(page!.items).toHaveLength(20);
     plans[`events ${name}`] = await expectIndexed(statements, 'events', 'e', false, true, false);
@@ -529,7 +641,9 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
     const statements = await capture(async () => {
       page = await app.get(CommentsService).list(COMMENTED_ARTICLE, parseListQuery(raw, COMMENTS_FIELDS), ME);
     });
-    const want = await dataSource.query<Array<{ id: number }>>(`SELECT c.id FROM comments c WHERE c.article_id = ${COMMENTED_ARTICLE} ORDER BY ${orderBy} LIMIT 20`);
+    const want = await dataSource.query<Array<{ id: number }>>(
+      `SELECT c.id FROM comments c WHERE c.article_id = ${COMMENTED_ARTICLE} ORDER BY ${orderBy} LIMIT 20`,
+    );
     expect(page!.items.map((item) => item.id)).toEqual(want.map((r) => Number(r.id)));
     expect(page!.total).toBe(10);
     plans[`comments ${name}`] = await expectIndexed(statements, 'comments', 'c', true);

@@ -80,7 +80,8 @@ describe('rate limits of every caller (small quotas)', () => {
 
   it('registration: RATE_LIMIT_REGISTRATIONS_PER_HOUR per client address, refused before any hashing or writing', async () => {
     const address = newAddress();
-    const register = (username: string, from = address) => api().post('/v1/users').set('X-Forwarded-For', from).send({ username, password: 'long enough password', name: 'New User' });
+    const register = (username: string, from = address) =>
+      api().post('/v1/users').set('X-Forwarded-For', from).send({ username, password: 'long enough password', name: 'New User' });
     for (let i = 0; i < 3; i++) {
       const res = await register(`reg_${process.pid}_${i}`);
       expect(res.status).toBe(201);
@@ -128,7 +129,12 @@ describe('rate limits of every caller (small quotas)', () => {
     const answers = [
       await from(api().post('/v1/login').send(wrong)),
       await from(api().post('/v1/sessions').send(wrong)),
-      await from(api().post('/v1/oauth/sign-in').type('form').send(`username=${wrong.username}&password=wrong&return_to=${encodeURIComponent('/v1/oauth/authorize?response_type=code')}`)),
+      await from(
+        api()
+          .post('/v1/oauth/sign-in')
+          .type('form')
+          .send(`username=${wrong.username}&password=wrong&return_to=${encodeURIComponent('/v1/oauth/authorize?response_type=code')}`),
+      ),
       await from(api().post('/v1/login').send(wrong)),
     ];
     expect(answers.map((res) => res.status)).toEqual([401, 401, 401, 401]);
@@ -169,7 +175,10 @@ describe('rate limits of every caller (small quotas)', () => {
     expect(theirs.status).toBe(200);
     expect(limitHeaders(theirs)).toMatchObject({ name: 'user', remaining: 5 });
     // an API key of the limited user has its own budget (per key)
-    const key = await api().post('/v1/api-keys').set('Authorization', `Bearer ${other.token}`).send({ name: 'k', scopes: ['todos:read'] });
+    const key = await api()
+      .post('/v1/api-keys')
+      .set('Authorization', `Bearer ${other.token}`)
+      .send({ name: 'k', scopes: ['todos:read'] });
     expect(key.status).toBe(201);
     const byKey = await api().get('/v1/todos').set('X-API-Key', key.body.key);
     expect(limitHeaders(byKey)).toMatchObject({ policy: '"api_key";q=5;w=60', remaining: 4 });
@@ -211,7 +220,9 @@ describe('rate limits of every caller (small quotas)', () => {
     expectLimited(refused, 'password_change');
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(3500);
     // the refused change did not happen: the second password still signs in
-    expect((await api().post('/v1/login').set('X-Forwarded-For', newAddress()).send({ username: target.user.username, password: 'new password two' })).status).toBe(200);
+    expect(
+      (await api().post('/v1/login').set('X-Forwarded-For', newAddress()).send({ username: target.user.username, password: 'new password two' })).status,
+    ).toBe(200);
     const rename = await patch({ name: 'Renamed' });
     expect(rename.status).toBe(200);
     expect(limitHeaders(rename)).toMatchObject({ name: 'user', remaining: 5 });
@@ -222,7 +233,12 @@ describe('rate limits of every caller (small quotas)', () => {
     const anonymous = await Promise.all(Array.from({ length: 30 }, () => api().get('/.well-known/jwks.json').set('X-Forwarded-For', address)));
     expect(anonymous.filter((res) => res.status !== 429)).toHaveLength(5);
     expect(anonymous.filter((res) => res.status === 429)).toHaveLength(25);
-    expect(anonymous.filter((res) => res.status !== 429).map((res) => limitHeaders(res).remaining).sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(
+      anonymous
+        .filter((res) => res.status !== 429)
+        .map((res) => limitHeaders(res).remaining)
+        .sort(),
+    ).toEqual([0, 1, 2, 3, 4]);
 
     const user = await fresh.createUser(app);
     const authenticated = await Promise.all(Array.from({ length: 30 }, () => api().get('/v1/todos').set('Authorization', `Bearer ${user.token}`)));
@@ -230,7 +246,12 @@ describe('rate limits of every caller (small quotas)', () => {
     expect(authenticated.filter((res) => res.status === 429)).toHaveLength(24);
 
     const registrations = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => api().post('/v1/users').set('X-Forwarded-For', address).send({ username: `par_${process.pid}_${i}`, password: 'long enough password', name: 'New User' })),
+      Array.from({ length: 30 }, (_, i) =>
+        api()
+          .post('/v1/users')
+          .set('X-Forwarded-For', address)
+          .send({ username: `par_${process.pid}_${i}`, password: 'long enough password', name: 'New User' }),
+      ),
     );
     expect(registrations.filter((res) => res.status === 201)).toHaveLength(3);
     expect(registrations.filter((res) => res.status === 429)).toHaveLength(27);
@@ -280,14 +301,20 @@ describeRedis('two instances share one budget through Redis', () => {
   it('alternating and parallel requests on A and B: exactly 10 pass in all, the rest get 429 on either', async () => {
     const sequential: number[] = [];
     for (let i = 0; i < 4; i++) {
-      const res = await request(i % 2 === 0 ? a.url : b.url).get('/.well-known/jwks.json').set('X-Forwarded-For', `203.0.113.${i}`);
+      const res = await request(i % 2 === 0 ? a.url : b.url)
+        .get('/.well-known/jwks.json')
+        .set('X-Forwarded-For', `203.0.113.${i}`);
       expect(res.status).not.toBe(429);
       sequential.push(limitHeaders(res).remaining);
     }
     // one budget, whichever instance answered and whatever X-Forwarded-For claimed
     expect(sequential).toEqual([9, 8, 7, 6]);
     const parallel = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => request(i % 2 === 0 ? a.url : b.url).get('/.well-known/jwks.json').set('X-Forwarded-For', `203.0.113.${100 + i}`)),
+      Array.from({ length: 30 }, (_, i) =>
+        request(i % 2 === 0 ? a.url : b.url)
+          .get('/.well-known/jwks.json')
+          .set('X-Forwarded-For', `203.0.113.${100 + i}`),
+      ),
     );
     expect(parallel.filter((res) => res.status !== 429)).toHaveLength(6);
     for (const server of [a, b]) {

@@ -12,7 +12,9 @@ const b64url = (value: Json) => Buffer.from(JSON.stringify(value)).toString('bas
 /** An HS256 token signed with the test secret, i.e. exactly as the service signs. */
 function signHs256(payload: Json): string {
   const input = `${b64url({ alg: 'HS256', typ: 'JWT' })}.${b64url(payload)}`;
-  return `${input}.${createHmac('sha256', process.env.JWT_SECRET as string).update(input).digest('base64url')}`;
+  return `${input}.${createHmac('sha256', process.env.JWT_SECRET as string)
+    .update(input)
+    .digest('base64url')}`;
 }
 
 /** Asserts the refusal of a bearer token: 401 `unauthorized` with the invalid_token challenge. */
@@ -89,7 +91,9 @@ describe('authority is current (docs/authentication.md#logging-out-and-the-deny-
     it('revokes the tokens of a promoted user too (a token must not understate or overstate its role)', async () => {
       const boss = await createUser(app, { role: 'admin' });
       const promoted = await createUser(app);
-      expect((await api().put(`/v1/users/${promoted.user.id}`).set('Authorization', bearer(boss.token)).send({ name: 'Promoted', role: 'admin' })).status).toBe(200);
+      expect((await api().put(`/v1/users/${promoted.user.id}`).set('Authorization', bearer(boss.token)).send({ name: 'Promoted', role: 'admin' })).status).toBe(
+        200,
+      );
       expectRevoked(await me(promoted.user.id, promoted.token));
       const login = await api().post('/v1/login').send({ username: promoted.user.username, password: DEFAULT_PASSWORD });
       expect((await api().get('/v1/users').set('Authorization', bearer(login.body.token))).status).toBe(200);
@@ -106,12 +110,30 @@ describe('authority is current (docs/authentication.md#logging-out-and-the-deny-
 
     it('answers 401 to a correctly signed token naming a user id that does not exist', async () => {
       const now = Math.floor(Date.now() / 1000);
-      const token = signHs256({ user_id: 987_654, role: 'admin', typ: 'access', fid: randomUUID(), iat: now, iat_ms: now * 1000, exp: now + 300, jti: randomUUID() });
+      const token = signHs256({
+        user_id: 987_654,
+        role: 'admin',
+        typ: 'access',
+        fid: randomUUID(),
+        iat: now,
+        iat_ms: now * 1000,
+        exp: now + 300,
+        jti: randomUUID(),
+      });
       expectRevoked(await api().get('/v1/users').set('Authorization', bearer(token)));
       expectRevoked(await api().get('/v1/todos').set('Authorization', bearer(token)));
       // the same token for an existing user is accepted: the signature is right
       const { user } = await createUser(app);
-      const valid = signHs256({ user_id: user.id, role: 'user', typ: 'access', fid: randomUUID(), iat: now, iat_ms: Date.now(), exp: now + 300, jti: randomUUID() });
+      const valid = signHs256({
+        user_id: user.id,
+        role: 'user',
+        typ: 'access',
+        fid: randomUUID(),
+        iat: now,
+        iat_ms: Date.now(),
+        exp: now + 300,
+        jti: randomUUID(),
+      });
       expect((await me(user.id, valid)).status).toBe(200);
     });
   });

@@ -76,7 +76,10 @@ function sample(text: string, series: string): number | undefined {
   const ready = async (server: ServerProcess) => request(server.url).get('/health/ready');
   const metrics = async (server: ServerProcess) => (await request(server.url).get('/metrics')).text;
   const webhook = async (where: string) => {
-    const hook = await request(api.url).post('/v1/webhooks').set('Authorization', auth).send({ url: `http://127.0.0.1:${port}${where}`, events: ['todo.created'] });
+    const hook = await request(api.url)
+      .post('/v1/webhooks')
+      .set('Authorization', auth)
+      .send({ url: `http://127.0.0.1:${port}${where}`, events: ['todo.created'] });
     expect(hook.status).toBe(201);
     return hook.body.id as number;
   };
@@ -144,7 +147,11 @@ function sample(text: string, series: string): number | undefined {
     await waitFor('the delivery written before the worker started', () => at('/alone').length === 1);
     await waitFor('the LISTEN connection', async () => (await ready(worker)).status === 200);
     const readiness = await ready(worker);
-    expect(readiness.body).toEqual({ status: 'ok', role: 'worker', checks: { database: expect.objectContaining({ status: 'up' }), webhook_listener: expect.objectContaining({ status: 'up' }) } });
+    expect(readiness.body).toEqual({
+      status: 'ok',
+      role: 'worker',
+      checks: { database: expect.objectContaining({ status: 'up' }), webhook_listener: expect.objectContaining({ status: 'up' }) },
+    });
     expect((await request(worker.url).get('/health/live')).status).toBe(200);
     for (const [method, target] of [
       ['get', '/v1/todos'],
@@ -155,7 +162,12 @@ function sample(text: string, series: string): number | undefined {
       ['get', '/'],
     ] as const) {
       const res = await request(worker.url)[method](target).set('Authorization', auth);
-      expect({ target, status: res.status, code: res.body.code, error: res.body.error }).toEqual({ target, status: 404, code: 'not_found', error: `no route for ${target.split('?')[0]}` });
+      expect({ target, status: res.status, code: res.body.code, error: res.body.error }).toEqual({
+        target,
+        status: 404,
+        code: 'not_found',
+        error: `no route for ${target.split('?')[0]}`,
+      });
     }
 
     await webhook('/prompt');
@@ -191,7 +203,11 @@ function sample(text: string, series: string): number | undefined {
       await admin.end();
     }
     await worker.waitForOutput('LISTEN connection lost', 10_000);
-    await waitFor('the LISTEN connection again', async () => /listening on resource_api_webhooks[\s\S]*LISTEN connection lost[\s\S]*listening on resource_api_webhooks/.test(worker.output()), 15_000);
+    await waitFor(
+      'the LISTEN connection again',
+      async () => /listening on resource_api_webhooks[\s\S]*LISTEN connection lost[\s\S]*listening on resource_api_webhooks/.test(worker.output()),
+      15_000,
+    );
     expect((await ready(worker)).status).toBe(200);
     expect(await deliveredWithin('/prompt', 'after the reconnection')).toBeLessThan(PROMPT_MS);
   }, 60_000);
@@ -200,7 +216,14 @@ function sample(text: string, series: string): number | undefined {
     const second = await start('worker');
     await waitFor('the second worker LISTENs', async () => (await ready(second)).status === 200);
     const hookId = await webhook('/slow');
-    const writes = await Promise.all(Array.from({ length: 30 }, (_, i) => request(api.url).post('/v1/todos').set('Authorization', auth).send({ title: `event ${i}` })));
+    const writes = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        request(api.url)
+          .post('/v1/todos')
+          .set('Authorization', auth)
+          .send({ title: `event ${i}` }),
+      ),
+    );
     expect(writes.map((res) => res.status)).toEqual(Array(30).fill(201));
     await waitFor('30 deliveries', () => at('/slow').length >= 30);
     await sleep(2000);
@@ -209,7 +232,9 @@ function sample(text: string, series: string): number | undefined {
     expect(new Set(ids).size).toBe(30);
     const list = await request(api.url).get(`/v1/webhooks/${hookId}/deliveries?size=100`).set('Authorization', auth);
     expect(list.body.data.map((d: { status: string; attempts: number }) => [d.status, d.attempts])).toEqual(Array(30).fill(['delivered', 1]));
-    const delivered = await Promise.all([worker, second].map(async (server) => sample(await metrics(server), 'webhook_delivery_attempts_total{outcome="delivered"}') ?? 0));
+    const delivered = await Promise.all(
+      [worker, second].map(async (server) => sample(await metrics(server), 'webhook_delivery_attempts_total{outcome="delivered"}') ?? 0),
+    );
     // every delivery the receiver ever got was made by one of the workers, none twice
     expect(delivered[0] + delivered[1]).toBe(received.length);
     expect(new Set(received.map((entry) => `${entry.path} ${entry.id}`)).size).toBe(received.length);

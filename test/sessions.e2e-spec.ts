@@ -141,7 +141,11 @@ describe('cookie sessions (docs/authentication.md#session-cookies), SESSION_IDLE
       const res = await api().get('/v1/sessions/current').set('Cookie', cookie);
       expect(res.status).toBe(200);
       expect(res.headers['cache-control']).toBe('no-store');
-      expect(res.body).toEqual({ user: expect.objectContaining({ id: alice.user.id, username: alice.user.username }), csrf_token: csrf, expires_at: expect.stringMatching(ISO_MS) });
+      expect(res.body).toEqual({
+        user: expect.objectContaining({ id: alice.user.id, username: alice.user.username }),
+        csrf_token: csrf,
+        expires_at: expect.stringMatching(ISO_MS),
+      });
     });
 
     it('GET /v1/todos → 200 without a CSRF token (safe method)', async () => {
@@ -272,7 +276,10 @@ describe('cookie sessions (docs/authentication.md#session-cookies), SESSION_IDLE
       const { createUser } = await import('./factories/user.factory.js');
       const carol = await createUser(app, { name: 'Carol' });
       const { cookie, sid, csrf } = await session(carol);
-      const key = await api().post('/v1/api-keys').set('Authorization', bearer(carol.token)).send({ name: 'k', scopes: ['todos:read'] });
+      const key = await api()
+        .post('/v1/api-keys')
+        .set('Authorization', bearer(carol.token))
+        .send({ name: 'k', scopes: ['todos:read'] });
       expect(key.status).toBe(201);
       expect((await api().get('/v1/todos').set('X-API-Key', key.body.key)).status).toBe(200);
 
@@ -332,7 +339,10 @@ describe('cookie sessions (docs/authentication.md#session-cookies), SESSION_IDLE
   });
 
   it('refuses API keys on the session operations (403)', async () => {
-    const key = await api().post('/v1/api-keys').set('Authorization', bearer(alice.token)).send({ name: 'k', scopes: ['users:read'] });
+    const key = await api()
+      .post('/v1/api-keys')
+      .set('Authorization', bearer(alice.token))
+      .send({ name: 'k', scopes: ['users:read'] });
     expect(key.status).toBe(201);
     const res = await api().get('/v1/sessions/current').set('X-API-Key', key.body.key);
     expect(res.status).toBe(403);
@@ -347,7 +357,11 @@ describe('cookie sessions in production (docs/authentication.md#session-cookies:
   const api = () => request(app.getHttpServer());
 
   beforeAll(async () => {
-    const fresh = await loadFreshApp({ NODE_ENV: 'production', JWT_SECRET: 'production-test-secret-of-at-least-32-bytes', OAUTH_ISSUER: 'https://api.example.com' });
+    const fresh = await loadFreshApp({
+      NODE_ENV: 'production',
+      JWT_SECRET: 'production-test-secret-of-at-least-32-bytes',
+      OAUTH_ISSUER: 'https://api.example.com',
+    });
     restoreEnv = fresh.restoreEnv;
     app = await fresh.createTestApp();
     user = await fresh.createUser(app);

@@ -115,7 +115,9 @@ describeWithRedis('the Redis rate-limit script (same arithmetic as applyHit)', (
     const k = `${key}-raise`;
     expect(await store.raise(k, 1_700_000_000_500, 5000)).toBe(1_700_000_000_500);
     expect(await store.raise(k, 1_700_000_000_400, 5000)).toBe(1_700_000_000_500);
-    expect(await Promise.all([store.raise(k, 1_700_000_000_900, 5000), store.raise(k, 1_700_000_000_600, 5000)])).toEqual([1_700_000_000_900, 1_700_000_000_900]);
+    expect(await Promise.all([store.raise(k, 1_700_000_000_900, 5000), store.raise(k, 1_700_000_000_600, 5000)])).toEqual([
+      1_700_000_000_900, 1_700_000_000_900,
+    ]);
     expect(await store.get(k)).toBe('1700000000900');
     await store.raise(k, 1, 50);
     await sleep(80);
@@ -156,7 +158,10 @@ describeWithRedis('Redis down (documented policy) and back', () => {
     const session = await api().post('/v1/sessions').send({ username: alice.user.username, password: DEFAULT_PASSWORD });
     expect(session.status).toBe(201);
     cookie = (session.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
-    const key = await api().post('/v1/api-keys').set('Authorization', `Bearer ${token}`).send({ name: 'ops', scopes: ['todos:read'] });
+    const key = await api()
+      .post('/v1/api-keys')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ name: 'ops', scopes: ['todos:read'] });
     expect(key.status).toBe(201);
     apiKey = key.body.key;
   });

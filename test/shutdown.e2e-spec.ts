@@ -7,7 +7,6 @@ import path from 'node:path';
 import { ensureBuilt, type ServerProcess, startServer } from './setup/server-process.js';
 import Database from 'better-sqlite3';
 
-
 /** A raw HTTP/1.1 exchange on one socket: send the head and body in pieces, read the whole answer. */
 interface SlowRequest {
   socket: net.Socket;
@@ -46,7 +45,14 @@ async function keepAliveGet(
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
       res.on('end', () =>
-        resolve({ status: res.statusCode, connection: res.headers.connection, reusedSocket: req.reusedSocket, body: JSON.parse(text), socket: req.socket as net.Socket, agent }),
+        resolve({
+          status: res.statusCode,
+          connection: res.headers.connection,
+          reusedSocket: req.reusedSocket,
+          body: JSON.parse(text),
+          socket: req.socket as net.Socket,
+          agent,
+        }),
       );
     });
     req.on('error', reject);
@@ -248,7 +254,12 @@ async function writer(client: number, port: number, token: string, deadline: num
  * One request on a connection of its own (`Connection: close`), so no idle keep-alive connection
  * is left behind to hold a drain up. Resolves with the status, headers and JSON body.
  */
-function oneShot(port: number, method: string, pathname: string, options: { token?: string; body?: unknown } = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> {
+function oneShot(
+  port: number,
+  method: string,
+  pathname: string,
+  options: { token?: string; body?: unknown } = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> {
   return new Promise((resolve, reject) => {
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers: http.OutgoingHttpHeaders = {
@@ -352,7 +363,9 @@ describe(`SIGTERM under load: ${CLIENTS} keep-alive writers (${postgres ? 'Postg
     const lameDuck = answered.filter((o) => o.receivedAt > readyAt && o.receivedAt < drainSeenAt);
     expect(lameDuck.filter((o) => o.connection === 'keep-alive').length).toBeGreaterThan(0);
     // during the drain every answer says Connection: close — one per writer, its last before being refused
-    expect(answered.filter((o) => o.receivedAt > drainSeenAt).map((o) => o.connection)).toEqual(answered.filter((o) => o.receivedAt > drainSeenAt).map(() => 'close'));
+    expect(answered.filter((o) => o.receivedAt > drainSeenAt).map((o) => o.connection)).toEqual(
+      answered.filter((o) => o.receivedAt > drainSeenAt).map(() => 'close'),
+    );
     const closing = answered.filter((o) => o.connection === 'close');
     expect(closing).toHaveLength(CLIENTS);
 

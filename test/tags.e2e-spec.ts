@@ -10,7 +10,6 @@ import { createTestApp, truncateAll } from './setup/test-app.js';
 import { errorBody } from './setup/error-body.js';
 import { ISO_MS } from './setup/formats.js';
 
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The response object of a tag (docs/resources/tags.md), for exact comparisons. */
@@ -26,7 +25,6 @@ function tagShape(id: number, name: string) {
     ],
   };
 }
-
 
 describe('tags (docs/resources/tags.md)', () => {
   let app: NestExpressApplication;
@@ -94,7 +92,10 @@ describe('tags (docs/resources/tags.md)', () => {
     });
 
     it('accepts 50 characters and answers 51, spaces or other characters with 422', async () => {
-      const ok = await http().post('/v1/tags').set('Authorization', bearer(alice.token)).send({ name: 'a'.repeat(50) });
+      const ok = await http()
+        .post('/v1/tags')
+        .set('Authorization', bearer(alice.token))
+        .send({ name: 'a'.repeat(50) });
       expect(ok.status).toBe(201);
       for (const name of ['a'.repeat(51), 'two words', 'c++', 'snake_case']) {
         const res = await http().post('/v1/tags').set('Authorization', bearer(alice.token)).send({ name });
@@ -169,7 +170,10 @@ describe('tags (docs/resources/tags.md)', () => {
 
     it('accepts the tag’s own name (GET → PUT) and an empty PATCH', async () => {
       const tag = await postTag(alice.token, 'same-name');
-      const put = await http().put(`/v1/tags/${tag.id}`).set('Authorization', bearer(admin.token)).send({ ...tag, name: 'SAME-NAME' });
+      const put = await http()
+        .put(`/v1/tags/${tag.id}`)
+        .set('Authorization', bearer(admin.token))
+        .send({ ...tag, name: 'SAME-NAME' });
       expect(put.status).toBe(200);
       expect(put.body).toEqual({ ...tag, updated_at: expect.stringMatching(ISO_MS) });
       const patch = await http().patch(`/v1/tags/${tag.id}`).set('Authorization', bearer(admin.token)).send({});
@@ -229,7 +233,10 @@ describe('tags (docs/resources/tags.md)', () => {
     it('deletes with 204 and no body; articles lose the tag; then 404', async () => {
       const tag = await postTag(alice.token, 'doomed');
       const keep = await postTag(alice.token, 'kept');
-      const article = await http().post('/v1/articles').set('Authorization', bearer(alice.token)).send({ title: 'Tagged', tags: ['doomed', 'kept'] });
+      const article = await http()
+        .post('/v1/articles')
+        .set('Authorization', bearer(alice.token))
+        .send({ title: 'Tagged', tags: ['doomed', 'kept'] });
       expect(article.status).toBe(201);
       expect(article.body.tags).toEqual(['doomed', 'kept']);
 
@@ -293,7 +300,10 @@ describe('tags (docs/resources/tags.md)', () => {
       expect(names((await list({ sort: '-created_at,name' })).body)).toEqual(['alpha', 'bravo', 'charlie', 'delta']);
       const bad = await list({ sort: 'links' });
       expect(bad.status).toBe(400);
-      expect(bad.body).toMatchObject({ code: 'bad_request', details: [{ field: 'sort', message: 'cannot sort by links; sortable: id, name, created_at, updated_at' }] });
+      expect(bad.body).toMatchObject({
+        code: 'bad_request',
+        details: [{ field: 'sort', message: 'cannot sort by links; sortable: id, name, created_at, updated_at' }],
+      });
     });
 
     it('pages with page/size and offset/limit', async () => {
@@ -316,7 +326,10 @@ describe('tags (docs/resources/tags.md)', () => {
     it('answers unknown parameters and bad filters with 400', async () => {
       const res = await list({ colour: 'red' });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ ...errorBody('bad_request', 'unknown query parameter colour'), details: [{ field: 'colour', message: 'unknown query parameter colour' }] });
+      expect(res.body).toEqual({
+        ...errorBody('bad_request', 'unknown query parameter colour'),
+        details: [{ field: 'colour', message: 'unknown query parameter colour' }],
+      });
       const empty = await list({ name: '' });
       expect(empty.status).toBe(400);
       expect(empty.body).toMatchObject({ code: 'bad_request', details: [{ field: 'name', message: expect.any(String) }] });
@@ -369,7 +382,8 @@ describe('tags (docs/resources/tags.md)', () => {
       expect(statuses('/v1/tags', 'post')).toEqual(['201', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503']);
       expect(statuses('/v1/tags', 'get')).toEqual(['200', '400', '401', '403', '429', '500', '503']);
       expect(statuses('/v1/tags/{id}', 'get')).toEqual(['200', '304', '400', '401', '403', '404', '429', '500', '503']);
-      for (const method of ['put', 'patch']) expect(statuses('/v1/tags/{id}', method)).toEqual(['200', '400', '401', '403', '404', '409', '412', '413', '415', '422', '428', '429', '500', '503']);
+      for (const method of ['put', 'patch'])
+        expect(statuses('/v1/tags/{id}', method)).toEqual(['200', '400', '401', '403', '404', '409', '412', '413', '415', '422', '428', '429', '500', '503']);
       expect(statuses('/v1/tags/{id}', 'delete')).toEqual(['204', '400', '401', '403', '404', '412', '428', '429', '500', '503']);
     });
   });
@@ -377,7 +391,10 @@ describe('tags (docs/resources/tags.md)', () => {
   describe('API-key scopes (docs/authentication.md#api-keys)', () => {
     it('needs tags:read to read and tags:write to create', async () => {
       const owner = await createUser(app);
-      const key = await http().post('/v1/api-keys').set('Authorization', bearer(owner.token)).send({ name: 'tags', scopes: ['tags:read'] });
+      const key = await http()
+        .post('/v1/api-keys')
+        .set('Authorization', bearer(owner.token))
+        .send({ name: 'tags', scopes: ['tags:read'] });
       expect(key.status).toBe(201);
       const read = await http().get('/v1/tags').set('X-API-Key', key.body.key);
       expect(read.status).toBe(200);

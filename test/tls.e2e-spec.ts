@@ -11,12 +11,16 @@ import { ensureBuilt, type ServerProcess, startServer } from './setup/server-pro
 function httpsJson(url: string, ca: Buffer, method = 'GET', body?: object): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = https.request(url, { method, ca, headers: payload ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {} }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) }));
-    });
+    const req = https.request(
+      url,
+      { method, ca, headers: payload ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {} },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) }));
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -32,7 +36,23 @@ describe('HTTPS served by the process itself with TLS_CERT/TLS_KEY (docs/operati
     dir = mkdtempSync(path.join(os.tmpdir(), 'resource-api-tls-'));
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      ],
       { stdio: 'ignore' },
     );
     cert = readFileSync(path.join(dir, 'cert.pem'));
@@ -89,8 +109,14 @@ describe('TLS configuration errors stop start-up with one line (docs/operations.
   });
 
   it.each([
-    [{ TLS_CERT: '/nonexistent/cert.pem' }, 'resource-api failed to start: Invalid configuration: TLS_CERT and TLS_KEY must be set together (file paths of a PEM certificate and its key)\n'],
-    [{ TLS_CERT: '/nonexistent/cert.pem', TLS_KEY: '/nonexistent/key.pem' }, 'resource-api failed to start: Invalid configuration: TLS_CERT file "/nonexistent/cert.pem" cannot be read (ENOENT)\n'],
+    [
+      { TLS_CERT: '/nonexistent/cert.pem' },
+      'resource-api failed to start: Invalid configuration: TLS_CERT and TLS_KEY must be set together (file paths of a PEM certificate and its key)\n',
+    ],
+    [
+      { TLS_CERT: '/nonexistent/cert.pem', TLS_KEY: '/nonexistent/key.pem' },
+      'resource-api failed to start: Invalid configuration: TLS_CERT file "/nonexistent/cert.pem" cannot be read (ENOENT)\n',
+    ],
   ])('%j → exit 1 with one line', async (env, message) => {
     const failed = await startServer(dir, env, 30_000).then(
       async (server) => {

@@ -8,7 +8,6 @@ import { bearer, createUser } from './factories/user.factory.js';
 import { createTestApp, truncateAll } from './setup/test-app.js';
 import { ISO_MS } from './setup/formats.js';
 
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The response object of a todo (docs/resources/todos.md), for exact comparisons. */
@@ -113,11 +112,17 @@ describe('todos (docs/writes.md, docs/resources/todos.md)', () => {
     });
 
     it('accepts a title of 200 characters and answers 201 characters with 422', async () => {
-      const ok = await http().post('/v1/todos').set('Authorization', bearer(alice.token)).send({ title: 'a'.repeat(200) });
+      const ok = await http()
+        .post('/v1/todos')
+        .set('Authorization', bearer(alice.token))
+        .send({ title: 'a'.repeat(200) });
       expect(ok.status).toBe(201);
       expect(ok.body.title).toBe('a'.repeat(200));
 
-      const res = await http().post('/v1/todos').set('Authorization', bearer(alice.token)).send({ title: 'a'.repeat(201) });
+      const res = await http()
+        .post('/v1/todos')
+        .set('Authorization', bearer(alice.token))
+        .send({ title: 'a'.repeat(201) });
       expect(res.status).toBe(422);
       expect(res.body).toEqual({
         error: expect.any(String),
@@ -574,7 +579,11 @@ describe('todos (docs/writes.md, docs/resources/todos.md)', () => {
     });
 
     it('answers page/size mixed with offset/limit with 400', async () => {
-      const mixed: Array<Record<string, string>> = [{ page: '1', offset: '0' }, { size: '2', limit: '2' }, { page: '2', limit: '5' }];
+      const mixed: Array<Record<string, string>> = [
+        { page: '1', offset: '0' },
+        { size: '2', limit: '2' },
+        { page: '2', limit: '5' },
+      ];
       for (const query of mixed) {
         const res = await list(carol.token, query);
         expect(res.status).toBe(400);
@@ -637,9 +646,7 @@ describe('todos (docs/writes.md, docs/resources/todos.md)', () => {
     it('applies fields= to timestamps and owner too', async () => {
       const res = await list(carol.token, { fields: 'owner,created_at', size: '1' });
       expect(res.status).toBe(200);
-      expect(res.body.data).toEqual([
-        { id: c[0], owner: carol.user.id, created_at: '2026-01-01T10:00:00.000Z', links: expect.any(Array) },
-      ]);
+      expect(res.body.data).toEqual([{ id: c[0], owner: carol.user.id, created_at: '2026-01-01T10:00:00.000Z', links: expect.any(Array) }]);
     });
 
     it('answers an unknown field in fields= with 400', async () => {

@@ -74,7 +74,9 @@ describe('access tokens: RS256, JWKS, logout and the deny list (docs/authenticat
   });
 
   it('accepts a correctly signed RS256 token (control for the hostile ones)', async () => {
-    const res = await api().get(`/v1/users/${user.id}`).set('Authorization', `Bearer ${signRs256(claims())}`);
+    const res = await api()
+      .get(`/v1/users/${user.id}`)
+      .set('Authorization', `Bearer ${signRs256(claims())}`);
     expect(res.status).toBe(200);
     expect(res.body.id).toBe(user.id);
   });

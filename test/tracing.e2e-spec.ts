@@ -91,7 +91,8 @@ async function startReceiver(): Promise<Receiver> {
       for (;;) {
         const ofTrace = spans.filter((span) => span.traceId === traceId);
         if (done(ofTrace)) return ofTrace;
-        if (Date.now() > deadline) throw new Error(`spans of trace ${traceId} not received within ${timeoutMs} ms; got ${JSON.stringify(ofTrace.map((s) => s.name))}`);
+        if (Date.now() > deadline)
+          throw new Error(`spans of trace ${traceId} not received within ${timeoutMs} ms; got ${JSON.stringify(ofTrace.map((s) => s.name))}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },
@@ -104,7 +105,9 @@ const redis = postgres && Boolean(process.env.REDIS_URL);
 /** The database of this run, as the DB spans must name it. */
 const DB_SYSTEM = postgres ? 'postgresql' : 'sqlite';
 /** The environment of the server: the run's database (a fresh SQLite file otherwise). */
-const DATABASE_ENV: Record<string, string> = postgres ? { DATABASE_URL: process.env.DATABASE_URL!, ...(redis ? { REDIS_URL: process.env.REDIS_URL! } : {}) } : {};
+const DATABASE_ENV: Record<string, string> = postgres
+  ? { DATABASE_URL: process.env.DATABASE_URL!, ...(redis ? { REDIS_URL: process.env.REDIS_URL! } : {}) }
+  : {};
 
 /** The OTEL_* variables that point a server at `receiver`, batching every `delayMs`. */
 function otelEnv(receiver: Receiver, delayMs = 100): Record<string, string> {
@@ -117,7 +120,12 @@ function otelEnv(receiver: Receiver, delayMs = 100): Record<string, string> {
   };
 }
 
-const hex = (bytes: number) => Array.from({ length: bytes }, () => Math.floor(Math.random() * 256).toString(16).padStart(2, '0')).join('');
+const hex = (bytes: number) =>
+  Array.from({ length: bytes }, () =>
+    Math.floor(Math.random() * 256)
+      .toString(16)
+      .padStart(2, '0'),
+  ).join('');
 const PASSWORD = 'correct-horse-battery-staple';
 
 /** A webhook receiver on loopback: answers 204 and keeps what it got. */
@@ -205,7 +213,9 @@ describe('OpenTelemetry traces of the real server (OTLP/HTTP receiver)', () => {
       expect(statement.kind).toBe(SPAN_KIND_CLIENT);
       // a child of the request's span, in its trace
       expect(statement.parentSpanId).toBe(root.spanId);
-      expect(statement.name).toBe(`${attr(statement, 'db.operation.name')}${attr(statement, 'db.collection.name') ? ` ${attr(statement, 'db.collection.name')}` : ''}`);
+      expect(statement.name).toBe(
+        `${attr(statement, 'db.operation.name')}${attr(statement, 'db.collection.name') ? ` ${attr(statement, 'db.collection.name')}` : ''}`,
+      );
     }
     const read = statements.find((s) => s.name === 'SELECT todos');
     expect(read).toBeDefined();
@@ -220,9 +230,15 @@ describe('OpenTelemetry traces of the real server (OTLP/HTTP receiver)', () => {
 
   it('writes the trace id and the server span id on the request’s log line', async () => {
     const traceId = hex(16);
-    const res = await request(server.url).get(`/v1/todos/${todoId}`).set('Authorization', `Bearer ${token}`).set('traceparent', `00-${traceId}-${hex(8)}-01`).set('X-Request-Id', `trace-log-${traceId}`);
+    const res = await request(server.url)
+      .get(`/v1/todos/${todoId}`)
+      .set('Authorization', `Bearer ${token}`)
+      .set('traceparent', `00-${traceId}-${hex(8)}-01`)
+      .set('X-Request-Id', `trace-log-${traceId}`);
     expect(res.status).toBe(200);
-    const [root] = await receiver.waitFor(traceId, (of) => of.some((s) => s.kind === SPAN_KIND_SERVER)).then((of) => of.filter((s) => s.kind === SPAN_KIND_SERVER));
+    const [root] = await receiver
+      .waitFor(traceId, (of) => of.some((s) => s.kind === SPAN_KIND_SERVER))
+      .then((of) => of.filter((s) => s.kind === SPAN_KIND_SERVER));
     await server.waitForOutput(`trace-log-${traceId}`);
     const lines = server
       .output()
@@ -238,7 +254,9 @@ describe('OpenTelemetry traces of the real server (OTLP/HTTP receiver)', () => {
 
   it('names a span of a request no route took by its method alone, and one of a create by its route (201, an INSERT)', async () => {
     const missingTrace = hex(16);
-    const missing = await request(server.url).get(`/v1/no-such-things/${todoId}`).set('traceparent', `00-${missingTrace}-${hex(8)}-01`);
+    const missing = await request(server.url)
+      .get(`/v1/no-such-things/${todoId}`)
+      .set('traceparent', `00-${missingTrace}-${hex(8)}-01`);
     expect(missing.status).toBe(404);
     const [notFound] = (await receiver.waitFor(missingTrace, (of) => of.some((s) => s.kind === SPAN_KIND_SERVER))).filter((s) => s.kind === SPAN_KIND_SERVER);
     expect(notFound.name).toBe('GET');
@@ -246,7 +264,11 @@ describe('OpenTelemetry traces of the real server (OTLP/HTTP receiver)', () => {
     expect(attr(notFound, 'http.response.status_code')).toBe(404);
 
     const createTrace = hex(16);
-    const created = await request(server.url).post('/v1/todos').set('Authorization', `Bearer ${token}`).set('traceparent', `00-${createTrace}-${hex(8)}-01`).send({ title: 'second traced todo' });
+    const created = await request(server.url)
+      .post('/v1/todos')
+      .set('Authorization', `Bearer ${token}`)
+      .set('traceparent', `00-${createTrace}-${hex(8)}-01`)
+      .send({ title: 'second traced todo' });
     expect(created.status).toBe(201);
     const spans = await receiver.waitFor(createTrace, (of) => of.some((s) => s.kind === SPAN_KIND_SERVER));
     const [root] = spans.filter((s) => s.kind === SPAN_KIND_SERVER);
@@ -286,13 +308,19 @@ describe('OpenTelemetry traces of the real server (OTLP/HTTP receiver)', () => {
     expect(hook.status).toBe(201);
     webhookSecret = hook.body.secret;
     const traceId = hex(16);
-    const created = await request(server.url).post('/v1/todos').set('Authorization', `Bearer ${token}`).set('traceparent', `00-${traceId}-${hex(8)}-01`).send({ title: 'delivered traced todo' });
+    const created = await request(server.url)
+      .post('/v1/todos')
+      .set('Authorization', `Bearer ${token}`)
+      .set('traceparent', `00-${traceId}-${hex(8)}-01`)
+      .send({ title: 'delivered traced todo' });
     expect(created.status).toBe(201);
 
     const deadline = Date.now() + 15_000;
     let delivery: WebhookReceiver['received'][number] | undefined;
     while (!delivery && Date.now() < deadline) {
-      delivery = webhooks.received.find((entry) => entry.url.startsWith('/hooks/traced') && (JSON.parse(entry.body) as { data?: { id?: number } }).data?.id === created.body.id);
+      delivery = webhooks.received.find(
+        (entry) => entry.url.startsWith('/hooks/traced') && (JSON.parse(entry.body) as { data?: { id?: number } }).data?.id === created.body.id,
+      );
       if (!delivery) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(delivery).toBeDefined();
@@ -368,7 +396,9 @@ describe('tracing start and stop', () => {
       for (const started of [plain, disabled]) {
         expect(started.status).toBe('fulfilled');
         const server = (started as PromiseFulfilledResult<ServerProcess>).value;
-        const res = await request(server.url).get('/v1/todos').set('traceparent', `00-${hex(16)}-${hex(8)}-01`);
+        const res = await request(server.url)
+          .get('/v1/todos')
+          .set('traceparent', `00-${hex(16)}-${hex(8)}-01`);
         expect(res.status).toBe(401);
         expect(server.output()).not.toMatch(/"trace_id"/);
       }
@@ -387,7 +417,9 @@ describe('tracing start and stop', () => {
     const server = await startServer(path.join(dir, 'sigterm'), { ...DATABASE_ENV, ...otelEnv(receiver, 60_000) });
     try {
       const traceId = hex(16);
-      const res = await request(server.url).get('/v1/todos').set('traceparent', `00-${traceId}-${hex(8)}-01`);
+      const res = await request(server.url)
+        .get('/v1/todos')
+        .set('traceparent', `00-${traceId}-${hex(8)}-01`);
       expect(res.status).toBe(401);
       server.child.kill('SIGTERM');
       expect(await server.exited).toEqual({ code: 0, signal: null });

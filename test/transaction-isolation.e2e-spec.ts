@@ -47,7 +47,15 @@ describe('transaction isolation between requests', () => {
 
   /** Titles of alice's todos that start with `prefix`, read back from the database. */
   const titles = async (prefix: string) =>
-    (await dataSource.getRepository(Todo).createQueryBuilder('t').where('t.title LIKE :p', { p: `${prefix}%` }).getMany()).map((t) => t.title).sort();
+    (
+      await dataSource
+        .getRepository(Todo)
+        .createQueryBuilder('t')
+        .where('t.title LIKE :p', { p: `${prefix}%` })
+        .getMany()
+    )
+      .map((t) => t.title)
+      .sort();
 
   /** A transaction that inserts `title`, lets other requests run for `pauseMs`, then fails. */
   const failingTransaction = (title: string, pauseMs: number, fail: (manager: EntityManager) => Promise<void>) =>
@@ -77,18 +85,28 @@ describe('transaction isolation between requests', () => {
     await sleep(10);
     // sent now (a supertest request starts when it is awaited), so they arrive while the transaction is open
     const writes = Array.from({ length: WRITERS }, (_, i) =>
-      Promise.resolve(request(base).post('/v1/todos').set('Authorization', bearer(alice.token)).send({ title: `iso2-writer-${String(i).padStart(2, '0')}` })),
+      Promise.resolve(
+        request(base)
+          .post('/v1/todos')
+          .set('Authorization', bearer(alice.token))
+          .send({ title: `iso2-writer-${String(i).padStart(2, '0')}` }),
+      ),
     );
     await expect(failing).rejects.toThrow();
     const responses = await Promise.all(writes);
-    const acknowledged = responses.filter((r) => r.status === 201).map((r) => (r.body as { title: string }).title).sort();
+    const acknowledged = responses
+      .filter((r) => r.status === 201)
+      .map((r) => (r.body as { title: string }).title)
+      .sort();
     expect(responses.map((r) => r.status)).toEqual(Array(WRITERS).fill(201));
     expect(await titles('iso2-')).toEqual(acknowledged);
     // each acknowledged id holds its own todo (no id handed out twice)
     const ids = responses.map((r) => (r.body as { id: number }).id);
     expect(new Set(ids).size).toBe(WRITERS);
     for (const r of responses) {
-      const read = await request(base).get(`/v1/todos/${(r.body as { id: number }).id}`).set('Authorization', bearer(alice.token));
+      const read = await request(base)
+        .get(`/v1/todos/${(r.body as { id: number }).id}`)
+        .set('Authorization', bearer(alice.token));
       expect(read.status).toBe(200);
       expect((read.body as { title: string }).title).toBe((r.body as { title: string }).title);
     }
@@ -134,7 +152,15 @@ describeOnSqlite('the SQLite connection gate', () => {
 
   it('a transaction that SQLite already ended does not leave the next one a stray savepoint', async () => {
     const now = new Date();
-    const row = (title: string) => ({ title, content: null, status: 'pending' as const, owner_id: alice.user.id, created_at: now, updated_at: now, version: 1 });
+    const row = (title: string) => ({
+      title,
+      content: null,
+      status: 'pending' as const,
+      owner_id: alice.user.id,
+      created_at: now,
+      updated_at: now,
+      version: 1,
+    });
     // the transaction is ended behind TypeORM's back: its COMMIT and ROLLBACK then both fail
     await expect(
       dataSource.transaction(async (manager) => {
@@ -157,7 +183,15 @@ describeOnSqlite('the SQLite connection gate', () => {
 
   it('a transaction SQLite ended by itself under a savepoint (a nested transaction failing) gives the connection up', async () => {
     const now = new Date();
-    const row = (title: string) => ({ title, content: null, status: 'pending' as const, owner_id: alice.user.id, created_at: now, updated_at: now, version: 1 });
+    const row = (title: string) => ({
+      title,
+      content: null,
+      status: 'pending' as const,
+      owner_id: alice.user.id,
+      created_at: now,
+      updated_at: now,
+      version: 1,
+    });
     await expect(
       dataSource.transaction(async (outer) => {
         await outer.getRepository(Todo).insert(row('gate-outer'));
@@ -172,7 +206,9 @@ describeOnSqlite('the SQLite connection gate', () => {
     // the connection is free again: a plain write and a transaction of others go through at once
     await dataSource.getRepository(Todo).insert(row('gate-after-plain'));
     await dataSource.transaction((manager) => manager.getRepository(Todo).insert(row('gate-after-committed')));
-    const titles = (await dataSource.getRepository(Todo).find({ where: {} })).map((t) => t.title).filter((t) => t.startsWith('gate-') && t !== 'gate-next-committed');
+    const titles = (await dataSource.getRepository(Todo).find({ where: {} }))
+      .map((t) => t.title)
+      .filter((t) => t.startsWith('gate-') && t !== 'gate-next-committed');
     expect(titles.sort()).toEqual(['gate-after-committed', 'gate-after-plain']);
   });
 

@@ -9,7 +9,14 @@ const ALLOWED = 'https://app.example.com';
 const OTHER = 'https://evil.example.net';
 const REGISTRATION = { username: 'cors_user', password: 'correct-horse-1', name: 'Cors User' };
 
-const CORS_HEADERS = ['access-control-allow-origin', 'access-control-allow-credentials', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-expose-headers', 'access-control-max-age'];
+const CORS_HEADERS = [
+  'access-control-allow-origin',
+  'access-control-allow-credentials',
+  'access-control-allow-methods',
+  'access-control-allow-headers',
+  'access-control-expose-headers',
+  'access-control-max-age',
+];
 const corsHeadersOf = (res: request.Response) => CORS_HEADERS.filter((name) => res.headers[name] !== undefined);
 
 describe('security headers (helmet, docs/wire.md#security-headers) outside production', () => {
@@ -95,7 +102,9 @@ describe('CORS for CORS_ORIGINS (docs/wire.md#cors)', () => {
     expect(res.headers['access-control-allow-origin']).toBe(ALLOWED);
     expect(res.headers['access-control-allow-credentials']).toBe('true');
     expect(res.headers['access-control-allow-methods']).toBe('GET, HEAD, POST, PUT, PATCH, DELETE');
-    expect(res.headers['access-control-allow-headers']).toBe('Authorization, Content-Type, X-API-Key, X-CSRF-Token, X-Request-Id, Idempotency-Key, If-Match, If-None-Match');
+    expect(res.headers['access-control-allow-headers']).toBe(
+      'Authorization, Content-Type, X-API-Key, X-CSRF-Token, X-Request-Id, Idempotency-Key, If-Match, If-None-Match',
+    );
     expect(res.headers['access-control-max-age']).toBe('600');
     expect(res.headers.vary).toContain('Origin');
     expect(res.headers['x-request-id']).toEqual(expect.any(String));
@@ -104,7 +113,11 @@ describe('CORS for CORS_ORIGINS (docs/wire.md#cors)', () => {
   it('preflight from another origin → 403 ErrorResp without CORS headers', async () => {
     const res = await api().options('/v1/users').set('Origin', OTHER).set('Access-Control-Request-Method', 'POST');
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ error: `origin ${OTHER} may not call this API from a browser (not in CORS_ORIGINS)`, code: 'forbidden', request_id: res.headers['x-request-id'] });
+    expect(res.body).toEqual({
+      error: `origin ${OTHER} may not call this API from a browser (not in CORS_ORIGINS)`,
+      code: 'forbidden',
+      request_id: res.headers['x-request-id'],
+    });
     expect(corsHeadersOf(res)).toEqual([]);
     expect(res.headers.vary).toContain('Origin');
   });
@@ -121,7 +134,19 @@ describe('CORS for CORS_ORIGINS (docs/wire.md#cors)', () => {
     expect(res.headers['access-control-allow-origin']).toBe('http://localhost:5173');
     expect(res.headers['access-control-allow-credentials']).toBe('true');
     const exposed = res.headers['access-control-expose-headers'].split(', ');
-    for (const name of ['Location', 'ETag', 'X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'WWW-Authenticate', 'Link', 'Idempotent-Replayed']) expect(exposed).toContain(name);
+    for (const name of [
+      'Location',
+      'ETag',
+      'X-Request-Id',
+      'Retry-After',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'WWW-Authenticate',
+      'Link',
+      'Idempotent-Replayed',
+    ])
+      expect(exposed).toContain(name);
     expect(res.headers.vary).toContain('Origin');
   });
 
@@ -152,24 +177,34 @@ describe('production behind a trusted proxy (docs/operations.md#tls)', () => {
   const HSTS = 'max-age=31536000; includeSubDomains';
 
   beforeAll(async () => {
-    ({ app, restoreEnv } = await bootFreshApp({ NODE_ENV: 'production', JWT_SECRET: 'production-transport-test-secret-of-32-bytes', OAUTH_ISSUER: 'https://api.example.com', TRUST_PROXY: 'loopback' }));
+    ({ app, restoreEnv } = await bootFreshApp({
+      NODE_ENV: 'production',
+      JWT_SECRET: 'production-transport-test-secret-of-32-bytes',
+      OAUTH_ISSUER: 'https://api.example.com',
+      TRUST_PROXY: 'loopback',
+    }));
   });
   afterAll(async () => {
     await app?.close();
     restoreEnv?.();
   });
 
-  it.each(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])('%s with X-Forwarded-Proto: http → 400 ErrorResp, no redirect, HSTS', async (method) => {
-    const res = await request(app.getHttpServer())
-      [method.toLowerCase() as 'get']('/v1/users')
-      .set('X-Forwarded-Proto', 'http');
-    expect(res.status).toBe(400);
-    expect(res.headers.location).toBeUndefined();
-    expect(res.headers['strict-transport-security']).toBe(HSTS);
-    if (method !== 'HEAD') {
-      expect(res.body).toEqual({ error: 'plain HTTP is not accepted: send the request over https://', code: 'bad_request', request_id: res.headers['x-request-id'] });
-    }
-  });
+  it.each(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])(
+    '%s with X-Forwarded-Proto: http → 400 ErrorResp, no redirect, HSTS',
+    async (method) => {
+      const res = await request(app.getHttpServer())[method.toLowerCase() as 'get']('/v1/users').set('X-Forwarded-Proto', 'http');
+      expect(res.status).toBe(400);
+      expect(res.headers.location).toBeUndefined();
+      expect(res.headers['strict-transport-security']).toBe(HSTS);
+      if (method !== 'HEAD') {
+        expect(res.body).toEqual({
+          error: 'plain HTTP is not accepted: send the request over https://',
+          code: 'bad_request',
+          request_id: res.headers['x-request-id'],
+        });
+      }
+    },
+  );
 
   it('also on operational paths: /health/ready with X-Forwarded-Proto: http → 400', async () => {
     const res = await api().get('/health/ready').set('X-Forwarded-Proto', 'http');
@@ -197,7 +232,13 @@ describe('production without TRUST_PROXY: X-Forwarded-Proto from an untrusted pe
   let restoreEnv: () => void;
 
   beforeAll(async () => {
-    ({ app, restoreEnv } = await bootFreshApp({ NODE_ENV: 'production', JWT_SECRET: 'production-transport-test-secret-of-32-bytes', OAUTH_ISSUER: 'https://api.example.com', TRUST_PROXY: undefined, HSTS_MAX_AGE: '63072000' }));
+    ({ app, restoreEnv } = await bootFreshApp({
+      NODE_ENV: 'production',
+      JWT_SECRET: 'production-transport-test-secret-of-32-bytes',
+      OAUTH_ISSUER: 'https://api.example.com',
+      TRUST_PROXY: undefined,
+      HSTS_MAX_AGE: '63072000',
+    }));
   });
   afterAll(async () => {
     await app?.close();

@@ -80,7 +80,9 @@ describe('users (docs/resources/users.md)', () => {
     });
 
     it('accepts role "user"', async () => {
-      const res = await api().post('/v1/users').send(registration({ role: 'user' }));
+      const res = await api()
+        .post('/v1/users')
+        .send(registration({ role: 'user' }));
       expect(res.status).toBe(201);
       expect(res.body.role).toBe('user');
     });
@@ -107,19 +109,25 @@ describe('users (docs/resources/users.md)', () => {
     });
 
     it('answers age -1 with 422 validation_failed', async () => {
-      const res = await api().post('/v1/users').send(registration({ age: -1 }));
+      const res = await api()
+        .post('/v1/users')
+        .send(registration({ age: -1 }));
       expect(res.status).toBe(422);
       expect(res.body).toEqual(errorBody('validation_failed', [{ field: 'age', message: expect.stringContaining('age') }]));
     });
 
     it('answers age "ten" (wrong JSON type) with 400', async () => {
-      const res = await api().post('/v1/users').send(registration({ age: 'ten' }));
+      const res = await api()
+        .post('/v1/users')
+        .send(registration({ age: 'ten' }));
       expect(res.status).toBe(400);
       expect(res.body).toEqual(errorBody('bad_request', [{ field: 'age', message: expect.stringContaining('age') }]));
     });
 
     it('answers a bad email with 422', async () => {
-      const res = await api().post('/v1/users').send(registration({ email: 'x' }));
+      const res = await api()
+        .post('/v1/users')
+        .send(registration({ email: 'x' }));
       expect(res.status).toBe(422);
       expect(res.body).toEqual(errorBody('validation_failed', [{ field: 'email', message: expect.stringContaining('email') }]));
     });
@@ -138,7 +146,9 @@ describe('users (docs/resources/users.md)', () => {
     });
 
     it('answers an unknown property with 400 naming it', async () => {
-      const res = await api().post('/v1/users').send(registration({ is_admin: true }));
+      const res = await api()
+        .post('/v1/users')
+        .send(registration({ is_admin: true }));
       expect(res.status).toBe(400);
       expect(res.body).toEqual(errorBody('bad_request', [{ field: 'is_admin', message: expect.stringContaining('is_admin') }]));
       expect(res.body.error).toContain('is_admin');
@@ -155,23 +165,33 @@ describe('users (docs/resources/users.md)', () => {
     });
 
     it('answers role null with 400 (role may be omitted, not null)', async () => {
-      const res = await api().post('/v1/users').send(registration({ role: null }));
+      const res = await api()
+        .post('/v1/users')
+        .send(registration({ role: null }));
       expect(res.status).toBe(400);
       expect(res.body).toEqual(errorBody('bad_request', [{ field: 'role', message: expect.stringContaining('role') }]));
     });
 
     it('answers a taken username with 409', async () => {
-      const first = await api().post('/v1/users').send(registration({ username: 'taken_name' }));
+      const first = await api()
+        .post('/v1/users')
+        .send(registration({ username: 'taken_name' }));
       expect(first.status).toBe(201);
-      const res = await api().post('/v1/users').send(registration({ username: 'taken_name' }));
+      const res = await api()
+        .post('/v1/users')
+        .send(registration({ username: 'taken_name' }));
       expect(res.status).toBe(409);
       expect(res.body).toEqual(errorBody('conflict'));
     });
 
     it('answers a taken email, compared case-insensitively, with 409', async () => {
-      const first = await api().post('/v1/users').send(registration({ email: 'grace@example.com' }));
+      const first = await api()
+        .post('/v1/users')
+        .send(registration({ email: 'grace@example.com' }));
       expect(first.status).toBe(201);
-      const res = await api().post('/v1/users').send(registration({ email: 'Grace@EXAMPLE.com' }));
+      const res = await api()
+        .post('/v1/users')
+        .send(registration({ email: 'Grace@EXAMPLE.com' }));
       expect(res.status).toBe(409);
       expect(res.body).toEqual(errorBody('conflict'));
     });

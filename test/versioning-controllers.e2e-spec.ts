@@ -56,13 +56,15 @@ describe('enableApiVersioning: controllers added later', () => {
   });
 
   it('serves a controller without a version under /v1 and /v2, and not unprefixed', async () => {
-    for (const url of ['/v1/gadgets', '/v2/gadgets']) expect({ url, status: (await request(app.getHttpServer()).get(url)).status }).toEqual({ url, status: 200 });
+    for (const url of ['/v1/gadgets', '/v2/gadgets'])
+      expect({ url, status: (await request(app.getHttpServer()).get(url)).status }).toEqual({ url, status: 200 });
     expect((await request(app.getHttpServer()).get('/gadgets')).status).toBe(404);
   });
 
   it('keeps an operational controller (health) unversioned', async () => {
     expect((await request(app.getHttpServer()).get('/health/live')).body).toEqual({ status: 'up' });
-    for (const url of ['/v1/health/live', '/v2/health/live']) expect({ url, status: (await request(app.getHttpServer()).get(url)).status }).toEqual({ url, status: 404 });
+    for (const url of ['/v1/health/live', '/v2/health/live'])
+      expect({ url, status: (await request(app.getHttpServer()).get(url)).status }).toEqual({ url, status: 404 });
   });
 
   it('refuses a controller path that carries a version, naming the controller and the fix', async () => {

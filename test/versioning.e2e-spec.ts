@@ -32,7 +32,6 @@ const deprecationHeaders = (successor: string) => ({
   link: `<${successor}>; rel="successor-version", </docs>; rel="deprecation"; type="text/html"`,
 });
 
-
 describe('API versions (docs/versioning.md)', () => {
   let fresh: FreshApp & { restoreEnv: () => void };
   let app: NestExpressApplication;
@@ -48,7 +47,10 @@ describe('API versions (docs/versioning.md)', () => {
     app = await fresh.createTestApp();
     alice = await fresh.createUser(app, { username: 'alice_v', name: 'Alice Writer' });
     bob = await fresh.createUser(app, { username: 'bob_v', name: 'Bob Reader' });
-    const created = await http().post('/v1/articles').set('Authorization', bearer(alice.token)).send({ title: 'Versioned', body: 'One source, two shapes.', status: 'published' });
+    const created = await http()
+      .post('/v1/articles')
+      .set('Authorization', bearer(alice.token))
+      .send({ title: 'Versioned', body: 'One source, two shapes.', status: 'published' });
     expect(created.status).toBe(201);
     articleId = created.body.id;
     const comment = await http().post(`/v1/articles/${articleId}/comments`).set('Authorization', bearer(bob.token)).send({ body: 'Seen in both versions.' });
@@ -120,7 +122,10 @@ describe('API versions (docs/versioning.md)', () => {
       const refused = await http().patch(`/v2/articles/${created.body.id}`).set('Authorization', bearer(bob.token)).send({ status: 'draft' });
       expect(refused.status).toBe(409);
       expect(refused.body).toEqual(errorBody('conflict', 'cannot change status from archived to draft'));
-      const unknownTag = await http().put(`/v2/articles/${created.body.id}`).set('Authorization', bearer(bob.token)).send({ title: 'x', status: 'archived', tags: ['nope'] });
+      const unknownTag = await http()
+        .put(`/v2/articles/${created.body.id}`)
+        .set('Authorization', bearer(bob.token))
+        .send({ title: 'x', status: 'archived', tags: ['nope'] });
       expect(unknownTag.status).toBe(422);
       const picked = await http().get(`/v2/articles/${articleId}?fields=title,author`).set('Authorization', bearer(bob.token));
       expect(picked.status).toBe(200);
@@ -166,7 +171,11 @@ describe('API versions (docs/versioning.md)', () => {
         [await http().get('/v1/articles/abc').set('Authorization', bearer(bob.token)), '/v2/articles/abc', 400],
         [await http().get('/v1/articles/999999').set('Authorization', bearer(bob.token)), '/v2/articles/999999', 404],
         [await http().post('/v1/articles').set('Authorization', bearer(bob.token)).set('Content-Type', 'text/plain').send('hello'), '/v2/articles', 415],
-        [await http().get(`/v1/articles/${articleId}/comments/999999`).set('Authorization', bearer(bob.token)), `/v2/articles/${articleId}/comments/999999`, 404],
+        [
+          await http().get(`/v1/articles/${articleId}/comments/999999`).set('Authorization', bearer(bob.token)),
+          `/v2/articles/${articleId}/comments/999999`,
+          404,
+        ],
       ] as const;
       for (const [res, successor, status] of responses) {
         expect({ status: res.status, headers: res.headers }).toMatchObject({ status, headers: deprecationHeaders(successor) });
@@ -194,7 +203,14 @@ describe('API versions (docs/versioning.md)', () => {
       const created = await http().post('/v2/todos').set('Authorization', bearer(bob.token)).send({ title: 'made in v2' });
       expect(created.headers.location).toBe(`/v2/todos/${created.body.id}`);
       const me = await http().get(`/v2/users/${bob.user.id}`).set('Authorization', bearer(bob.token));
-      expect(me.body).toMatchObject({ id: bob.user.id, username: 'bob_v', links: [{ rel: 'self', href: `/v2/users/${bob.user.id}` }, { rel: 'todos', href: `/v2/todos?owner=${bob.user.id}` }] });
+      expect(me.body).toMatchObject({
+        id: bob.user.id,
+        username: 'bob_v',
+        links: [
+          { rel: 'self', href: `/v2/users/${bob.user.id}` },
+          { rel: 'todos', href: `/v2/todos?owner=${bob.user.id}` },
+        ],
+      });
       const tags = await http().get('/v2/tags').set('Authorization', bearer(bob.token));
       expect(tags.status).toBe(200);
       const login = await http().post('/v2/login').send({ username: 'bob_v', password: 'password-123' });
@@ -253,11 +269,17 @@ describe('API versions (docs/versioning.md)', () => {
     });
 
     it('picks the best-rated known version and ignores other media ranges and q=0', async () => {
-      const preferred = await http().get(`/articles/${articleId}`).set('Authorization', bearer(bob.token)).set('Accept', `${V1};q=0.5, ${V2}, application/json;q=0.1`);
+      const preferred = await http()
+        .get(`/articles/${articleId}`)
+        .set('Authorization', bearer(bob.token))
+        .set('Accept', `${V1};q=0.5, ${V2}, application/json;q=0.1`);
       expect(preferred.body.author).toEqual(expect.objectContaining({ id: alice.user.id }));
       const refused = await http().get(`/articles/${articleId}`).set('Authorization', bearer(bob.token)).set('Accept', `${V2};q=0, ${V1}`);
       expect(refused.body.author).toBe(alice.user.id);
-      const mixed = await http().get(`/articles/${articleId}`).set('Authorization', bearer(bob.token)).set('Accept', `application/vnd.resource-api.v9+json, ${V2}`);
+      const mixed = await http()
+        .get(`/articles/${articleId}`)
+        .set('Authorization', bearer(bob.token))
+        .set('Accept', `application/vnd.resource-api.v9+json, ${V2}`);
       expect(mixed.status).toBe(200);
     });
 
@@ -275,7 +297,12 @@ describe('API versions (docs/versioning.md)', () => {
         ['/v2/todos', 'application/vnd.resource-api.v3+json'],
       ]) {
         const res = await http().get(url).set('Authorization', bearer(bob.token)).set('Accept', accept);
-        expect({ url, accept, status: res.status, body: res.body }).toEqual({ url, accept, status: 400, body: errorBody('bad_request', expect.stringMatching(/disagree|asks for/)) });
+        expect({ url, accept, status: res.status, body: res.body }).toEqual({
+          url,
+          accept,
+          status: 400,
+          body: errorBody('bad_request', expect.stringMatching(/disagree|asks for/)),
+        });
       }
       const agreeing = await http().get(`/v2/articles/${articleId}`).set('Authorization', bearer(bob.token)).set('Accept', `${V2}, application/json`);
       expect(agreeing.status).toBe(200);
@@ -343,13 +370,20 @@ describe('API versions (docs/versioning.md)', () => {
       expect(Object.keys(v1.paths).filter((p) => !p.startsWith('/v1/') && !unversioned(p))).toEqual([]);
       expect(Object.keys(v2.paths).filter((p) => !p.startsWith('/v2/') && !unversioned(p))).toEqual([]);
       expect(Object.keys(v1.paths).filter(unversioned).sort()).toEqual(Object.keys(v2.paths).filter(unversioned).sort());
-      expect(Object.keys(v2.paths).map((p) => p.replace(/^\/v2\//, '/v1/')).sort()).toEqual(Object.keys(v1.paths).sort());
+      expect(
+        Object.keys(v2.paths)
+          .map((p) => p.replace(/^\/v2\//, '/v1/'))
+          .sort(),
+      ).toEqual(Object.keys(v1.paths).sort());
     });
 
     it("each document's texts and examples name its own version's paths (no unresolved /v{version}/ placeholder); v2's never a /v1 path", () => {
       const strings = (node: unknown): string[] =>
         typeof node === 'string' ? [node] : node && typeof node === 'object' ? Object.values(node).flatMap(strings) : [];
-      for (const [doc, own] of [[v1, '1'], [v2, '2']] as const) {
+      for (const [doc, own] of [
+        [v1, '1'],
+        [v2, '2'],
+      ] as const) {
         const texts = strings(doc);
         expect(texts.filter((text) => text.includes('{version}'))).toEqual([]);
         expect(texts.some((text) => text.includes(`POST /v${own}/login`))).toBe(true);
@@ -368,7 +402,8 @@ describe('API versions (docs/versioning.md)', () => {
           expect(op.description).toContain('2026-12-01T12:00:00.000Z');
           expect(op.description).toContain('2027-06-30T00:00:00.000Z');
           expect(op.description).toContain(`${method.toUpperCase()} ${route.replace('/v1/', '/v2/')}`);
-          for (const response of Object.values<any>(op.responses)) expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
+          for (const response of Object.values<any>(op.responses))
+            expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
         }
       }
       expect(deprecated.sort()).toEqual(
@@ -401,7 +436,11 @@ describe('API versions (docs/versioning.md)', () => {
       expect(v1.components.schemas.Comment.properties.author).toMatchObject({ type: 'integer' });
       expect(v1.components.schemas).not.toHaveProperty(['UserSummary']);
       for (const name of ['Article', 'Comment']) {
-        expect(v2.components.schemas[name].properties.author).toEqual({ allOf: [{ $ref: '#/components/schemas/UserSummary' }], readOnly: true, description: expect.any(String) });
+        expect(v2.components.schemas[name].properties.author).toEqual({
+          allOf: [{ $ref: '#/components/schemas/UserSummary' }],
+          readOnly: true,
+          description: expect.any(String),
+        });
       }
       expect(v2.components.schemas.UserSummary).toMatchObject({ required: expect.arrayContaining(['id', 'username', 'name']) });
       expect(Object.keys(v2.components.schemas.UserSummary.properties).sort()).toEqual(['id', 'name', 'username']);
@@ -424,9 +463,14 @@ describe('API versions (docs/versioning.md)', () => {
         return file;
       });
       const run = await new Promise<{ status: number | string; output: string }>((resolve) => {
-        execFile(process.execPath, [path.join(ROOT, 'scripts', 'check-openapi.mjs'), ...files], { cwd: ROOT, encoding: 'utf8', timeout: 170_000 }, (error, stdout, stderr) => {
-          resolve({ status: error ? (error.code ?? error.signal ?? 'failed') : 0, output: `${stdout}${stderr}` });
-        });
+        execFile(
+          process.execPath,
+          [path.join(ROOT, 'scripts', 'check-openapi.mjs'), ...files],
+          { cwd: ROOT, encoding: 'utf8', timeout: 170_000 },
+          (error, stdout, stderr) => {
+            resolve({ status: error ? (error.code ?? error.signal ?? 'failed') : 0, output: `${stdout}${stderr}` });
+          },
+        );
       });
       expect(run).toEqual({ status: 0, output: expect.stringContaining('spectral: 0 errors') });
       expect(run.output.match(/openapi-parser: valid OpenAPI 3\.0\.\d+ document/g)).toHaveLength(2);

@@ -74,7 +74,13 @@ describe('webhook delivery across processes', () => {
         // `/fail-once` answers 500 the first time; `/slow-ok` answers 200 after 100 ms (widens the race of two workers)
         const status = at === '/fail-once' && hit === 1 ? 500 : 200;
         const answer = () => {
-          received.push({ path: at, id: String(req.headers['webhook-id']), headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answered: status });
+          received.push({
+            path: at,
+            id: String(req.headers['webhook-id']),
+            headers: req.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            answered: status,
+          });
           res.writeHead(status).end();
         };
         if (at === '/slow-ok') setTimeout(answer, 100);
@@ -107,7 +113,10 @@ describe('webhook delivery across processes', () => {
   it('a process killed mid-schedule: the restarted one delivers the event once, same webhook-id; the secret is never logged', async () => {
     const first = await start();
     const auth = await user(first, 'killed');
-    const hook = await request(first.url).post('/v1/webhooks').set('Authorization', auth).send({ url: `http://127.0.0.1:${port}/fail-once`, events: ['todo.created'] });
+    const hook = await request(first.url)
+      .post('/v1/webhooks')
+      .set('Authorization', auth)
+      .send({ url: `http://127.0.0.1:${port}/fail-once`, events: ['todo.created'] });
     expect(hook.status).toBe(201);
     const secret = hook.body.secret as string;
     expect((await request(first.url).post('/v1/todos').set('Authorization', auth).send({ title: 'survives' })).status).toBe(201);
@@ -141,7 +150,10 @@ describe('webhook delivery across processes', () => {
   it('SIGTERM during an attempt: the process exits 0 after SHUTDOWN_TIMEOUT_MS and puts the delivery back to pending; the next process retries it', async () => {
     const first = await start({ WEBHOOK_TIMEOUT_MS: '30000', SHUTDOWN_TIMEOUT_MS: '500' });
     const auth = await user(first, 'sigterm');
-    const hook = await request(first.url).post('/v1/webhooks').set('Authorization', auth).send({ url: `http://127.0.0.1:${port}/hang`, events: ['todo.created'] });
+    const hook = await request(first.url)
+      .post('/v1/webhooks')
+      .set('Authorization', auth)
+      .send({ url: `http://127.0.0.1:${port}/hang`, events: ['todo.created'] });
     expect(hook.status).toBe(201);
     expect((await request(first.url).post('/v1/todos').set('Authorization', auth).send({ title: 'in flight' })).status).toBe(201);
     await waitFor('the attempt in flight', () => received.some((entry) => entry.path === '/hang'));
@@ -156,19 +168,33 @@ describe('webhook delivery across processes', () => {
     await second.kill();
   }, 120_000);
 
-  (onPostgres ? it : it.skip)('two processes on one PostgreSQL database: each event delivered exactly once', async () => {
-    const [a, b] = await Promise.all([start(), start()]);
-    const auth = await user(a, 'two_procs');
-    const hook = await request(b.url).post('/v1/webhooks').set('Authorization', auth).send({ url: `http://127.0.0.1:${port}/slow-ok`, events: ['todo.created'] });
-    expect(hook.status).toBe(201);
-    const writes = await Promise.all(Array.from({ length: 30 }, (_, i) => request((i % 2 === 0 ? a : b).url).post('/v1/todos').set('Authorization', auth).send({ title: `event ${i}` })));
-    expect(writes.map((res) => res.status)).toEqual(Array(30).fill(201));
-    await waitFor('30 deliveries', () => received.filter((entry) => entry.path === '/slow-ok').length >= 30);
-    await sleep(3000);
-    const ids = received.filter((entry) => entry.path === '/slow-ok').map((entry) => entry.id);
-    expect(ids).toHaveLength(30);
-    expect(new Set(ids).size).toBe(30);
-    const list = await request(a.url).get(`/v1/webhooks/${hook.body.id}/deliveries?size=100`).set('Authorization', auth);
-    expect(list.body.data.map((d: { status: string; attempts: number }) => [d.status, d.attempts])).toEqual(Array(30).fill(['delivered', 1]));
-  }, 120_000);
+  (onPostgres ? it : it.skip)(
+    'two processes on one PostgreSQL database: each event delivered exactly once',
+    async () => {
+      const [a, b] = await Promise.all([start(), start()]);
+      const auth = await user(a, 'two_procs');
+      const hook = await request(b.url)
+        .post('/v1/webhooks')
+        .set('Authorization', auth)
+        .send({ url: `http://127.0.0.1:${port}/slow-ok`, events: ['todo.created'] });
+      expect(hook.status).toBe(201);
+      const writes = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          request((i % 2 === 0 ? a : b).url)
+            .post('/v1/todos')
+            .set('Authorization', auth)
+            .send({ title: `event ${i}` }),
+        ),
+      );
+      expect(writes.map((res) => res.status)).toEqual(Array(30).fill(201));
+      await waitFor('30 deliveries', () => received.filter((entry) => entry.path === '/slow-ok').length >= 30);
+      await sleep(3000);
+      const ids = received.filter((entry) => entry.path === '/slow-ok').map((entry) => entry.id);
+      expect(ids).toHaveLength(30);
+      expect(new Set(ids).size).toBe(30);
+      const list = await request(a.url).get(`/v1/webhooks/${hook.body.id}/deliveries?size=100`).set('Authorization', auth);
+      expect(list.body.data.map((d: { status: string; attempts: number }) => [d.status, d.attempts])).toEqual(Array(30).fill(['delivered', 1]));
+    },
+    120_000,
+  );
 });

@@ -57,7 +57,8 @@ class Receiver {
         else if (path.startsWith('/flaky')) answer(hit <= 2 ? 500 : 200);
         else if (path.startsWith('/gone')) answer(410);
         else if (path.startsWith('/redirect')) answer(302, { Location: `http://127.0.0.1:${this.port}/ok-redirected` });
-        else if (path.startsWith('/slow')) return; // never answers: the sender's timeout ends it
+        else if (path.startsWith('/slow'))
+          return; // never answers: the sender's timeout ends it
         else answer(500);
       });
     });
@@ -132,7 +133,10 @@ describe('with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS (a receiver
 
   /** Subscribes `owner` to `events` at the receiver's `path`; returns the 201 body. */
   async function subscribe(owner: CreatedUser, path: string, events: string[] = ['*'], extra: Record<string, unknown> = {}) {
-    const res = await api().post('/v1/webhooks').set('Authorization', bearer(owner.token)).send({ url: receiver.url(path), events, ...extra });
+    const res = await api()
+      .post('/v1/webhooks')
+      .set('Authorization', bearer(owner.token))
+      .send({ url: receiver.url(path), events, ...extra });
     expect(res.status).toBe(201);
     return res.body as { id: number; secret: string } & Record<string, unknown>;
   }
@@ -153,7 +157,11 @@ describe('with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS (a receiver
 
   /** Verifies a received request with `standardwebhooks` and `secret`; returns the parsed payload. */
   function verified(entry: Received, secret: string): Record<string, any> {
-    const headers = { 'webhook-id': String(entry.headers['webhook-id']), 'webhook-timestamp': String(entry.headers['webhook-timestamp']), 'webhook-signature': String(entry.headers['webhook-signature']) };
+    const headers = {
+      'webhook-id': String(entry.headers['webhook-id']),
+      'webhook-timestamp': String(entry.headers['webhook-timestamp']),
+      'webhook-signature': String(entry.headers['webhook-signature']),
+    };
     return new Webhook(secret).verify(entry.body, headers) as Record<string, any>;
   }
 
@@ -235,7 +243,11 @@ describe('with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS (a receiver
     });
 
     it('hostile input: huge url → 422, NUL → 400, prototype keys → 400, unknown or no event types → 422, secret in the body → 400', async () => {
-      const post = (body: unknown) => api().post('/v1/webhooks').set('Authorization', bearer(alice.token)).send(body as object);
+      const post = (body: unknown) =>
+        api()
+          .post('/v1/webhooks')
+          .set('Authorization', bearer(alice.token))
+          .send(body as object);
       const huge = await post({ url: `https://example.com/${'a'.repeat(3000)}`, events: ['*'] });
       expect([huge.status, huge.body.details?.[0]?.field]).toEqual([422, 'url']);
       const nul = await post({ url: 'https://example.com/\u0000', events: ['*'] });
@@ -379,11 +391,31 @@ describe('with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS (a receiver
 
       // a delivery scheduled 10 min ahead (pending) and one claimed by a live lease (delivering): the worker leaves both alone
       const { readOutboxBacklog } = await import('../src/webhooks/webhook-metrics.js');
-      const [{ event_id: eventId }] = (await dataSource.query(`SELECT event_id FROM webhook_deliveries WHERE subscription_id = ${flaky.id}`)) as { event_id: string }[];
+      const [{ event_id: eventId }] = (await dataSource.query(`SELECT event_id FROM webhook_deliveries WHERE subscription_id = ${flaky.id}`)) as {
+        event_id: string;
+      }[];
       const scheduled = new Date(Date.now() + 600_000);
       const rows = [
-        { subscription_id: flaky.id, event_id: eventId, event_type: 'todo.created', status: 'pending', attempts: 1, next_attempt_at: scheduled, created_at: new Date() },
-        { subscription_id: flaky.id, event_id: eventId, event_type: 'todo.created', status: 'delivering', attempts: 2, next_attempt_at: scheduled, lease_expires_at: scheduled, claim_token: 'metrics-test-claim', created_at: new Date() },
+        {
+          subscription_id: flaky.id,
+          event_id: eventId,
+          event_type: 'todo.created',
+          status: 'pending',
+          attempts: 1,
+          next_attempt_at: scheduled,
+          created_at: new Date(),
+        },
+        {
+          subscription_id: flaky.id,
+          event_id: eventId,
+          event_type: 'todo.created',
+          status: 'delivering',
+          attempts: 2,
+          next_attempt_at: scheduled,
+          lease_expires_at: scheduled,
+          claim_token: 'metrics-test-claim',
+          created_at: new Date(),
+        },
       ];
       const inserted = await dataSource.createQueryBuilder().insert().into('webhook_deliveries').values(rows).execute();
       try {
@@ -413,7 +445,10 @@ describe('with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS (a receiver
       const hook = await subscribe(alice, '/gone', ['todo.created']);
       await createTodo(alice);
       await waitFor('the 410', () => receiver.to('/gone').length === 1);
-      await waitFor('the webhook disabled', async () => (await api().get(`/v1/webhooks/${hook.id}`).set('Authorization', bearer(alice.token))).body.enabled === false);
+      await waitFor(
+        'the webhook disabled',
+        async () => (await api().get(`/v1/webhooks/${hook.id}`).set('Authorization', bearer(alice.token))).body.enabled === false,
+      );
       const read = await api().get(`/v1/webhooks/${hook.id}`).set('Authorization', bearer(alice.token));
       expect(read.body).toMatchObject({ enabled: false, disabled_reason: 'the endpoint answered 410 Gone' });
       expect((await deliveries(alice, hook.id))[0]).toMatchObject({ status: 'failed', attempts: 1, last_status_code: 410 });
@@ -427,7 +462,12 @@ describe('with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS (a receiver
       await createTodo(alice);
       await waitFor('four attempts', () => receiver.to('/slow').length === 4, 20_000);
       await waitFor('failed', async () => (await deliveries(alice, hook.id))[0]?.status === 'failed');
-      expect((await deliveries(alice, hook.id))[0]).toMatchObject({ status: 'failed', attempts: 4, last_status_code: null, last_error: 'timeout after 300 ms' });
+      expect((await deliveries(alice, hook.id))[0]).toMatchObject({
+        status: 'failed',
+        attempts: 4,
+        last_status_code: null,
+        last_error: 'timeout after 300 ms',
+      });
       const read = await api().get(`/v1/webhooks/${hook.id}`).set('Authorization', bearer(alice.token));
       expect(read.body).toMatchObject({ enabled: true, consecutive_failures: 1 });
     });
@@ -512,7 +552,9 @@ describe('with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS (a receiver
       const hook = await subscribe(alice, '/ok-explain', ['todo.deleted']);
       // disabled: the worker leaves the rows alone while they are explained
       await api().patch(`/v1/webhooks/${hook.id}`).set('Authorization', bearer(alice.token)).send({ enabled: false });
-      const stored = await dataSource.transaction((manager) => outbox.append(manager, { type: 'todo.created', ownerId: null, resourceId: null, data: { v1: {}, v2: {} } }));
+      const stored = await dataSource.transaction((manager) =>
+        outbox.append(manager, { type: 'todo.created', ownerId: null, resourceId: null, data: { v1: {}, v2: {} } }),
+      );
       const postgres = dataSource.options.type === 'postgres';
       const rows = Array.from({ length: 6000 }, (_, i) => ({
         subscription_id: hook.id,
@@ -523,10 +565,16 @@ describe('with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS (a receiver
         next_attempt_at: i % 100 === 0 ? new Date(Date.now() + 3600_000) : null,
         created_at: new Date(),
       }));
-      for (let i = 0; i < rows.length; i += 500) await dataSource.createQueryBuilder().insert().into('webhook_deliveries').values(rows.slice(i, i + 500)).execute();
+      for (let i = 0; i < rows.length; i += 500)
+        await dataSource
+          .createQueryBuilder()
+          .insert()
+          .into('webhook_deliveries')
+          .values(rows.slice(i, i + 500))
+          .execute();
       const { OUTBOX_BACKLOG_SQL } = await import('../src/webhooks/webhook-metrics.js');
       const due = dueDeliveriesSql(postgres, 8);
-      const list = 'SELECT d.id FROM webhook_deliveries d WHERE d.subscription_id = 1 AND d.status = \'failed\' ORDER BY d.id LIMIT 21';
+      const list = "SELECT d.id FROM webhook_deliveries d WHERE d.subscription_id = 1 AND d.status = 'failed' ORDER BY d.id LIMIT 21";
       if (postgres) {
         await dataSource.query('ANALYZE webhook_deliveries');
         type Node = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; Plans?: Node[] };
@@ -554,7 +602,14 @@ describe('with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS (a receiver
 
     it('30 concurrent writes: each event delivered exactly once', async () => {
       await subscribe(alice, '/ok-burst', ['todo.created']);
-      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => api().post('/v1/todos').set('Authorization', bearer(alice.token)).send({ title: `burst ${i}` })));
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          api()
+            .post('/v1/todos')
+            .set('Authorization', bearer(alice.token))
+            .send({ title: `burst ${i}` }),
+        ),
+      );
       expect(results.map((res) => res.status)).toEqual(Array(30).fill(201));
       await waitFor('30 deliveries', () => receiver.to('/ok-burst').length >= 30, 20_000);
       await sleep(500);
@@ -563,7 +618,6 @@ describe('with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS (a receiver
       expect(new Set(ids).size).toBe(30);
     });
   });
-
 });
 
 describe('SSRF rules with the defaults (https only, no private networks)', () => {
@@ -602,7 +656,10 @@ describe('SSRF rules with the defaults (https only, no private networks)', () =>
       [`http://example.com/hook`, 'url must use https'],
     ];
     for (const [url, reason] of cases) {
-      const res = await strictApi().post('/v1/webhooks').set('Authorization', bearer(owner.token)).send({ url, events: ['*'] });
+      const res = await strictApi()
+        .post('/v1/webhooks')
+        .set('Authorization', bearer(owner.token))
+        .send({ url, events: ['*'] });
       expect([url, res.status, res.body.code, res.body.details?.[0]?.field]).toEqual([url, 422, 'validation_failed', 'url']);
       expect(res.body.details[0].message).toContain(reason);
     }

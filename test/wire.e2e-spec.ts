@@ -80,7 +80,11 @@ describe('wire basics (docs/wire.md)', () => {
       const res = await http().post('/v1/todos').set('Authorization', bearer(token)).send(Buffer.from('{"title":"x"}'));
       expect((res as unknown as { req: { getHeader(name: string): unknown } }).req.getHeader('content-type')).toBeUndefined();
       expect(res.status).toBe(415);
-      expect(res.body).toEqual({ error: 'Content-Type is required; send application/json', code: 'unsupported_media_type', request_id: res.headers['x-request-id'] });
+      expect(res.body).toEqual({
+        error: 'Content-Type is required; send application/json',
+        code: 'unsupported_media_type',
+        request_id: res.headers['x-request-id'],
+      });
       await expect(todoCount()).resolves.toBe(before);
     });
 
@@ -95,10 +99,18 @@ describe('wire basics (docs/wire.md)', () => {
     });
 
     it('answers a charset other than utf-8 with 415 and accepts utf-8', async () => {
-      const latin = await http().post('/v1/todos').set('Authorization', bearer(token)).set('Content-Type', 'application/json; charset=iso-8859-1').send('{"title":"x"}');
+      const latin = await http()
+        .post('/v1/todos')
+        .set('Authorization', bearer(token))
+        .set('Content-Type', 'application/json; charset=iso-8859-1')
+        .send('{"title":"x"}');
       expect(latin.status).toBe(415);
       expect(latin.body).toMatchObject({ code: 'unsupported_media_type' });
-      const utf8 = await http().post('/v1/todos').set('Authorization', bearer(token)).set('Content-Type', 'application/json; charset=utf-8').send('{"title":"ü"}');
+      const utf8 = await http()
+        .post('/v1/todos')
+        .set('Authorization', bearer(token))
+        .set('Content-Type', 'application/json; charset=utf-8')
+        .send('{"title":"ü"}');
       expect(utf8.status).toBe(201);
       expect(utf8.body).toMatchObject({ title: 'ü' });
     });
@@ -173,8 +185,16 @@ describe('wire basics (docs/wire.md)', () => {
         { name: 'bad query', send: () => http().get('/v1/todos?size=0').set('Authorization', bearer(token)), status: 400 },
         { name: 'credential in query', send: () => http().get('/v1/todos?token=x'), status: 400 },
         { name: 'bad body', send: () => http().post('/v1/todos').set('Authorization', bearer(token)).send({}), status: 400 },
-        { name: 'invalid value', send: () => http().post('/v1/todos').set('Authorization', bearer(token)).send({ title: 'x', status: 'finished' }), status: 422 },
-        { name: 'wrong media type', send: () => http().post('/v1/todos').set('Authorization', bearer(token)).set('Content-Type', 'text/plain').send('x'), status: 415 },
+        {
+          name: 'invalid value',
+          send: () => http().post('/v1/todos').set('Authorization', bearer(token)).send({ title: 'x', status: 'finished' }),
+          status: 422,
+        },
+        {
+          name: 'wrong media type',
+          send: () => http().post('/v1/todos').set('Authorization', bearer(token)).set('Content-Type', 'text/plain').send('x'),
+          status: 415,
+        },
         { name: 'wrong login', send: () => http().post('/v1/login').send({ username: 'nobody', password: 'wrong-password' }), status: 401 },
       ];
       for (const { name, send, status } of cases) {
@@ -382,23 +402,32 @@ describe('wire basics (docs/wire.md)', () => {
       const methods = ['get', 'post', 'put', 'patch', 'delete'];
       const operations = Object.entries(doc.paths)
         .filter(([path]) => path.startsWith('/v1/'))
-        .flatMap(([path, item]) => Object.entries(item).filter(([method]) => methods.includes(method)).map(([method, op]) => ({ at: `${method} ${path}`, op })));
+        .flatMap(([path, item]) =>
+          Object.entries(item)
+            .filter(([method]) => methods.includes(method))
+            .map(([method, op]) => ({ at: `${method} ${path}`, op })),
+        );
       expect(operations.length).toBeGreaterThanOrEqual(9);
       const missing = operations
-        .filter(({ op }) =>
-          !Object.entries(op.responses).some(
-            ([status, response]) => /^4\d\d$/.test(status) && response.content?.['application/json']?.schema?.$ref === '#/components/schemas/ErrorResp',
-          ),
+        .filter(
+          ({ op }) =>
+            !Object.entries(op.responses).some(
+              ([status, response]) => /^4\d\d$/.test(status) && response.content?.['application/json']?.schema?.$ref === '#/components/schemas/ErrorResp',
+            ),
         )
         .map(({ at }) => at);
       expect(missing).toEqual([]);
       // every documented error status references ErrorResp — except on the OAuth protocol endpoints,
       // whose RFC 6749 error bodies and HTML error pages are the documented exception
-      const wrong = operations.filter(({ at }) => !at.includes(' /v1/oauth/')).flatMap(({ at, op }) =>
-        Object.entries(op.responses)
-          .filter(([status, response]) => /^[45]\d\d$/.test(status) && response.content?.['application/json']?.schema?.$ref !== '#/components/schemas/ErrorResp')
-          .map(([status]) => `${at} ${status}`),
-      );
+      const wrong = operations
+        .filter(({ at }) => !at.includes(' /v1/oauth/'))
+        .flatMap(({ at, op }) =>
+          Object.entries(op.responses)
+            .filter(
+              ([status, response]) => /^[45]\d\d$/.test(status) && response.content?.['application/json']?.schema?.$ref !== '#/components/schemas/ErrorResp',
+            )
+            .map(([status]) => `${at} ${status}`),
+        );
       expect(wrong).toEqual([]);
     });
 

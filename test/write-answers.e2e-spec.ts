@@ -90,15 +90,36 @@ describeOnSqlite(`a write's answer needs no statement after its commit${onPostgr
   });
 
   it.each(['1', '2'])('articles and comments in v%s: create, replace, update, publish (v2 embeds the author read in the transaction)', async (version) => {
-    const tag = (await api().post('/v1/tags').set(as(admin)).send({ name: `v${version}-tag` })).body as { name: string };
-    const article = await write(api().post(`/v${version}/articles`).set(as(alice)).send({ title: 'Hello', tags: [tag.name] }), 201);
+    const tag = (
+      await api()
+        .post('/v1/tags')
+        .set(as(admin))
+        .send({ name: `v${version}-tag` })
+    ).body as { name: string };
+    const article = await write(
+      api()
+        .post(`/v${version}/articles`)
+        .set(as(alice))
+        .send({ title: 'Hello', tags: [tag.name] }),
+      201,
+    );
     expectEndsWithTheWrite(article.statements);
     const path = `/v${version}/articles/${article.res.body.id}`;
     const read = await api().get(path).set(as(alice));
     expect(article.res.body).toEqual(read.body);
     expect(article.res.headers.etag).toBe(read.headers.etag);
     if (version === '2') expect(article.res.body.author).toEqual({ id: alice.user.id, username: alice.user.username, name: expect.any(String) });
-    expectEndsWithTheWrite((await write(api().put(path).set(as(alice)).send({ title: 'Replaced', tags: [tag.name] }), 200)).statements);
+    expectEndsWithTheWrite(
+      (
+        await write(
+          api()
+            .put(path)
+            .set(as(alice))
+            .send({ title: 'Replaced', tags: [tag.name] }),
+          200,
+        )
+      ).statements,
+    );
     const published = await write(api().patch(path).set(as(alice)).send({ status: 'published' }), 200);
     expectEndsWithTheWrite(published.statements);
     expect(published.res.body).toEqual((await api().get(path).set(as(alice))).body);
@@ -116,7 +137,10 @@ describeOnSqlite(`a write's answer needs no statement after its commit${onPostgr
   });
 
   it('users: registration, a change of name, a change of password (its refresh tokens revoked in the same transaction)', async () => {
-    const registered = await write(api().post('/v1/users').send({ username: 'after_commit', password: 'correct-horse-1', name: 'After Commit', email: 'After@Example.com' }), 201);
+    const registered = await write(
+      api().post('/v1/users').send({ username: 'after_commit', password: 'correct-horse-1', name: 'After Commit', email: 'After@Example.com' }),
+      201,
+    );
     expectEndsWithTheWrite(registered.statements);
     const path = `/v1/users/${registered.res.body.id}`;
     expect(registered.res.body).toEqual((await api().get(path).set(as(admin))).body);
@@ -138,15 +162,30 @@ describeOnSqlite(`a write's answer needs no statement after its commit${onPostgr
   });
 
   it('API keys, OAuth clients and webhooks: created with their secret, nothing after the commit', async () => {
-    const key = await write(api().post('/v1/api-keys').set(as(alice)).send({ name: 'nightly', scopes: ['todos:read'] }), 201);
+    const key = await write(
+      api()
+        .post('/v1/api-keys')
+        .set(as(alice))
+        .send({ name: 'nightly', scopes: ['todos:read'] }),
+      201,
+    );
     expectEndsWithTheWrite(key.statements);
     expect((await api().get('/v1/todos').set('X-API-Key', key.res.body.key)).status).toBe(200);
     const client = await write(
-      api().post('/v1/oauth-clients').set(as(admin)).send({ name: 'App', redirect_uris: ['https://app.example.com/callback'], scopes: ['todos:read'], confidential: true }),
+      api()
+        .post('/v1/oauth-clients')
+        .set(as(admin))
+        .send({ name: 'App', redirect_uris: ['https://app.example.com/callback'], scopes: ['todos:read'], confidential: true }),
       201,
     );
     expectEndsWithTheWrite(client.statements);
-    const webhook = await write(api().post('/v1/webhooks').set(as(alice)).send({ url: 'http://127.0.0.1:9/hook', events: ['todo.created'] }), 201);
+    const webhook = await write(
+      api()
+        .post('/v1/webhooks')
+        .set(as(alice))
+        .send({ url: 'http://127.0.0.1:9/hook', events: ['todo.created'] }),
+      201,
+    );
     expectEndsWithTheWrite(webhook.statements);
     expectEndsWithTheWrite((await write(api().patch(`/v1/webhooks/${webhook.res.body.id}`).set(as(alice)).send({ description: 'mine' }), 200)).statements);
   });

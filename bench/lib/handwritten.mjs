@@ -37,7 +37,6 @@ export function requestId(req) {
   return typeof sent === 'string' && SANE_ID.test(sent) ? sent : randomUUID();
 }
 
-
 export class HttpError extends Error {
   constructor(status, code, message, extra, details) {
     super(message);
@@ -86,8 +85,14 @@ export async function authenticate(req) {
   if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) throw unauthorized();
   const now = Math.floor(Date.now() / 1000);
   if (
-    typeof claims?.exp !== 'number' || claims.exp <= now || claims.typ !== 'access' || typeof claims.jti !== 'string' ||
-    typeof claims.fid !== 'string' || typeof claims.iat !== 'number' || !Number.isSafeInteger(claims.user_id) || claims.user_id < 1 ||
+    typeof claims?.exp !== 'number' ||
+    claims.exp <= now ||
+    claims.typ !== 'access' ||
+    typeof claims.jti !== 'string' ||
+    typeof claims.fid !== 'string' ||
+    typeof claims.iat !== 'number' ||
+    !Number.isSafeInteger(claims.user_id) ||
+    claims.user_id < 1 ||
     !ROLES.has(claims.role)
   ) {
     throw unauthorized();
@@ -102,7 +107,12 @@ export async function authenticate(req) {
 
 export const iso = PG
   ? (value) => (value === null ? null : value.toISOString())
-  : (value) => (value === null ? null : value.length === 23 && value[10] === ' ' ? `${value.slice(0, 10)}T${value.slice(11)}Z` : new Date(value.includes('T') ? value : `${value.replace(' ', 'T')}Z`).toISOString());
+  : (value) =>
+      value === null
+        ? null
+        : value.length === 23 && value[10] === ' '
+          ? `${value.slice(0, 10)}T${value.slice(11)}Z`
+          : new Date(value.includes('T') ? value : `${value.replace(' ', 'T')}Z`).toISOString();
 
 /** An article row (columns of the articles table + `tags`) → the service's ArticleResponse JSON object. */
 export function article(row) {
@@ -136,7 +146,12 @@ export let db;
 if (PG) {
   const pg = (await import('pg')).default;
   // JIT off: compiling a plan costs more than these short queries run (PostgreSQL's own advice for OLTP)
-  db = new pg.Pool({ connectionString: DATABASE_URL, max: Number(process.env.DB_POOL_SIZE ?? 10), application_name: process.env.BENCH_APPLICATION_NAME ?? 'resource-api-limit', options: '-c jit=off' });
+  db = new pg.Pool({
+    connectionString: DATABASE_URL,
+    max: Number(process.env.DB_POOL_SIZE ?? 10),
+    application_name: process.env.BENCH_APPLICATION_NAME ?? 'resource-api-limit',
+    options: '-c jit=off',
+  });
 } else {
   const { default: Database } = await import('better-sqlite3');
   db = new Database(DATABASE_URL.replace(/^sqlite:/, ''));

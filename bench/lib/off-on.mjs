@@ -59,7 +59,15 @@ export async function measureOffOn({ name, options, modes, duringRound = () => (
   const cpus = cpuCount();
   pin(process.pid, cpus > 1 ? 1 : 0);
   const jwtSecret = randomBytes(32).toString('base64url');
-  const env = (databaseUrl, port, mode) => ({ NODE_ENV: 'production', JWT_SECRET: jwtSecret, OAUTH_ISSUER: 'http://127.0.0.1', LOG_LEVEL: 'info', PORT: String(port), DATABASE_URL: databaseUrl, ...modes[mode] });
+  const env = (databaseUrl, port, mode) => ({
+    NODE_ENV: 'production',
+    JWT_SECRET: jwtSecret,
+    OAUTH_ISSUER: 'http://127.0.0.1',
+    LOG_LEVEL: 'info',
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    ...modes[mode],
+  });
 
   const start = async (databaseUrl, mode) => {
     const port = await freePort();
@@ -72,7 +80,14 @@ export async function measureOffOn({ name, options, modes, duringRound = () => (
   const round = async (service, endpoint, seconds) => {
     const end = duringRound(service);
     const cpuBefore = cpuMicros(service.child.pid);
-    const result = await autocannon({ url: service.base + endpoint.path, method: endpoint.method, headers: endpoint.headers, body: endpoint.body, connections: options.connections, duration: seconds });
+    const result = await autocannon({
+      url: service.base + endpoint.path,
+      method: endpoint.method,
+      headers: endpoint.headers,
+      body: endpoint.body,
+      connections: options.connections,
+      duration: seconds,
+    });
     const cpu = cpuMicros(service.child.pid) - cpuBefore;
     end();
     await new Promise((resolve) => setTimeout(resolve, 500)); // in-flight requests (and a last export or scrape) finish
@@ -86,7 +101,13 @@ export async function measureOffOn({ name, options, modes, duringRound = () => (
   const auth = { authorization: `Bearer ${accessToken(jwtSecret)}` };
   const endpoints = [
     { name: 'GET list page 1', method: 'GET', path: '/v1/articles?status=published&sort=-created_at&page=1&size=20', headers: auth },
-    { name: 'POST todo', method: 'POST', path: '/v1/todos', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Buy milk', status: 'pending' }) },
+    {
+      name: 'POST todo',
+      method: 'POST',
+      path: '/v1/todos',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Buy milk', status: 'pending' }),
+    },
   ];
 
   const lines = [];

@@ -108,7 +108,10 @@ export function spawnNode(args, env, core, logFile) {
   const fd = openSync(logFile, 'w');
   const command = HAS_TASKSET ? 'taskset' : process.execPath;
   const argv = HAS_TASKSET ? ['-c', String(core), process.execPath, ...args] : args;
-  const child = spawn(command, argv, { env: { PATH: process.env.PATH, HOME: process.env.HOME, SHUTDOWN_DELAY_MS: '0', ...BENCH_RATE_LIMITS, ...env }, stdio: ['ignore', fd, fd] });
+  const child = spawn(command, argv, {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, SHUTDOWN_DELAY_MS: '0', ...BENCH_RATE_LIMITS, ...env },
+    stdio: ['ignore', fd, fd],
+  });
   closeSync(fd);
   children.add(child);
   child.once('exit', () => children.delete(child));

@@ -30,10 +30,47 @@ export const PG_PREFIX = process.env.BENCH_PG_PREFIX ?? 'resource_api_bench';
 
 export const USERS = 1000;
 export const TAG_NAMES = [
-  'nestjs', 'node', 'typescript', 'javascript', 'postgres', 'sqlite', 'redis', 'docker', 'kubernetes', 'http',
-  'rest', 'graphql', 'security', 'oauth', 'testing', 'performance', 'databases', 'devops', 'linux', 'cloud',
-  'web', 'api-design', 'caching', 'logging', 'monitoring', 'ci-cd', 'git', 'open-source', 'tutorial', 'news',
-  'release', 'architecture', 'microservices', 'frontend', 'backend', 'rust', 'go', 'python', 'java', 'css', 'html5',
+  'nestjs',
+  'node',
+  'typescript',
+  'javascript',
+  'postgres',
+  'sqlite',
+  'redis',
+  'docker',
+  'kubernetes',
+  'http',
+  'rest',
+  'graphql',
+  'security',
+  'oauth',
+  'testing',
+  'performance',
+  'databases',
+  'devops',
+  'linux',
+  'cloud',
+  'web',
+  'api-design',
+  'caching',
+  'logging',
+  'monitoring',
+  'ci-cd',
+  'git',
+  'open-source',
+  'tutorial',
+  'news',
+  'release',
+  'architecture',
+  'microservices',
+  'frontend',
+  'backend',
+  'rust',
+  'go',
+  'python',
+  'java',
+  'css',
+  'html5',
 ];
 const WORDS = (
   'the a an of to in for on with by from about into over after under between through during without within ' +
@@ -80,7 +117,10 @@ const BASE_MS = Date.UTC(2023, 0, 1);
 const SPAN_MS = 3 * 365 * 86_400_000;
 
 function runMigrations(databaseUrl) {
-  execFileSync(process.execPath, [path.join(HERE, 'migrate.mjs')], { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [path.join(HERE, 'migrate.mjs')], {
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 async function passwordHash() {
@@ -260,7 +300,9 @@ async function sqliteFill(file, articles, log) {
   const stepMs = Math.max(1, Math.floor(SPAN_MS / articles));
   const W = WORDS.length;
   const load = db.transaction(() => {
-    const user = db.prepare('INSERT INTO users (id, username, password_hash, name, age, email, role, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const user = db.prepare(
+      'INSERT INTO users (id, username, password_hash, name, age, email, role, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
     for (let i = 1; i <= USERS; i++) {
       const ts = iso(BASE_MS + i * 60_000);
       user.run(i, `user${String(i).padStart(4, '0')}`, hash, `Bench User ${i}`, 18 + (i % 60), `user${i}@example.com`, 'user', ts, ts);
@@ -272,7 +314,9 @@ async function sqliteFill(file, articles, log) {
       const ts = iso(BASE_MS + i * 3_600_000);
       todo.run(i, `Todo number ${i}`, i % 3 === 0 ? null : `Remember item ${i}`, ['pending', 'in_progress', 'done'][i % 3], 1 + ((i - 1) % USERS), ts, ts);
     }
-    const article = db.prepare('INSERT INTO articles (id, title, body, status, author_id, published_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    const article = db.prepare(
+      'INSERT INTO articles (id, title, body, status, author_id, published_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
     const link = db.prepare('INSERT INTO article_tags (article_id, tag_id) VALUES (?, ?)');
     for (let i = 1; i <= articles; i++) {
       const h = hash32(i, 0x1b873593);
@@ -284,7 +328,8 @@ async function sqliteFill(file, articles, log) {
       if (g % 4 > 2) words.push(WORDS[Math.floor(g / 77777) % W]);
       words[0] = words[0][0].toUpperCase() + words[0].slice(1);
       const created = BASE_MS + Math.floor(((i - 1) * SPAN_MS) / articles) + (h % stepMs);
-      const published = status === 'published' || (status === 'archived' && g % 2 === 0) || (status === 'draft' && g % 10 === 9) ? iso(created + (g % 3_600_000)) : null;
+      const published =
+        status === 'published' || (status === 'archived' && g % 2 === 0) || (status === 'draft' && g % 10 === 9) ? iso(created + (g % 3_600_000)) : null;
       const updated = g % 10 < 6 ? created : created + (h % 2_592_000_000);
       article.run(i, words.join(' '), bodies[Math.floor(h / 256) % 1000], status, 1 + (g % USERS), published, iso(created), iso(updated));
       const count = Math.floor(g / 16) % 4;

@@ -21,7 +21,8 @@ function mask(text, volatile) {
 function jsonDiff(a, b, at = '', out = [], limit = 20) {
   if (out.length >= limit) return out;
   if (typeof a !== typeof b || Array.isArray(a) !== Array.isArray(b) || a === null || b === null || typeof a !== 'object') {
-    if (JSON.stringify(a) !== JSON.stringify(b)) out.push(`${at || '(root)'}: service ${JSON.stringify(a)?.slice(0, 200)} ≠ limit ${JSON.stringify(b)?.slice(0, 200)}`);
+    if (JSON.stringify(a) !== JSON.stringify(b))
+      out.push(`${at || '(root)'}: service ${JSON.stringify(a)?.slice(0, 200)} ≠ limit ${JSON.stringify(b)?.slice(0, 200)}`);
     return out;
   }
   const keysA = Object.keys(a);

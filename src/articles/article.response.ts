@@ -62,20 +62,23 @@ export function toArticleResponse(source: Row<Article, 'author_id'>, tags: strin
   const id = Number(row.id);
   const prefix = linkPrefix();
   const author = Number(row.author_id);
-  return withEntityTag({
-    id,
-    title: row.title as string,
-    body: row.body as string,
-    status: row.status as ArticleStatus,
-    tags: tags as string[],
-    author,
-    published_at: toIso(row.published_at) as string | null,
-    created_at: toIso(row.created_at) as string,
-    updated_at: toIso(row.updated_at) as string,
-    links: [
-      { rel: 'self', href: `${prefix}/articles/${id}` },
-      { rel: 'author', href: `${prefix}/users/${author}` },
-      { rel: 'comments', href: `${prefix}/articles/${id}/comments` },
-    ],
-  }, row.version);
+  return withEntityTag(
+    {
+      id,
+      title: row.title as string,
+      body: row.body as string,
+      status: row.status as ArticleStatus,
+      tags: tags as string[],
+      author,
+      published_at: toIso(row.published_at) as string | null,
+      created_at: toIso(row.created_at) as string,
+      updated_at: toIso(row.updated_at) as string,
+      links: [
+        { rel: 'self', href: `${prefix}/articles/${id}` },
+        { rel: 'author', href: `${prefix}/users/${author}` },
+        { rel: 'comments', href: `${prefix}/articles/${id}/comments` },
+      ],
+    },
+    row.version,
+  );
 }

@@ -38,7 +38,14 @@ export const ArticleOperations = {
       ApiErrors(400, 401),
     ),
   findOne: (item: Type) =>
-    applyDecorators(Get(':id'), ARTICLE_ID, ReadOperation(ARTICLES_FIELDS), ApiOperation({ summary: 'Read an article' }), ApiOkResponse({ type: item }), ApiErrors(400, 401, 403, 404)),
+    applyDecorators(
+      Get(':id'),
+      ARTICLE_ID,
+      ReadOperation(ARTICLES_FIELDS),
+      ApiOperation({ summary: 'Read an article' }),
+      ApiOkResponse({ type: item }),
+      ApiErrors(400, 401, 403, 404),
+    ),
   replace: (item: Type) =>
     applyDecorators(
       Put(':id'),
@@ -56,7 +63,14 @@ export const ArticleOperations = {
       ApiErrors(400, 401, 403, 404, 409, 413, 415, 422),
     ),
   remove: () =>
-    applyDecorators(Delete(':id'), ARTICLE_ID, HttpCode(204), ApiOperation({ summary: 'Delete an article and its comments' }), ApiNoContentResponse({ description: 'Deleted.' }), ApiErrors(400, 401, 403, 404)),
+    applyDecorators(
+      Delete(':id'),
+      ARTICLE_ID,
+      HttpCode(204),
+      ApiOperation({ summary: 'Delete an article and its comments' }),
+      ApiNoContentResponse({ description: 'Deleted.' }),
+      ApiErrors(400, 401, 403, 404),
+    ),
 };
 
 /**

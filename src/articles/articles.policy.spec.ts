@@ -42,7 +42,9 @@ describe('ARTICLES_POLICY (docs/resources/articles.md)', () => {
     for (const from of ARTICLE_STATUSES) {
       for (const to of ARTICLE_STATUSES) {
         const result = refusal(() => authorizeTransition(ARTICLES_POLICY, author, from, to));
-        expect(result).toEqual(allowed.includes(`${from}→${to}`) ? undefined : { status: 409, code: 'conflict', message: `cannot change status from ${from} to ${to}` });
+        expect(result).toEqual(
+          allowed.includes(`${from}→${to}`) ? undefined : { status: 409, code: 'conflict', message: `cannot change status from ${from} to ${to}` },
+        );
       }
     }
   });

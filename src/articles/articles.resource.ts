@@ -52,5 +52,11 @@ export const ARTICLES = defineResource({
   versioned: ['Article', 'ArticleV2'],
   fields: ARTICLES_FIELDS,
   serviceTier: (tier) =>
-    new ArticlesService(tier.dataSource.getRepository(Article), tier.dataSource.getRepository(ArticleTag), tier.dataSource, tier.service<TagsService>('tags'), tier.outbox),
+    new ArticlesService(
+      tier.dataSource.getRepository(Article),
+      tier.dataSource.getRepository(ArticleTag),
+      tier.dataSource,
+      tier.service<TagsService>('tags'),
+      tier.outbox,
+    ),
 });

@@ -122,7 +122,10 @@ export class ArticlesService {
     if (this.findOneQuery === undefined) {
       const qb = this.articles.createQueryBuilder('a').select('a.id', 'id');
       for (const column of ['title', 'body', 'status', 'author_id', 'published_at', 'created_at', 'updated_at', 'version']) qb.addSelect(`a.${column}`, column);
-      qb.addSelect('t.name', 'tag_name').leftJoin(ArticleTag, 'link', 'link.article_id = a.id').leftJoin('link.tag', 't').where(`a.id = ${qb.connection.driver.createParameter('id', 0)}`);
+      qb.addSelect('t.name', 'tag_name')
+        .leftJoin(ArticleTag, 'link', 'link.article_id = a.id')
+        .leftJoin('link.tag', 't')
+        .where(`a.id = ${qb.connection.driver.createParameter('id', 0)}`);
       this.findOneQuery = qb.getQuery();
     }
     return this.findOneQuery;
@@ -237,7 +240,11 @@ export class ArticlesService {
   }
 
   private async linkTags(manager: EntityManager, articleId: number, tagIds: number[]): Promise<void> {
-    if (tagIds.length > 0) await manager.insert(ArticleTag, tagIds.map((tag_id) => ({ article_id: articleId, tag_id })));
+    if (tagIds.length > 0)
+      await manager.insert(
+        ArticleTag,
+        tagIds.map((tag_id) => ({ article_id: articleId, tag_id })),
+      );
   }
 
   /** Tag names of the given articles, sorted, in one query: article id → names. */

@@ -54,7 +54,9 @@ export function toApiKeyResponse(source: Row<ApiKey>): ApiKeyResponse {
     id,
     name: row.name as string,
     prefix: row.prefix as string,
-    scopes: String(row.scopes ?? '').split(' ').filter(Boolean),
+    scopes: String(row.scopes ?? '')
+      .split(' ')
+      .filter(Boolean),
     expires_at: toIso(row.expires_at) as string | null,
     last_used_at: toIso(row.last_used_at) as string | null,
     created_at: toIso(row.created_at) as string,

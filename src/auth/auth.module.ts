@@ -33,12 +33,7 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
  * global guards — authentication first (401), then roles (403).
  */
 @Module({
-  imports: [
-    PassportModule,
-    UsersModule,
-    TypeOrmModule.forFeature([...AUTH.entities, ...API_KEYS.entities]),
-    JwtModule.register({}),
-  ],
+  imports: [PassportModule, UsersModule, TypeOrmModule.forFeature([...AUTH.entities, ...API_KEYS.entities]), JwtModule.register({})],
   controllers: [AuthController, WellKnownController, ApiKeysController, SessionsController],
   providers: [
     {

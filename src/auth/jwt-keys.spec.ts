@@ -91,7 +91,10 @@ describe('JwtKeys (docs/authentication.md#the-access-token: HS256 or RS256, algo
       const unsigned = jsonwebtoken.sign({ user_id: 7, role: 'user', typ: 'access', fid: 'f1', jti: 'j' }, '', { algorithm: 'none', expiresIn: 300 });
       expect(await authenticate(strategy, unsigned)).toBe(false);
       expect(await authenticate(strategy, await accessToken(keys, {}, -10))).toBe(false);
-      const noExp = await jwt.signAsync({ user_id: 7, role: 'user', typ: 'access', fid: 'f1', iat: Math.floor(Date.now() / 1000) }, { ...keys.signOptions, jwtid: 'j' });
+      const noExp = await jwt.signAsync(
+        { user_id: 7, role: 'user', typ: 'access', fid: 'f1', iat: Math.floor(Date.now() / 1000) },
+        { ...keys.signOptions, jwtid: 'j' },
+      );
       expect(await authenticate(strategy, noExp)).toBe(false);
       expect(await authenticate(strategy, 'not-a-jwt')).toBe(false);
       expect(await strategy.authenticateBearer({ headers: { authorization: 'Bearer' } } as never)).toBe(false);
@@ -104,7 +107,11 @@ describe('JwtKeys (docs/authentication.md#the-access-token: HS256 or RS256, algo
     beforeAll(() => {
       const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
       publicPem = pair.publicKey.export({ type: 'spki', format: 'pem' }).toString();
-      keys = new JwtKeys({ JWT_SECRET: SECRET, JWT_PRIVATE_KEY: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), JWT_PUBLIC_KEY: publicPem });
+      keys = new JwtKeys({
+        JWT_SECRET: SECRET,
+        JWT_PRIVATE_KEY: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+        JWT_PUBLIC_KEY: publicPem,
+      });
     });
 
     it('signs with kid and verifies with the prebuilt key pair: no key object is made per call', async () => {

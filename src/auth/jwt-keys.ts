@@ -41,7 +41,9 @@ export class JwtKeys {
     if (env.JWT_PRIVATE_KEY && env.JWT_PUBLIC_KEY) {
       this.verifyKey = createPublicKey(env.JWT_PUBLIC_KEY);
       const jwk = this.verifyKey.export({ format: 'jwk' }) as { n: string; e: string };
-      const kid = createHash('sha256').update(JSON.stringify({ e: jwk.e, kty: 'RSA', n: jwk.n })).digest('base64url');
+      const kid = createHash('sha256')
+        .update(JSON.stringify({ e: jwk.e, kty: 'RSA', n: jwk.n }))
+        .digest('base64url');
       this.algorithm = 'RS256';
       this.signingKey = createPrivateKey(env.JWT_PRIVATE_KEY);
       this.kid = kid;

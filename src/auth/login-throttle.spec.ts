@@ -1,7 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { ApiException } from '../common/errors/api-exception.js';
 import { MemoryStore } from '../store/memory-store.js';
-import { ACCOUNT_WINDOW_MS, FAILURE_WINDOW_MS, LoginThrottle, MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_ADDRESS, MAX_FAILURES_PER_USERNAME } from './login-throttle.js';
+import {
+  ACCOUNT_WINDOW_MS,
+  FAILURE_WINDOW_MS,
+  LoginThrottle,
+  MAX_FAILURES_PER_ACCOUNT,
+  MAX_FAILURES_PER_ADDRESS,
+  MAX_FAILURES_PER_USERNAME,
+} from './login-throttle.js';
 
 /** The status and `Retry-After` of what `reserve` did: 'ok', or the refusal. */
 async function attempt(throttle: LoginThrottle, username: string, address: string): Promise<'ok' | { status: number; retryAfter: string | undefined }> {

@@ -26,7 +26,14 @@ export class WellKnownController {
           type: 'array',
           items: {
             type: 'object',
-            properties: { kty: { type: 'string', enum: ['RSA'] }, n: { type: 'string' }, e: { type: 'string' }, alg: { type: 'string', enum: ['RS256'] }, use: { type: 'string', enum: ['sig'] }, kid: { type: 'string' } },
+            properties: {
+              kty: { type: 'string', enum: ['RSA'] },
+              n: { type: 'string' },
+              e: { type: 'string' },
+              alg: { type: 'string', enum: ['RS256'] },
+              use: { type: 'string', enum: ['sig'] },
+              kid: { type: 'string' },
+            },
           },
         },
       },

@@ -29,7 +29,10 @@ async function main(): Promise<void> {
       enableApiVersioning(app);
       const documents = await buildOpenApiDocuments(app);
       const written: string[] = [];
-      for (const [name, document] of [...API_VERSIONS.map((version) => [`openapi.v${version}`, documents[version]] as const), ['openapi', documents[LATEST_VERSION]] as const]) {
+      for (const [name, document] of [
+        ...API_VERSIONS.map((version) => [`openapi.v${version}`, documents[version]] as const),
+        ['openapi', documents[LATEST_VERSION]] as const,
+      ]) {
         const json = path.join(outDir, `${name}.json`);
         const yaml = path.join(outDir, `${name}.yaml`);
         await writeFile(json, `${JSON.stringify(document, null, 2)}\n`);

@@ -58,7 +58,12 @@ export async function runImport(argv: string[], env: NodeJS.ProcessEnv, io: Io):
     }
     const data = parseSourceData(raw);
     const config = validateEnv(env);
-    dataSource = await openDataSource(buildDataSourceOptions(config.DATABASE_URL, schemaOf(RESOURCES), 2, undefined, { pooler: config.DB_POOLER, preparedStatements: config.DB_PREPARED_STATEMENTS }));
+    dataSource = await openDataSource(
+      buildDataSourceOptions(config.DATABASE_URL, schemaOf(RESOURCES), 2, undefined, {
+        pooler: config.DB_POOLER,
+        preparedStatements: config.DB_PREPARED_STATEMENTS,
+      }),
+    );
     const report = await importJsonPlaceholder(dataSource, data, password);
     for (const line of formatReport(report)) io.out(line);
     return 0;

@@ -50,17 +50,20 @@ export function toCommentResponse(source: Row<Comment, 'article_id' | 'author_id
   const prefix = linkPrefix();
   const article = Number(row.article_id);
   const author = Number(row.author_id);
-  return withEntityTag({
-    id,
-    body: row.body as string,
-    article,
-    author,
-    created_at: toIso(row.created_at) as string,
-    updated_at: toIso(row.updated_at) as string,
-    links: [
-      { rel: 'self', href: `${prefix}/articles/${article}/comments/${id}` },
-      { rel: 'article', href: `${prefix}/articles/${article}` },
-      { rel: 'author', href: `${prefix}/users/${author}` },
-    ],
-  }, row.version);
+  return withEntityTag(
+    {
+      id,
+      body: row.body as string,
+      article,
+      author,
+      created_at: toIso(row.created_at) as string,
+      updated_at: toIso(row.updated_at) as string,
+      links: [
+        { rel: 'self', href: `${prefix}/articles/${article}/comments/${id}` },
+        { rel: 'article', href: `${prefix}/articles/${article}` },
+        { rel: 'author', href: `${prefix}/users/${author}` },
+      ],
+    },
+    row.version,
+  );
 }

@@ -46,7 +46,11 @@ export class CommentsV2Controller {
 
   /** Read a comment. */
   @CommentOperations.findOne(CommentV2Response)
-  async findOne(@Param('id', ParseIdPipe) articleId: number, @Param('comment_id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<CommentV2Response> {
+  async findOne(
+    @Param('id', ParseIdPipe) articleId: number,
+    @Param('comment_id', ParseIdPipe) id: number,
+    @CurrentUser() caller: AuthUser,
+  ): Promise<CommentV2Response> {
     return this.toV2(await this.comments.findOne(articleId, id, caller));
   }
 

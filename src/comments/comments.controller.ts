@@ -32,13 +32,38 @@ export const CommentOperations = {
       ApiErrors(400, 401, 403, 404, 409, 413, 415, 422),
     ),
   list: (item: Type, list: string) =>
-    applyDecorators(Get(), ListOperation(COMMENTS_FIELDS), ApiOperation({ summary: 'List an article’s comments' }), ApiPageResponse(item, list), ApiErrors(400, 401, 403, 404)),
+    applyDecorators(
+      Get(),
+      ListOperation(COMMENTS_FIELDS),
+      ApiOperation({ summary: 'List an article’s comments' }),
+      ApiPageResponse(item, list),
+      ApiErrors(400, 401, 403, 404),
+    ),
   findOne: (item: Type) =>
-    applyDecorators(Get(':comment_id'), COMMENT_ID, ReadOperation(COMMENTS_FIELDS), ApiOperation({ summary: 'Read a comment' }), ApiOkResponse({ type: item }), ApiErrors(400, 401, 403, 404)),
+    applyDecorators(
+      Get(':comment_id'),
+      COMMENT_ID,
+      ReadOperation(COMMENTS_FIELDS),
+      ApiOperation({ summary: 'Read a comment' }),
+      ApiOkResponse({ type: item }),
+      ApiErrors(400, 401, 403, 404),
+    ),
   replace: (item: Type) =>
-    applyDecorators(Put(':comment_id'), COMMENT_ID, ApiOperation({ summary: 'Replace a comment (its author)' }), ApiOkResponse({ type: item }), ApiErrors(400, 401, 403, 404, 413, 415, 422)),
+    applyDecorators(
+      Put(':comment_id'),
+      COMMENT_ID,
+      ApiOperation({ summary: 'Replace a comment (its author)' }),
+      ApiOkResponse({ type: item }),
+      ApiErrors(400, 401, 403, 404, 413, 415, 422),
+    ),
   update: (item: Type) =>
-    applyDecorators(Patch(':comment_id'), COMMENT_ID, ApiOperation({ summary: 'Update a comment (its author)' }), ApiOkResponse({ type: item }), ApiErrors(400, 401, 403, 404, 413, 415, 422)),
+    applyDecorators(
+      Patch(':comment_id'),
+      COMMENT_ID,
+      ApiOperation({ summary: 'Update a comment (its author)' }),
+      ApiOkResponse({ type: item }),
+      ApiErrors(400, 401, 403, 404, 413, 415, 422),
+    ),
   remove: () =>
     applyDecorators(
       Delete(':comment_id'),

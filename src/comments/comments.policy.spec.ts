@@ -17,7 +17,11 @@ describe('COMMENTS_POLICY (docs/resources/comments.md; the article is checked fi
 
   it('only the comment’s author edits it — not the article’s author, not an admin', () => {
     expect([commenter, articleAuthor, other, admin].map((caller) => can(COMMENTS_POLICY, 'write', caller, comment))).toEqual([true, false, false, false]);
-    expect(refusal(() => authorize(COMMENTS_POLICY, 'write', admin, comment, 6))).toEqual({ status: 403, code: 'forbidden', message: 'only the comment’s author may edit it' });
+    expect(refusal(() => authorize(COMMENTS_POLICY, 'write', admin, comment, 6))).toEqual({
+      status: 403,
+      code: 'forbidden',
+      message: 'only the comment’s author may edit it',
+    });
   });
 
   it('the comment’s author, the article’s author and admins delete it; anyone else gets 403', () => {

@@ -24,7 +24,11 @@ export const COMMENTS = defineResource({
   scopes: true,
   entities: [Comment],
   module: () => import('./comments.module.js').then((file) => file.CommentsModule),
-  events: { 'comment.created': 'a comment is created', 'comment.updated': 'a comment is edited', 'comment.deleted': 'a comment is deleted (by anyone allowed)' },
+  events: {
+    'comment.created': 'a comment is created',
+    'comment.updated': 'a comment is edited',
+    'comment.deleted': 'a comment is deleted (by anyone allowed)',
+  },
   versioned: ['Comment', 'CommentV2'],
   fields: COMMENTS_FIELDS,
   listPlans: [

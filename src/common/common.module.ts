@@ -31,10 +31,7 @@ export interface PipelineOptions {
  * filter, and the deprecation headers on every route of a controller marked `@DeprecatedVersion()`.
  */
 @Module({
-  imports: [
-    DiscoveryModule,
-    RouteTableModule,
-  ],
+  imports: [DiscoveryModule, RouteTableModule],
   providers: [
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_PIPE, useClass: ApiValidationPipe },
@@ -73,7 +70,10 @@ export class CommonModule implements NestModule {
     // first, so that responses refused by the wire rules (413, 415) carry the headers too
     const deprecated = controllers.filter((metatype) => this.reflector.get<boolean>(DEPRECATED_VERSION, metatype) === true);
     if (deprecated.length > 0) {
-      const dates = deprecationDates({ V1_DEPRECATED_AT: this.config.get('V1_DEPRECATED_AT', { infer: true }), V1_SUNSET_AT: this.config.get('V1_SUNSET_AT', { infer: true }) });
+      const dates = deprecationDates({
+        V1_DEPRECATED_AT: this.config.get('V1_DEPRECATED_AT', { infer: true }),
+        V1_SUNSET_AT: this.config.get('V1_SUNSET_AT', { infer: true }),
+      });
       consumer.apply(deprecationMiddleware(dates)).forRoutes(...deprecated);
     }
     // the routes of `@FormBody()` operations are marked before the wire rules read the body

@@ -255,7 +255,9 @@ describe('validateEnv', () => {
     it('DATABASE_LISTEN_URL defaults to DATABASE_URL on PostgreSQL, is undefined on SQLite, and may name another postgres URL', () => {
       expect(validateEnv({ DATABASE_URL: PG }).DATABASE_LISTEN_URL).toBe(PG);
       expect(validateEnv({}).DATABASE_LISTEN_URL).toBeUndefined();
-      expect(validateEnv({ DATABASE_URL: PG, DATABASE_LISTEN_URL: 'postgresql://app:pw@db-direct:5432/app' }).DATABASE_LISTEN_URL).toBe('postgresql://app:pw@db-direct:5432/app');
+      expect(validateEnv({ DATABASE_URL: PG, DATABASE_LISTEN_URL: 'postgresql://app:pw@db-direct:5432/app' }).DATABASE_LISTEN_URL).toBe(
+        'postgresql://app:pw@db-direct:5432/app',
+      );
     });
 
     it('rejects a DATABASE_LISTEN_URL that is not postgres://, or with SQLite', () => {
@@ -319,9 +321,12 @@ describe('validateEnv', () => {
       expect(validateEnv({ REDIS_URL: value }).REDIS_URL).toBe(value);
     });
 
-    it.each(['127.0.0.1:6379', 'http://redis:6379', 'redis://', 'redis://host:6379/db', 'redis://host/1/2'])('rejects %j with one line naming REDIS_URL', (value) => {
-      expectOneLineNaming(configError({ REDIS_URL: value }), 'REDIS_URL');
-    });
+    it.each(['127.0.0.1:6379', 'http://redis:6379', 'redis://', 'redis://host:6379/db', 'redis://host/1/2'])(
+      'rejects %j with one line naming REDIS_URL',
+      (value) => {
+        expectOneLineNaming(configError({ REDIS_URL: value }), 'REDIS_URL');
+      },
+    );
 
     it.each(['0', '49', '60001', 'fast'])('rejects REDIS_TIMEOUT_MS=%j with one line naming it', (value) => {
       expectOneLineNaming(configError({ REDIS_TIMEOUT_MS: value }), 'REDIS_TIMEOUT_MS');
@@ -406,12 +411,16 @@ describe('validateEnv', () => {
       expect(validateEnv({ OAUTH_ISSUER: value }).OAUTH_ISSUER).toBe(expected);
     });
 
-    it.each(['http://api.example.com', 'https://api.example.com/v1', 'https://api.example.com?x=1', 'https://api.example.com#f', 'https://u:p@api.example.com', 'api.example.com'])(
-      'refuses %j (an issuer is an https origin; RFC 8414 §2)',
-      (value) => {
-        expectOneLineNaming(configError({ OAUTH_ISSUER: value }), 'OAUTH_ISSUER');
-      },
-    );
+    it.each([
+      'http://api.example.com',
+      'https://api.example.com/v1',
+      'https://api.example.com?x=1',
+      'https://api.example.com#f',
+      'https://u:p@api.example.com',
+      'api.example.com',
+    ])('refuses %j (an issuer is an https origin; RFC 8414 §2)', (value) => {
+      expectOneLineNaming(configError({ OAUTH_ISSUER: value }), 'OAUTH_ISSUER');
+    });
   });
 
   describe('PORT', () => {
@@ -482,7 +491,9 @@ describe('validateEnv', () => {
     it.each(['session', 'statement', 'pgbouncer', 'true'])('rejects DB_POOLER=%j with one line naming it', (value) => {
       const error = configError({ DB_POOLER: value });
       expectOneLineNaming(error, 'DB_POOLER');
-      expect(error.message).toBe(`Invalid configuration: DB_POOLER must be none (PostgreSQL directly) or transaction (a transaction-mode pooler such as PgBouncer) (got "${value}")`);
+      expect(error.message).toBe(
+        `Invalid configuration: DB_POOLER must be none (PostgreSQL directly) or transaction (a transaction-mode pooler such as PgBouncer) (got "${value}")`,
+      );
     });
 
     it.each([
@@ -540,14 +551,11 @@ describe('validateEnv', () => {
       },
     );
 
-    it.each(['mysql://app@localhost/app', 'sqlite:', 'postgres://', 'data/app.sqlite', 'http://db'])(
-      'rejects %j with one line naming DATABASE_URL',
-      (url) => {
-        const error = configError({ DATABASE_URL: url });
-        expectOneLineNaming(error, 'DATABASE_URL');
-        expect(error.message).toBe('Invalid configuration: DATABASE_URL must be sqlite:<path> or postgres://user@host:port/db');
-      },
-    );
+    it.each(['mysql://app@localhost/app', 'sqlite:', 'postgres://', 'data/app.sqlite', 'http://db'])('rejects %j with one line naming DATABASE_URL', (url) => {
+      const error = configError({ DATABASE_URL: url });
+      expectOneLineNaming(error, 'DATABASE_URL');
+      expect(error.message).toBe('Invalid configuration: DATABASE_URL must be sqlite:<path> or postgres://user@host:port/db');
+    });
 
     it('does not echo the URL (it may hold a password)', () => {
       const error = configError({ DATABASE_URL: 'mysql://app:s3cret@db/app' });
@@ -687,12 +695,18 @@ describe('validateEnv', () => {
       expect(validateEnv({ CORS_ORIGINS: value }).CORS_ORIGINS).toEqual(expected);
     });
 
-    it.each(['*', 'app.example.com', 'https://app.example.com/', 'https://app.example.com/path', 'ftp://files.example.com', 'https://App.example.com', 'https://*.example.com', 'null'])(
-      'refuses %j with one line naming CORS_ORIGINS',
-      (value) => {
-        expectOneLineNaming(configError({ CORS_ORIGINS: `https://ok.example.com,${value}` }), 'CORS_ORIGINS');
-      },
-    );
+    it.each([
+      '*',
+      'app.example.com',
+      'https://app.example.com/',
+      'https://app.example.com/path',
+      'ftp://files.example.com',
+      'https://App.example.com',
+      'https://*.example.com',
+      'null',
+    ])('refuses %j with one line naming CORS_ORIGINS', (value) => {
+      expectOneLineNaming(configError({ CORS_ORIGINS: `https://ok.example.com,${value}` }), 'CORS_ORIGINS');
+    });
   });
 
   describe('TLS_CERT and TLS_KEY', () => {
@@ -706,7 +720,9 @@ describe('validateEnv', () => {
       cert = path.join(dir, 'cert.pem');
       key = path.join(dir, 'key.pem');
       otherKey = path.join(dir, 'other-key.pem');
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost'], {
+        stdio: 'ignore',
+      });
       writeFileSync(otherKey, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
     });
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -740,7 +756,13 @@ describe('webhook settings (docs/webhooks.md)', () => {
     const env = validateEnv({});
     expect([env.WEBHOOK_ALLOW_HTTP, env.WEBHOOK_ALLOW_PRIVATE_NETWORKS]).toEqual([false, false]);
     expect(env.WEBHOOK_RETRY_SCHEDULE).toEqual([5, 300, 1800, 7200, 18_000, 36_000, 36_000, 86_400, 86_400]);
-    expect([env.WEBHOOK_TIMEOUT_MS, env.WEBHOOK_POLL_INTERVAL_MS, env.WEBHOOK_SECRET_GRACE_SECONDS, env.WEBHOOK_DISABLE_AFTER_FAILURES, env.WEBHOOK_CONCURRENCY]).toEqual([10_000, 1000, 86_400, 5, 8]);
+    expect([
+      env.WEBHOOK_TIMEOUT_MS,
+      env.WEBHOOK_POLL_INTERVAL_MS,
+      env.WEBHOOK_SECRET_GRACE_SECONDS,
+      env.WEBHOOK_DISABLE_AFTER_FAILURES,
+      env.WEBHOOK_CONCURRENCY,
+    ]).toEqual([10_000, 1000, 86_400, 5, 8]);
   });
 
   it('parses WEBHOOK_RETRY_SCHEDULE as comma-separated seconds, white space allowed', () => {

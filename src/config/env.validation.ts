@@ -249,7 +249,10 @@ function corsOrigins(raw: Record<string, unknown>): string[] {
   const text = optional(raw, 'CORS_ORIGINS');
   if (text === undefined) return [];
   const origins = new Set<string>();
-  for (const entry of text.split(',').map((part) => part.trim()).filter((part) => part.length > 0)) {
+  for (const entry of text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0)) {
     let origin: string | undefined;
     try {
       const url = new URL(entry);
@@ -258,7 +261,9 @@ function corsOrigins(raw: Record<string, unknown>): string[] {
       origin = undefined;
     }
     if (origin === undefined) {
-      throw new ConfigError(`Invalid configuration: CORS_ORIGINS must be comma-separated origins such as https://app.example.com (lower case, no path, no wildcard; got ${JSON.stringify(entry)})`);
+      throw new ConfigError(
+        `Invalid configuration: CORS_ORIGINS must be comma-separated origins such as https://app.example.com (lower case, no path, no wildcard; got ${JSON.stringify(entry)})`,
+      );
     }
     origins.add(origin);
   }
@@ -289,7 +294,9 @@ function retrySchedule(raw: Record<string, unknown>): number[] {
   if (text === undefined || text === '') return [...DEFAULT_WEBHOOK_RETRY_SCHEDULE];
   const parts = text.split(',').map((part) => part.trim());
   if (parts.length > 50 || parts.some((part) => !/^\d{1,6}$/.test(part) || Number(part) > 604_800)) {
-    throw new ConfigError(`Invalid configuration: WEBHOOK_RETRY_SCHEDULE must be 1-50 comma-separated whole seconds from 0 to 604800, e.g. 5,300,1800 (got ${JSON.stringify(text)})`);
+    throw new ConfigError(
+      `Invalid configuration: WEBHOOK_RETRY_SCHEDULE must be 1-50 comma-separated whole seconds from 0 to 604800, e.g. 5,300,1800 (got ${JSON.stringify(text)})`,
+    );
   }
   return parts.map(Number);
 }
@@ -314,7 +321,9 @@ function date(raw: Record<string, unknown>, key: string, def: string): Date {
   const value = new Date(/T/.test(text) ? text : `${text}T00:00:00Z`);
   // the round trip refuses calendar overflows such as 2026-02-30
   if (!ISO_DATE.test(text) || Number.isNaN(value.getTime()) || (!/T/.test(text) && value.toISOString().slice(0, 10) !== text)) {
-    throw new ConfigError(`Invalid configuration: ${key} must be an ISO 8601 date or date-time, e.g. 2026-12-01 or 2026-12-01T00:00:00Z (got ${JSON.stringify(text)})`);
+    throw new ConfigError(
+      `Invalid configuration: ${key} must be an ISO 8601 date or date-time, e.g. 2026-12-01 or 2026-12-01T00:00:00Z (got ${JSON.stringify(text)})`,
+    );
   }
   return value;
 }
@@ -381,7 +390,8 @@ export function validateEnv(raw: Record<string, unknown>): Env {
   if (cursorSecret !== undefined && nodeEnv === 'production' && Buffer.byteLength(cursorSecret) < 32) {
     throw new ConfigError('Invalid configuration: LIST_CURSOR_SECRET must be at least 32 bytes in production');
   }
-  const listCursorSecret = cursorSecret ?? (optional(raw, 'JWT_SECRET') !== undefined ? `jwt:${secret}` : privateKey !== undefined ? `rsa:${privateKey}` : `jwt:${secret}`);
+  const listCursorSecret =
+    cursorSecret ?? (optional(raw, 'JWT_SECRET') !== undefined ? `jwt:${secret}` : privateKey !== undefined ? `rsa:${privateKey}` : `jwt:${secret}`);
   const logLevel = optional(raw, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info');
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`Invalid configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)})`);
@@ -424,15 +434,21 @@ export function validateEnv(raw: Record<string, unknown>): Env {
   }
   const baseHost = optional(raw, 'API_BASE_HOST')?.trim().toLowerCase();
   if (baseHost !== undefined && !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(baseHost)) {
-    throw new ConfigError(`Invalid configuration: API_BASE_HOST must be a host name such as api.example.com, without scheme or port (got ${JSON.stringify(baseHost)})`);
+    throw new ConfigError(
+      `Invalid configuration: API_BASE_HOST must be a host name such as api.example.com, without scheme or port (got ${JSON.stringify(baseHost)})`,
+    );
   }
   const issuer = optional(raw, 'OAUTH_ISSUER');
   if (issuer !== undefined && !isIssuerOrigin(issuer)) {
-    throw new ConfigError('Invalid configuration: OAUTH_ISSUER must be an origin such as https://api.example.com (https, or http for a loopback host; no path, query or fragment)');
+    throw new ConfigError(
+      'Invalid configuration: OAUTH_ISSUER must be an origin such as https://api.example.com (https, or http for a loopback host; no path, query or fragment)',
+    );
   }
   if (issuer === undefined && nodeEnv === 'production') {
     // taken from the request's Host otherwise: a forged Host would then name another issuer (RFC 9207 mix-up)
-    throw new ConfigError('Invalid configuration: OAUTH_ISSUER is required in production (the origin clients reach the service at, e.g. https://api.example.com)');
+    throw new ConfigError(
+      'Invalid configuration: OAUTH_ISSUER is required in production (the origin clients reach the service at, e.g. https://api.example.com)',
+    );
   }
   const metricsToken = optional(raw, 'METRICS_TOKEN');
   if (metricsToken !== undefined && !/^[\x21-\x7e]{16,512}$/.test(metricsToken)) {
@@ -440,7 +456,9 @@ export function validateEnv(raw: Record<string, unknown>): Env {
   }
   const pooler = optional(raw, 'DB_POOLER')?.trim().toLowerCase() ?? 'none';
   if (pooler !== 'none' && pooler !== 'transaction') {
-    throw new ConfigError(`Invalid configuration: DB_POOLER must be none (PostgreSQL directly) or transaction (a transaction-mode pooler such as PgBouncer) (got ${JSON.stringify(pooler)})`);
+    throw new ConfigError(
+      `Invalid configuration: DB_POOLER must be none (PostgreSQL directly) or transaction (a transaction-mode pooler such as PgBouncer) (got ${JSON.stringify(pooler)})`,
+    );
   }
   const port = int(raw, 'PORT', 3000, 0, 65535);
   const metricsPort = optional(raw, 'METRICS_PORT') === undefined ? undefined : int(raw, 'METRICS_PORT', 0, 0, 65535);

@@ -38,7 +38,9 @@ export function tracingEnabled(raw: Record<string, unknown>): boolean {
     .filter((name) => name !== '');
   for (const name of exporters ?? []) {
     if (!TRACE_EXPORTERS.includes(name)) {
-      throw new ConfigError(`Invalid configuration: OTEL_TRACES_EXPORTER must be a comma-separated list of ${TRACE_EXPORTERS.join(', ')} (got ${JSON.stringify(name)})`);
+      throw new ConfigError(
+        `Invalid configuration: OTEL_TRACES_EXPORTER must be a comma-separated list of ${TRACE_EXPORTERS.join(', ')} (got ${JSON.stringify(name)})`,
+      );
     }
   }
   if (exporters && exporters.includes('none') && exporters.length > 1) {
@@ -60,7 +62,8 @@ export function tracingEnabled(raw: Record<string, unknown>): boolean {
       url = undefined;
     }
     // the URL itself is not echoed: it may carry credentials
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new ConfigError(`Invalid configuration: ${key} must be an http(s) URL such as http://collector:4318`);
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+      throw new ConfigError(`Invalid configuration: ${key} must be an http(s) URL such as http://collector:4318`);
     return true;
   });
   if (disabled === 'true') return false;

@@ -22,7 +22,11 @@ export const ADVISORY_LOCK_KEYS = {
  * Returns `{ locked: true, value }` with what `work` returned.
  * @throws what `work` or the database throws (the transaction is rolled back)
  */
-export async function inExclusiveBatch<T>(dataSource: DataSource, key: number, work: (manager: EntityManager) => Promise<T>): Promise<{ locked: true; value: T } | { locked: false }> {
+export async function inExclusiveBatch<T>(
+  dataSource: DataSource,
+  key: number,
+  work: (manager: EntityManager) => Promise<T>,
+): Promise<{ locked: true; value: T } | { locked: false }> {
   if (dataSource.options.type !== 'postgres') return { locked: true, value: await work(dataSource.manager) };
   return dataSource.transaction(async (manager) => {
     const [row] = (await manager.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [key])) as { locked: boolean }[];

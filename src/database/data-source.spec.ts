@@ -13,7 +13,16 @@ function extra(connection?: Parameters<typeof buildDataSourceOptions>[4]): Recor
 
 describe('buildDataSourceOptions on PostgreSQL: direct or behind a pooler (docs/operations.md#behind-a-connection-pooler)', () => {
   it('direct (default): statement_timeout and jit=off as start-up parameters, no per-transaction settings, prepared statements on', () => {
-    expect(extra()).toMatchObject({ max: 7, connectionTimeoutMillis: 1500, query_timeout: 2500, statement_timeout: 1500, options: '-c jit=off', Client: poolClient(), preparedStatements: true, transactionSettings: undefined });
+    expect(extra()).toMatchObject({
+      max: 7,
+      connectionTimeoutMillis: 1500,
+      query_timeout: 2500,
+      statement_timeout: 1500,
+      options: '-c jit=off',
+      Client: poolClient(),
+      preparedStatements: true,
+      transactionSettings: undefined,
+    });
     expect(extra({ pooler: 'none' })).toEqual(extra());
   });
 
@@ -21,7 +30,12 @@ describe('buildDataSourceOptions on PostgreSQL: direct or behind a pooler (docs/
     const options = extra({ pooler: 'transaction' });
     expect(options).not.toHaveProperty('statement_timeout');
     expect(options).not.toHaveProperty('options');
-    expect(options).toMatchObject({ connectionTimeoutMillis: 1500, query_timeout: 2500, transactionSettings: 'SET LOCAL statement_timeout = 1500; SET LOCAL jit = off', preparedStatements: true });
+    expect(options).toMatchObject({
+      connectionTimeoutMillis: 1500,
+      query_timeout: 2500,
+      transactionSettings: 'SET LOCAL statement_timeout = 1500; SET LOCAL jit = off',
+      preparedStatements: true,
+    });
   });
 
   it('DB_PREPARED_STATEMENTS=false: statements unnamed, with or without a pooler', () => {

@@ -25,7 +25,17 @@ const Database = createRequire(import.meta.url)('better-sqlite3') as typeof impo
  * declarations carried theirs, and the idempotency records' of the common kernel. A resource's
  * migrations are in its declaration (`migrations`).
  */
-export const SHARED_MIGRATIONS = [InitialSchema1763700000000, ArticlesCommentsTagsOrders1763800000000, ApiKeysSessions1763900000000, OAuth1764000000000, SessionsToSharedStore1764100000000, ListIndexes1764200000000, ResourceVersions1764300000000, SyncIndexes1764420000000, IdempotencyKeys1764600000000];
+export const SHARED_MIGRATIONS = [
+  InitialSchema1763700000000,
+  ArticlesCommentsTagsOrders1763800000000,
+  ApiKeysSessions1763900000000,
+  OAuth1764000000000,
+  SessionsToSharedStore1764100000000,
+  ListIndexes1764200000000,
+  ResourceVersions1764300000000,
+  SyncIndexes1764420000000,
+  IdempotencyKeys1764600000000,
+];
 
 /** What a DataSource maps and migrates: entities and migrations (in the order they run). */
 export interface DatabaseSchema {
@@ -80,13 +90,22 @@ export interface PostgresConnectionOptions {
  *   `connection.preparedStatements` is false.
  * - SQLite: how long a write waits for the file lock (`busy_timeout` → SQLITE_BUSY); `connection` does not apply.
  */
-export function buildDataSourceOptions(databaseUrl: string, schema: DatabaseSchema, poolSize = 10, timeoutMs = 5000, connection: PostgresConnectionOptions = {}): DataSourceOptions {
+export function buildDataSourceOptions(
+  databaseUrl: string,
+  schema: DatabaseSchema,
+  poolSize = 10,
+  timeoutMs = 5000,
+  connection: PostgresConnectionOptions = {},
+): DataSourceOptions {
   const entities = [...schema.entities];
   const migrations = [...schema.migrations];
   const common = { entities, migrations, migrationsRun: true, synchronize: false, logging: false } as const;
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     const pooled = connection.pooler === 'transaction';
-    const client: PoolClientOptions = { preparedStatements: connection.preparedStatements !== false, transactionSettings: pooled ? transactionSettings(timeoutMs) : undefined };
+    const client: PoolClientOptions = {
+      preparedStatements: connection.preparedStatements !== false,
+      transactionSettings: pooled ? transactionSettings(timeoutMs) : undefined,
+    };
     return {
       ...common,
       type: 'postgres',

@@ -45,7 +45,10 @@ describe('isDatabaseUnavailable (→ 503 service_unavailable)', () => {
     ['SQLite disk full as the cause of a failed COMMIT', new Error('commit failed', { cause: queryFailed(withCode('SQLITE_FULL')) })],
     ['wrapped in a cause', new Error('transaction failed', { cause: withCode('ECONNRESET') })],
     ['TypeORM: released query runner', Object.assign(new Error('Query runner already released'), { name: 'QueryRunnerAlreadyReleasedError' })],
-    ['TypeORM: a transaction on a released query runner', Object.assign(new Error('Entity manager / query runner already released'), { name: 'QueryRunnerProviderAlreadyReleasedError' })],
+    [
+      'TypeORM: a transaction on a released query runner',
+      Object.assign(new Error('Entity manager / query runner already released'), { name: 'QueryRunnerProviderAlreadyReleasedError' }),
+    ],
   ])('%s → true', (_, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });

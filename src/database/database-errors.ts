@@ -36,7 +36,12 @@ const PG_UNAVAILABLE_MESSAGES = [
 ];
 
 /** TypeORM errors of a data source that is not (or no longer) connected, or of a query runner released under a request when its connection broke (PostgreSQL stopped). */
-const TYPEORM_NOT_CONNECTED = new Set(['ConnectionIsNotSetError', 'CannotExecuteNotConnectedError', 'QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
+const TYPEORM_NOT_CONNECTED = new Set([
+  'ConnectionIsNotSetError',
+  'CannotExecuteNotConnectedError',
+  'QueryRunnerAlreadyReleasedError',
+  'QueryRunnerProviderAlreadyReleasedError',
+]);
 
 function isUnavailable(error: Record<string, unknown>): boolean {
   const code = typeof error.code === 'string' ? error.code : '';

@@ -16,8 +16,7 @@ import { buildDataSourceOptions, openDataSource, schemaOf } from './data-source.
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [ConfigService, RESOURCE_REGISTRY],
-      useFactory: (config: ConfigService<Env, true>, registry: ResourceRegistry) =>
-        ({
+      useFactory: (config: ConfigService<Env, true>, registry: ResourceRegistry) => ({
         ...buildDataSourceOptions(
           config.get('DATABASE_URL', { infer: true }),
           schemaOf(registry.resources),

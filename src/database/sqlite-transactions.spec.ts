@@ -68,10 +68,12 @@ describe('the SQLite connection gate: a transaction SQLite rolled back by itself
     await dataSource.query('PRAGMA max_page_count = 1073741823');
     const nested = dataSource.transaction(async (manager) => {
       await manager.query("INSERT INTO notes (body) VALUES ('outer')");
-      await expect(manager.transaction(async (inner) => {
-        await inner.query("INSERT INTO notes (body) VALUES ('inner')");
-        throw new Error('inner refused');
-      })).rejects.toThrow('inner refused');
+      await expect(
+        manager.transaction(async (inner) => {
+          await inner.query("INSERT INTO notes (body) VALUES ('inner')");
+          throw new Error('inner refused');
+        }),
+      ).rejects.toThrow('inner refused');
       expect(connection().inTransaction).toBe(true);
       throw new Error('outer refused');
     });

@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner, TransactionCommitEvent, TransactionRollbackEvent, TransactionStartEvent } from 'typeorm';
+import type {
+  DataSource,
+  EntityManager,
+  EntitySubscriberInterface,
+  QueryRunner,
+  TransactionCommitEvent,
+  TransactionRollbackEvent,
+  TransactionStartEvent,
+} from 'typeorm';
 import { safeError } from '../logging/logging.js';
 import { toIso } from '../common/list/timestamps.js';
 import { insertRow } from '../database/insert-row.js';
@@ -170,7 +178,12 @@ export class EventOutbox {
 export function toEventPayload(event: StoredEvent | EventRecord, version: '1' | '2'): EventPayload {
   if ('event_id' in event) {
     // a stored type is one of the registry's; EventType is the compiler's view of the service's
-    return { id: event.event_id, type: event.type as EventType, timestamp: toIso(event.created_at) as string, data: JSON.parse(version === '1' ? event.data_v1 : event.data_v2) as object };
+    return {
+      id: event.event_id,
+      type: event.type as EventType,
+      timestamp: toIso(event.created_at) as string,
+      data: JSON.parse(version === '1' ? event.data_v1 : event.data_v2) as object,
+    };
   }
   return { id: event.id, type: event.type, timestamp: event.createdAt.toISOString(), data: version === '1' ? event.data.v1 : event.data.v2 };
 }

@@ -27,7 +27,24 @@ export class EventPayload {
    * as it was before), with its links: `todo.*` → `Todo`, `article.*` → `Article`, `comment.*` →
    * `Comment`, `order.*` → `Order`, `user.deleted` → `User`.
    */
-  @ApiProperty({ readOnly: true, type: 'object', additionalProperties: true, example: { id: 1, title: 'Buy milk', content: null, status: 'pending', owner: 1, created_at: '2026-11-21T10:15:00.000Z', updated_at: '2026-11-21T10:15:00.000Z', links: [{ rel: 'self', href: '/v{version}/todos/1' }, { rel: 'owner', href: '/v{version}/users/1' }] } })
+  @ApiProperty({
+    readOnly: true,
+    type: 'object',
+    additionalProperties: true,
+    example: {
+      id: 1,
+      title: 'Buy milk',
+      content: null,
+      status: 'pending',
+      owner: 1,
+      created_at: '2026-11-21T10:15:00.000Z',
+      updated_at: '2026-11-21T10:15:00.000Z',
+      links: [
+        { rel: 'self', href: '/v{version}/todos/1' },
+        { rel: 'owner', href: '/v{version}/users/1' },
+      ],
+    },
+  })
   data: object;
 }
 

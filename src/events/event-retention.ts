@@ -27,7 +27,14 @@ export class EventRetention implements OnApplicationBootstrap, OnApplicationShut
   ) {
     const days = () => config.get('EVENT_RETENTION_DAYS', { infer: true });
     const batch = (manager: EntityManager, now: Date) => oldEventsBatch(manager, new Date(now.getTime() - days() * 86_400_000));
-    this.pruning = new PeriodicPruning(events.manager.connection, ADVISORY_LOCK_KEYS.eventRetention, new Logger(EventRetention.name), 'event retention', batch, (deleted) => `event retention: deleted ${deleted} events older than ${days()} days`);
+    this.pruning = new PeriodicPruning(
+      events.manager.connection,
+      ADVISORY_LOCK_KEYS.eventRetention,
+      new Logger(EventRetention.name),
+      'event retention',
+      batch,
+      (deleted) => `event retention: deleted ${deleted} events older than ${days()} days`,
+    );
   }
 
   /** Starts the timer (ROLE `all` or `worker`; none for `api`): the first run a minute after start, then hourly. */
@@ -54,7 +61,12 @@ export class EventRetention implements OnApplicationBootstrap, OnApplicationShut
 /** One retention batch: the oldest {@link PRUNE_BATCH} events created before `cutoff`, deleted by id. */
 async function oldEventsBatch(manager: EntityManager, cutoff: Date): Promise<PruneBatch> {
   const events = manager.getRepository(EventRecord);
-  const batch = await events.find({ select: { id: true }, where: { created_at: LessThan(cutoff) }, order: { created_at: 'ASC', id: 'ASC' }, take: PRUNE_BATCH });
+  const batch = await events.find({
+    select: { id: true },
+    where: { created_at: LessThan(cutoff) },
+    order: { created_at: 'ASC', id: 'ASC' },
+    take: PRUNE_BATCH,
+  });
   if (batch.length === 0) return { found: 0, affected: 0 };
   const result = await events.delete({ id: In(batch.map((row) => row.id)) });
   return { found: batch.length, affected: result.affected ?? 0 };

@@ -42,7 +42,11 @@ export class EventsController {
   @Get(':id')
   @ReadOperation(EVENTS_FIELDS)
   @ApiOperation({ summary: 'Read an event', description: 'Another user’s event answers 404, as a missing or pruned one.' })
-  @ApiParam({ name: 'id', description: 'The event id, `evt_` + 32 lower-case hex digits.', schema: { type: 'string', pattern: '^evt_[0-9a-f]{32}$', example: 'evt_5f0c6a4e0d2b4c7e9a1f3b8d2e6c4a10' } })
+  @ApiParam({
+    name: 'id',
+    description: 'The event id, `evt_` + 32 lower-case hex digits.',
+    schema: { type: 'string', pattern: '^evt_[0-9a-f]{32}$', example: 'evt_5f0c6a4e0d2b4c7e9a1f3b8d2e6c4a10' },
+  })
   @ApiOkResponse({ type: EventResponse })
   @ApiErrors(400, 401, 403, 404)
   findOne(@Param('id', ParseEventIdPipe) id: string, @CurrentUser() caller: AuthUser): Promise<EventResponse> {

@@ -7,4 +7,9 @@ import type { EventRecord } from './event.entity.js';
  * account). Events are read-only. Another user's event is answered 404 like a missing one (its
  * existence is not revealed: the policy is `hidden`); the list query's alias is `e`.
  */
-export const EVENTS_POLICY = ownedPolicy<Pick<EventRecord, 'owner_id'>>({ resource: 'event', ownerOf: (event) => event.owner_id ?? 0, column: 'e.owner_id', hidden: true });
+export const EVENTS_POLICY = ownedPolicy<Pick<EventRecord, 'owner_id'>>({
+  resource: 'event',
+  ownerOf: (event) => event.owner_id ?? 0,
+  column: 'e.owner_id',
+  hidden: true,
+});

@@ -15,7 +15,10 @@ import { EVENTS_FIELDS } from './events.resource.js';
 import { EVENTS_POLICY } from './events.policy.js';
 
 /** An events row (raw select or entity) as `GET /v{version}/events` shows it: the payload of `version` and its `self` link. */
-export function toEventResponse(row: Row<EventRecord, 'event_id' | 'type' | 'owner_id' | 'resource_id' | 'created_at' | 'data_v1' | 'data_v2'>, version: ApiVersion): EventResponse {
+export function toEventResponse(
+  row: Row<EventRecord, 'event_id' | 'type' | 'owner_id' | 'resource_id' | 'created_at' | 'data_v1' | 'data_v2'>,
+  version: ApiVersion,
+): EventResponse {
   const payload = toEventPayload(row as unknown as EventRecord, version);
   return { ...payload, links: [{ rel: 'self', href: `${linkPrefix()}/events/${payload.id}` }] };
 }

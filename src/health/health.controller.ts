@@ -37,7 +37,10 @@ export class HealthController {
   @Get('live')
   @Header('Cache-Control', 'no-store')
   @NoDatabase()
-  @ApiOperation({ summary: 'Liveness: the process is up', description: 'Always 200 while the process serves HTTP; checks no dependency. Public, not rate-limited.' })
+  @ApiOperation({
+    summary: 'Liveness: the process is up',
+    description: 'Always 200 while the process serves HTTP; checks no dependency. Public, not rate-limited.',
+  })
   @ApiOkResponse({ type: LivenessResponse, description: 'The process is up.' })
   live(): LivenessResponse {
     return { status: 'ok' };
@@ -60,8 +63,14 @@ export class HealthController {
   @ApiResponse({
     status: 503,
     type: ErrorResp,
-    description: 'Not ready: a dependency does not answer (each one named in `details`, `field` = the dependency), or the process is shutting down. Take the instance out of rotation; retry after `Retry-After` seconds.',
-    example: { error: 'not ready: database unavailable', code: 'service_unavailable', details: [{ field: 'database', message: 'no answer within 2000 ms' }], request_id: REQUEST_ID },
+    description:
+      'Not ready: a dependency does not answer (each one named in `details`, `field` = the dependency), or the process is shutting down. Take the instance out of rotation; retry after `Retry-After` seconds.',
+    example: {
+      error: 'not ready: database unavailable',
+      code: 'service_unavailable',
+      details: [{ field: 'database', message: 'no answer within 2000 ms' }],
+      request_id: REQUEST_ID,
+    },
   })
   async ready(): Promise<ReadinessResponse> {
     if (this.shutdown.isShuttingDown) throw this.unavailable('not ready: shutting down');

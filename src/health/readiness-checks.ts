@@ -48,13 +48,15 @@ export class ReadinessChecks {
 
   /** The probes as terminus indicator functions, each bounded by `timeoutMs` milliseconds. */
   indicatorFunctions(timeoutMs: number): HealthIndicatorFunction[] {
-    return [...this.probes].map(([name, probe]) => () =>
-      this.indicators
-        .check(name)
-        .attempt(async ({ signal }) => {
-          await probe({ signal });
-        })
-        .withTimeout(timeoutMs),
+    return [...this.probes].map(
+      ([name, probe]) =>
+        () =>
+          this.indicators
+            .check(name)
+            .attempt(async ({ signal }) => {
+              await probe({ signal });
+            })
+            .withTimeout(timeoutMs),
     );
   }
 }

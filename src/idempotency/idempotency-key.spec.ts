@@ -1,6 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import { ApiException } from '../common/errors/api-exception.js';
-import { callerScope, canonicalJson, openRecord, parseIdempotencyKey, requestFingerprint, sealRecord, storeKeys, type StoredResponse } from './idempotency-key.js';
+import {
+  callerScope,
+  canonicalJson,
+  openRecord,
+  parseIdempotencyKey,
+  requestFingerprint,
+  sealRecord,
+  storeKeys,
+  type StoredResponse,
+} from './idempotency-key.js';
 
 /** The status and detail field of what `fn` throws. */
 function thrown(fn: () => unknown): { status: number; fields: string[] } {

@@ -58,7 +58,9 @@ export function canonicalJson(value: unknown): string {
  * "the same request" exactly when their fingerprints are equal.
  */
 export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method.toUpperCase()}\n${path}\n${canonicalJson(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method.toUpperCase()}\n${path}\n${canonicalJson(body)}`)
+    .digest('hex');
 }
 
 /** The caller as the idempotency layer sees it (see {@link callerScope}). */

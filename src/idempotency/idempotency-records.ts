@@ -30,7 +30,14 @@ export class IdempotencyRecords implements OnApplicationBootstrap, OnApplication
     private readonly config: ConfigService<Env, true>,
   ) {
     const logger = new Logger(IdempotencyRecords.name);
-    this.pruning = new PeriodicPruning(dataSource, ADVISORY_LOCK_KEYS.idempotencyPruning, logger, 'idempotency', expiredBatch, (deleted) => `idempotency: pruned ${deleted} expired keys`);
+    this.pruning = new PeriodicPruning(
+      dataSource,
+      ADVISORY_LOCK_KEYS.idempotencyPruning,
+      logger,
+      'idempotency',
+      expiredBatch,
+      (deleted) => `idempotency: pruned ${deleted} expired keys`,
+    );
   }
 
   /**
@@ -54,7 +61,13 @@ export class IdempotencyRecords implements OnApplicationBootstrap, OnApplication
   async insert(keyHash: string, kept: KeptResponse, ttlMs: number, now = new Date()): Promise<void> {
     const records = this.dataSource.getRepository(IdempotencyRecord);
     await records.delete({ key_hash: keyHash, expires_at: LessThanOrEqual(now) });
-    await records.insert({ key_hash: keyHash, fingerprint: kept.fingerprint, response: kept.response, created_at: now, expires_at: new Date(now.getTime() + ttlMs) });
+    await records.insert({
+      key_hash: keyHash,
+      fingerprint: kept.fingerprint,
+      response: kept.response,
+      created_at: now,
+      expires_at: new Date(now.getTime() + ttlMs),
+    });
   }
 
   /** Starts the pruning timer (ROLE `all` or `worker`; none for `api`): the first run a minute after start, then hourly. */
@@ -81,7 +94,12 @@ export class IdempotencyRecords implements OnApplicationBootstrap, OnApplication
 /** One pruning batch: the oldest {@link PRUNE_BATCH} records expired at `now`, deleted 100 keys per statement. */
 async function expiredBatch(manager: EntityManager, now: Date): Promise<PruneBatch> {
   const records = manager.getRepository(IdempotencyRecord);
-  const batch = await records.find({ select: { key_hash: true }, where: { expires_at: LessThanOrEqual(now) }, order: { expires_at: 'ASC' }, take: PRUNE_BATCH });
+  const batch = await records.find({
+    select: { key_hash: true },
+    where: { expires_at: LessThanOrEqual(now) },
+    order: { expires_at: 'ASC' },
+    take: PRUNE_BATCH,
+  });
   let affected = 0;
   for (let i = 0; i < batch.length; i += 100) {
     const keys = batch.slice(i, i + 100).map((row) => row.key_hash);

@@ -16,7 +16,13 @@ const KEY_PARAMETER = {
     `The first 2xx response is kept per caller and key for IDEMPOTENCY_TTL (default 24 h); the same key with the same request (method, path and query, JSON body) gets it again with \`${REPLAYED_HEADER}: true\` and nothing is executed twice. ` +
     `The same key with a different request → 422; while the first request runs → 409 with \`Retry-After\`. An error response is not kept: the key stays usable for a corrected request. ` +
     `1-${MAX_KEY_LENGTH} printable ASCII characters (spaces inside only: HTTP strips them around a header value), sent once, else 400.`,
-  schema: { type: 'string', minLength: 1, maxLength: MAX_KEY_LENGTH, pattern: `^[!-~]([ -~]{0,${MAX_KEY_LENGTH - 2}}[!-~])?$`, example: '8e03978e-40d5-43e8-bc93-6894a57f9324' },
+  schema: {
+    type: 'string',
+    minLength: 1,
+    maxLength: MAX_KEY_LENGTH,
+    pattern: `^[!-~]([ -~]{0,${MAX_KEY_LENGTH - 2}}[!-~])?$`,
+    example: '8e03978e-40d5-43e8-bc93-6894a57f9324',
+  },
 };
 
 /** The response header of a replay, shared through `components.headers`. */
@@ -30,7 +36,12 @@ const REUSED = `Or: \`${IDEMPOTENCY_KEY_HEADER}\` was already used for a differe
 const IN_PROGRESS_EXAMPLE = {
   error: `a request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry after ${IN_PROGRESS_RETRY_AFTER_SECONDS} second`,
   code: 'conflict',
-  details: [{ field: IDEMPOTENCY_KEY_HEADER, message: `a request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry after ${IN_PROGRESS_RETRY_AFTER_SECONDS} second` }],
+  details: [
+    {
+      field: IDEMPOTENCY_KEY_HEADER,
+      message: `a request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry after ${IN_PROGRESS_RETRY_AFTER_SECONDS} second`,
+    },
+  ],
   request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90',
 };
 
@@ -58,7 +69,8 @@ export function documentIdempotency(doc: Json): void {
       const responses: Json = (operation.responses = structuredClone(operation.responses ?? {}));
       operation.parameters = [...(operation.parameters ?? []), { $ref: `#/components/parameters/${IDEMPOTENCY_KEY_HEADER}` }];
       for (const [status, response] of Object.entries<Json>(responses)) {
-        if (Number(status) >= 200 && Number(status) < 300) response.headers = { ...response.headers, [REPLAYED_HEADER]: { $ref: `#/components/headers/${REPLAYED_HEADER}` } };
+        if (Number(status) >= 200 && Number(status) < 300)
+          response.headers = { ...response.headers, [REPLAYED_HEADER]: { $ref: `#/components/headers/${REPLAYED_HEADER}` } };
       }
       if (!responses['409']) {
         responses['409'] = errorResponse(409);

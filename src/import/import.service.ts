@@ -63,7 +63,14 @@ async function selectIn(qr: QueryRunner, table: string, columns: readonly string
  */
 async function load(qr: QueryRunner, collection: Collection): Promise<ImportCount> {
   const present = new Map<number, Row>();
-  for (const row of await selectIn(qr, collection.table, ['id', ...collection.sameRecord], 'id', collection.rows.map((r) => r.id))) present.set(Number(row.id), row);
+  for (const row of await selectIn(
+    qr,
+    collection.table,
+    ['id', ...collection.sameRecord],
+    'id',
+    collection.rows.map((r) => r.id),
+  ))
+    present.set(Number(row.id), row);
   const fresh = collection.rows.filter((row) => {
     const existing = present.get(Number(row.id));
     if (!existing) return true;
@@ -105,11 +112,33 @@ async function importInTransaction(dataSource: DataSource, data: SourceData, pas
   await qr.startTransaction();
   try {
     const users = data.users.map((u) => ({ id: u.id, username: normaliseUsername(u.username), email: u.email.toLowerCase(), name: u.name }));
-    const byId = new Map((await selectIn(qr, 'users', ['id', 'username'], 'id', users.map((u) => u.id))).map((r) => [Number(r.id), r]));
+    const byId = new Map(
+      (
+        await selectIn(
+          qr,
+          'users',
+          ['id', 'username'],
+          'id',
+          users.map((u) => u.id),
+        )
+      ).map((r) => [Number(r.id), r]),
+    );
     const newUsers = users.filter((u) => !byId.has(u.id));
     const taken = [
-      ...(await selectIn(qr, 'users', ['id', 'username'], 'username', newUsers.map((u) => u.username))),
-      ...(await selectIn(qr, 'users', ['id', 'username'], 'email', newUsers.map((u) => u.email))),
+      ...(await selectIn(
+        qr,
+        'users',
+        ['id', 'username'],
+        'username',
+        newUsers.map((u) => u.username),
+      )),
+      ...(await selectIn(
+        qr,
+        'users',
+        ['id', 'username'],
+        'email',
+        newUsers.map((u) => u.email),
+      )),
     ];
     if (taken.length > 0) throw new ImportCollisionError(`username or e-mail already taken by user ${String(taken[0].id)} (${String(taken[0].username)})`);
     const hashes = new Map<number, string>();
@@ -119,19 +148,46 @@ async function importInTransaction(dataSource: DataSource, data: SourceData, pas
       table: 'users',
       noun: 'user',
       sameRecord: ['username'],
-      rows: users.map((u) => ({ id: u.id, username: u.username, password_hash: hashes.get(u.id) ?? '', name: u.name, age: null, email: u.email, role: 'user', created_at: now, updated_at: now })),
+      rows: users.map((u) => ({
+        id: u.id,
+        username: u.username,
+        password_hash: hashes.get(u.id) ?? '',
+        name: u.name,
+        age: null,
+        email: u.email,
+        role: 'user',
+        created_at: now,
+        updated_at: now,
+      })),
     });
     report.todos = await load(qr, {
       table: 'todos',
       noun: 'todo',
       sameRecord: ['owner_id', 'title'],
-      rows: data.todos.map((t) => ({ id: t.id, title: t.title, content: null, status: t.completed ? 'done' : 'pending', owner_id: t.userId, created_at: now, updated_at: now })),
+      rows: data.todos.map((t) => ({
+        id: t.id,
+        title: t.title,
+        content: null,
+        status: t.completed ? 'done' : 'pending',
+        owner_id: t.userId,
+        created_at: now,
+        updated_at: now,
+      })),
     });
     report.articles = await load(qr, {
       table: 'articles',
       noun: 'article',
       sameRecord: ['author_id', 'title'],
-      rows: data.posts.map((p) => ({ id: p.id, title: p.title, body: p.body, status: 'published', author_id: p.userId, published_at: now, created_at: now, updated_at: now })),
+      rows: data.posts.map((p) => ({
+        id: p.id,
+        title: p.title,
+        body: p.body,
+        status: 'published',
+        author_id: p.userId,
+        published_at: now,
+        created_at: now,
+        updated_at: now,
+      })),
     });
     const emails = [...new Set(data.comments.map((c) => c.email.toLowerCase()))];
     const userByEmail = new Map((await selectIn(qr, 'users', ['id', 'email'], 'email', emails)).map((r) => [String(r.email), Number(r.id)]));

@@ -79,7 +79,8 @@ function list(data: Record<string, unknown>, key: string, required: boolean): un
  *   username, username invalid after normalisation, todo of an unknown user).
  */
 export function parseSourceData(raw: unknown): SourceData {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ImportInputError('the file must hold a JSON object with "users" and "todos" arrays');
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw new ImportInputError('the file must hold a JSON object with "users" and "todos" arrays');
   const data = raw as Record<string, unknown>;
   const userIds = new Set<number>();
   const usernames = new Set<string>();

@@ -16,10 +16,15 @@ describe('redactFields', () => {
   });
 
   it('censors webhook signing secrets (secret, previous_secret) wherever a logged object carries them', () => {
-    expect(redactFields({ webhook: { id: 1, secret: 'whsec_x', previous_secret: 'whsec_y' }, secret: 'whsec_z' })).toEqual({ webhook: { id: 1, secret: CENSOR, previous_secret: CENSOR }, secret: CENSOR });
+    expect(redactFields({ webhook: { id: 1, secret: 'whsec_x', previous_secret: 'whsec_y' }, secret: 'whsec_z' })).toEqual({
+      webhook: { id: 1, secret: CENSOR, previous_secret: CENSOR },
+      secret: CENSOR,
+    });
   });
 
   it('censors driverError and query of a logged error-like object', () => {
-    expect(redactFields({ error: { message: 'm', query: 'SELECT 1', driverError: { detail: 'd' } } })).toEqual({ error: { message: 'm', query: CENSOR, driverError: CENSOR } });
+    expect(redactFields({ error: { message: 'm', query: 'SELECT 1', driverError: { detail: 'd' } } })).toEqual({
+      error: { message: 'm', query: CENSOR, driverError: CENSOR },
+    });
   });
 });

@@ -212,7 +212,10 @@ export function loggerParams(level: string): Params {
       customErrorObject: (req: IncomingMessage, _res: ServerResponse, _error: Error, line: object) => ({ ...callerProps(req), ...line }),
       hooks: {
         logMethod(args: unknown[], method: (...args: unknown[]) => void) {
-          method.apply(this, args.map((arg) => (typeof arg === 'string' ? redactText(arg) : arg)));
+          method.apply(
+            this,
+            args.map((arg) => (typeof arg === 'string' ? redactText(arg) : arg)),
+          );
         },
       },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),

@@ -30,7 +30,10 @@ export class OAuthClientsController {
   @CreateOperation()
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Register an OAuth client (admin)' })
-  @ApiCreatedResponse({ type: CreatedOAuthClientResponse, description: 'The new client, with `client_secret` (confidential clients) shown this once; `Location` holds its path.' })
+  @ApiCreatedResponse({
+    type: CreatedOAuthClientResponse,
+    description: 'The new client, with `client_secret` (confidential clients) shown this once; `Location` holds its path.',
+  })
   @ApiErrors(400, 401, 403, 413, 415, 422)
   create(@Body() body: CreateOAuthClientDto, @CurrentUser() caller: AuthUser): Promise<CreatedOAuthClientResponse> {
     return this.clients.create(body, caller);

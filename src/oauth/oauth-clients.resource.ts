@@ -26,5 +26,13 @@ export const OAUTH_CLIENTS = defineResource({
   entities: [OAuthClient],
   module: () => import('./oauth.module.js').then((file) => file.OAuthModule),
   fields: OAUTH_CLIENTS_FIELDS,
-  listPlans: [{ name: 'OAuth clients (admins)', caller: 'admin', visible: '1 = 1', index: 'idx_oauth_clients_updated_at_id', list: (app, query) => app.get(OAuthClientsService).list(query) }],
+  listPlans: [
+    {
+      name: 'OAuth clients (admins)',
+      caller: 'admin',
+      visible: '1 = 1',
+      index: 'idx_oauth_clients_updated_at_id',
+      list: (app, query) => app.get(OAuthClientsService).list(query),
+    },
+  ],
 });

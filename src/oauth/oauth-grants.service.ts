@@ -62,7 +62,10 @@ export class OAuthGrantsService {
    * returns how many grant rows this call deleted (0 when it was already gone).
    */
   async revoke(grantId: number): Promise<number> {
-    const live = await this.tokens.find({ where: { grant_id: grantId, access_expires_at: MoreThan(new Date()) }, select: { access_jti: true, access_expires_at: true } });
+    const live = await this.tokens.find({
+      where: { grant_id: grantId, access_expires_at: MoreThan(new Date()) },
+      select: { access_jti: true, access_expires_at: true },
+    });
     for (const token of live) await this.denyList.deny(token.access_jti, Math.ceil(token.access_expires_at.getTime() / 1000));
     return (await this.grants.delete({ id: grantId })).affected ?? 0;
   }

@@ -17,7 +17,12 @@ export class OAuthMetadataController {
   @ApiOperation({ summary: 'OAuth 2.0 authorization server metadata (RFC 8414)' })
   @ApiOkResponse({
     type: OAuthServerMetadataResponse,
-    headers: { 'Cache-Control': { description: '`public, max-age=300` with OAUTH_ISSUER set, else `no-store` (the issuer is then the request’s origin).', schema: { type: 'string', enum: ['public, max-age=300', 'no-store'], example: 'public, max-age=300' } } },
+    headers: {
+      'Cache-Control': {
+        description: '`public, max-age=300` with OAUTH_ISSUER set, else `no-store` (the issuer is then the request’s origin).',
+        schema: { type: 'string', enum: ['public, max-age=300', 'no-store'], example: 'public, max-age=300' },
+      },
+    },
   })
   metadata(@Req() req: Request, @Res({ passthrough: true }) res: Response): OAuthServerMetadataResponse {
     res.setHeader('Cache-Control', this.oauth.issuerConfigured ? 'public, max-age=300' : 'no-store');

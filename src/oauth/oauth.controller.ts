@@ -94,14 +94,47 @@ export class OAuthController {
   @ProtocolOperation()
   @ApiOperation({ summary: 'OAuth authorization endpoint: sign-in and consent pages' })
   @ApiQuery({ name: 'response_type', required: true, description: 'Always `code`.', schema: { type: 'string', enum: ['code'], example: 'code' } })
-  @ApiQuery({ name: 'client_id', required: true, description: 'The registered client.', schema: { type: 'string', maxLength: 64, example: 'oc_5bG2f0hQ9yJ3kT8mW1xZ7a' } })
-  @ApiQuery({ name: 'redirect_uri', required: true, description: 'One of the client’s redirect URIs, character for character.', schema: { type: 'string', format: 'uri', maxLength: 2000, example: 'https://todo-sync.example/callback' } })
-  @ApiQuery({ name: 'scope', required: true, description: `Space-separated, within the client's scopes: ${registeredText('scopes', ', ')}.`, schema: { type: 'string', maxLength: 512, example: SCOPE_EXAMPLE } })
-  @ApiQuery({ name: 'state', required: false, description: 'Opaque value returned unchanged (1-512 printable ASCII characters).', schema: { type: 'string', maxLength: 512, example: 'af0ifjsldkj' } })
-  @ApiQuery({ name: 'code_challenge', required: true, description: 'PKCE: BASE64URL(SHA-256(code_verifier)).', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$', maxLength: 43, example: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' } })
-  @ApiQuery({ name: 'code_challenge_method', required: true, description: 'Only `S256` (`plain` is refused).', schema: { type: 'string', enum: ['S256'], example: 'S256' } })
+  @ApiQuery({
+    name: 'client_id',
+    required: true,
+    description: 'The registered client.',
+    schema: { type: 'string', maxLength: 64, example: 'oc_5bG2f0hQ9yJ3kT8mW1xZ7a' },
+  })
+  @ApiQuery({
+    name: 'redirect_uri',
+    required: true,
+    description: 'One of the client’s redirect URIs, character for character.',
+    schema: { type: 'string', format: 'uri', maxLength: 2000, example: 'https://todo-sync.example/callback' },
+  })
+  @ApiQuery({
+    name: 'scope',
+    required: true,
+    description: `Space-separated, within the client's scopes: ${registeredText('scopes', ', ')}.`,
+    schema: { type: 'string', maxLength: 512, example: SCOPE_EXAMPLE },
+  })
+  @ApiQuery({
+    name: 'state',
+    required: false,
+    description: 'Opaque value returned unchanged (1-512 printable ASCII characters).',
+    schema: { type: 'string', maxLength: 512, example: 'af0ifjsldkj' },
+  })
+  @ApiQuery({
+    name: 'code_challenge',
+    required: true,
+    description: 'PKCE: BASE64URL(SHA-256(code_verifier)).',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$', maxLength: 43, example: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' },
+  })
+  @ApiQuery({
+    name: 'code_challenge_method',
+    required: true,
+    description: 'Only `S256` (`plain` is refused).',
+    schema: { type: 'string', enum: ['S256'], example: 'S256' },
+  })
   @ApiHtmlResponse(200, 'The sign-in form (no session cookie) or the consent page (signed in).')
-  @ApiRedirectResponse(302, 'A problem after the client and redirect URI were recognised: back to the redirect URI with `error`, `error_description`, `state` and `iss`.')
+  @ApiRedirectResponse(
+    302,
+    'A problem after the client and redirect URI were recognised: back to the redirect URI with `error`, `error_description`, `state` and `iss`.',
+  )
   @ApiAuthorizeBadRequest()
   async authorize(@Req() req: Request, @Res() res: Response): Promise<void> {
     const issuer = this.oauth.issuer(req);
@@ -109,12 +142,21 @@ export class OAuthController {
     if (check.kind === 'invalid') return sendPage(res, 400, errorPage('Invalid authorization request', check.message));
     if (check.kind === 'redirect') return sendRedirect(res, 302, check.location);
     const user = await this.sessionUser(req);
-    if (!user) return sendPage(res, 200, signInPage({ action: OAUTH_PATHS.signIn, returnTo: canonicalAuthorizeUrl(req.originalUrl), clientName: check.client.name }));
+    if (!user)
+      return sendPage(res, 200, signInPage({ action: OAUTH_PATHS.signIn, returnTo: canonicalAuthorizeUrl(req.originalUrl), clientName: check.client.name }));
     const me = await this.users.profile(user.id);
     return sendPage(
       res,
       200,
-      consentPage({ action: OAUTH_PATHS.authorize, clientName: check.client.name, username: me.username, scopes: check.scopes, describeScope: (scope) => this.oauth.describeScope(scope), params: check.params, csrfToken: user.csrfToken ?? '' }),
+      consentPage({
+        action: OAUTH_PATHS.authorize,
+        clientName: check.client.name,
+        username: me.username,
+        scopes: check.scopes,
+        describeScope: (scope) => this.oauth.describeScope(scope),
+        params: check.params,
+        csrfToken: user.csrfToken ?? '',
+      }),
     );
   }
 
@@ -141,9 +183,12 @@ export class OAuthController {
     const user = await this.sessionUser(req);
     if (!user) {
       const again = `${OAUTH_PATHS.authorize}?${new URLSearchParams(Object.entries(pick(body)) as [string, string][]).toString()}`;
-      return sendPage(res, 401, errorPage('Sign in again', 'Your session has ended.', { href: again, text: 'Sign in and try again' }), { 'WWW-Authenticate': 'Bearer realm="api"' });
+      return sendPage(res, 401, errorPage('Sign in again', 'Your session has ended.', { href: again, text: 'Sign in and try again' }), {
+        'WWW-Authenticate': 'Bearer realm="api"',
+      });
     }
-    if (!sameToken(body.csrf_token, user.csrfToken)) return sendPage(res, 403, errorPage('Request refused', 'The form’s CSRF token is missing or wrong; reload the consent page.'));
+    if (!sameToken(body.csrf_token, user.csrfToken))
+      return sendPage(res, 403, errorPage('Request refused', 'The form’s CSRF token is missing or wrong; reload the consent page.'));
     if (check.kind === 'redirect') return sendRedirect(res, 302, check.location);
     if (body.decision !== 'approve' && body.decision !== 'deny') return sendPage(res, 400, errorPage('Invalid decision', 'decision must be approve or deny'));
     const checked = Array.isArray(body.grant_scope) ? body.grant_scope.map(String) : typeof body.grant_scope === 'string' ? [body.grant_scope] : [];
@@ -166,14 +211,30 @@ export class OAuthController {
     status: 303,
     description: 'Signed in (`Set-Cookie: sid=…`); back to the authorization request.',
     headers: {
-      Location: { required: true, description: 'The authorization request (`return_to`).', schema: { type: 'string', format: 'uri-reference', maxLength: 4096, example: '/v{version}/oauth/authorize?response_type=code&client_id=oc_5bG2f0hQ9yJ3kT8mW1xZ7a' } },
-      'Set-Cookie': { description: 'The session cookie, as from POST /v{version}/sessions.', schema: { type: 'string', maxLength: 512, example: 'sid=Zq3c7Y1m0Wf3b6P3Qv8h0dY2kq9Z5c1T7rB4uN6eX0s; Max-Age=43200; Path=/; HttpOnly; SameSite=Lax' } },
+      Location: {
+        required: true,
+        description: 'The authorization request (`return_to`).',
+        schema: {
+          type: 'string',
+          format: 'uri-reference',
+          maxLength: 4096,
+          example: '/v{version}/oauth/authorize?response_type=code&client_id=oc_5bG2f0hQ9yJ3kT8mW1xZ7a',
+        },
+      },
+      'Set-Cookie': {
+        description: 'The session cookie, as from POST /v{version}/sessions.',
+        schema: { type: 'string', maxLength: 512, example: 'sid=Zq3c7Y1m0Wf3b6P3Qv8h0dY2kq9Z5c1T7rB4uN6eX0s; Max-Age=43200; Path=/; HttpOnly; SameSite=Lax' },
+      },
     },
   })
   @ApiAuthorizeBadRequest()
-  @ApiHtmlResponse(401, 'Wrong username or password: the form again, with the message.', { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } })
+  @ApiHtmlResponse(401, 'Wrong username or password: the form again, with the message.', {
+    'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' },
+  })
   @ApiHtmlResponse(403, 'Posted from another origin.')
-  @ApiHtmlResponse(429, 'Too many failed sign-ins (this HTML page), or over the sign-in rate limit (`ErrorResp`, docs/limits.md#rates).', { 'Retry-After': { $ref: '#/components/headers/Retry-After' } })
+  @ApiHtmlResponse(429, 'Too many failed sign-ins (this HTML page), or over the sign-in rate limit (`ErrorResp`, docs/limits.md#rates).', {
+    'Retry-After': { $ref: '#/components/headers/Retry-After' },
+  })
   async signIn(@Req() req: Request, @Res() res: Response): Promise<void> {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const origin = req.headers.origin;
@@ -192,7 +253,9 @@ export class OAuthController {
       user = await this.auth.checkPassword(username, password, req.ip ?? '');
     } catch (error) {
       if (error instanceof ApiException && error.getStatus() === 401) {
-        return sendPage(res, 401, signInPage({ action: OAUTH_PATHS.signIn, returnTo, username, error: 'Invalid username or password.' }), { 'WWW-Authenticate': 'Bearer realm="api"' });
+        return sendPage(res, 401, signInPage({ action: OAUTH_PATHS.signIn, returnTo, username, error: 'Invalid username or password.' }), {
+          'WWW-Authenticate': 'Bearer realm="api"',
+        });
       }
       if (error instanceof ApiException && error.getStatus() === 429) {
         return sendPage(res, 429, errorPage('Too many attempts', error.message), error.headers ?? {});

@@ -23,7 +23,12 @@ import { OAuthService } from './oauth.service.js';
  * the consent step and the wiring.
  */
 @Module({
-  imports: [AuthModule, UsersModule, JwtModule.register({}), TypeOrmModule.forFeature([...OAUTH.entities, ...OAUTH_CLIENTS.entities, ...OAUTH_GRANTS.entities])],
+  imports: [
+    AuthModule,
+    UsersModule,
+    JwtModule.register({}),
+    TypeOrmModule.forFeature([...OAUTH.entities, ...OAUTH_CLIENTS.entities, ...OAUTH_GRANTS.entities]),
+  ],
   controllers: [OAuthController, OAuthMetadataController, OAuthClientsController, OAuthGrantsController],
   providers: [OAuthClientsService, OAuthGrantsService, OAuthModel, OAuthService],
 })

@@ -18,7 +18,12 @@ const LOCATION = {
   Location: {
     required: true,
     description: 'Where the browser goes next.',
-    schema: { type: 'string', format: 'uri-reference', maxLength: 4096, example: 'https://todo-sync.example/callback?code=Zq3c7Y1m0Wf3b6P3Qv8h0dY2kq9Z5c1T7rB4uN6eX0s&state=af0ifjsldkj&iss=https%3A%2F%2Fapi.example.com' },
+    schema: {
+      type: 'string',
+      format: 'uri-reference',
+      maxLength: 4096,
+      example: 'https://todo-sync.example/callback?code=Zq3c7Y1m0Wf3b6P3Qv8h0dY2kq9Z5c1T7rB4uN6eX0s&state=af0ifjsldkj&iss=https%3A%2F%2Fapi.example.com',
+    },
   },
 };
 
@@ -36,10 +41,18 @@ export function ApiRedirectResponse(status: 302 | 303, description: string) {
 export function ApiAuthorizeBadRequest() {
   return ApiResponse({
     status: 400,
-    description: 'Unknown client, missing or unregistered redirect URI, or a malformed form: an HTML error page, never a redirect (no open redirector). A credential-named query parameter gets the usual `ErrorResp`.',
+    description:
+      'Unknown client, missing or unregistered redirect URI, or a malformed form: an HTML error page, never a redirect (no open redirector). A credential-named query parameter gets the usual `ErrorResp`.',
     content: {
       ...HTML,
-      'application/json': { schema: { $ref: getSchemaPath(ErrorResp) }, example: { error: 'credentials are not accepted in the query string; send them in a header', code: 'bad_request', request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90' } },
+      'application/json': {
+        schema: { $ref: getSchemaPath(ErrorResp) },
+        example: {
+          error: 'credentials are not accepted in the query string; send them in a header',
+          code: 'bad_request',
+          request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90',
+        },
+      },
     },
   });
 }
@@ -52,7 +65,8 @@ export function ApiAuthorizeBadRequest() {
 export function ApiOAuthErrors() {
   const oauth = { $ref: getSchemaPath(OAuthErrorResponse) };
   const either = namedSchema('OAuthEndpointError', {
-    description: 'An RFC 6749 `OAuthError` from the endpoint, or an `ErrorResp` from the shared pipeline (a query parameter, an unexpected failure before the endpoint).',
+    description:
+      'An RFC 6749 `OAuthError` from the endpoint, or an `ErrorResp` from the shared pipeline (a query parameter, an unexpected failure before the endpoint).',
     anyOf: [oauth, { $ref: getSchemaPath(ErrorResp) }],
   });
   const example = { error: 'invalid_grant', error_description: 'Invalid grant: authorization code is invalid' };
@@ -60,7 +74,8 @@ export function ApiOAuthErrors() {
     ApiExtraModels(OAuthErrorResponse),
     ApiResponse({
       status: 400,
-      description: 'RFC 6749 §5.2 error (`OAuthError`): `invalid_request`, `invalid_grant` (bad, expired, used or revoked code or refresh token, wrong PKCE verifier), `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`. An unexpected query parameter gets the usual `ErrorResp`.',
+      description:
+        'RFC 6749 §5.2 error (`OAuthError`): `invalid_request`, `invalid_grant` (bad, expired, used or revoked code or refresh token, wrong PKCE verifier), `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`. An unexpected query parameter gets the usual `ErrorResp`.',
       headers: NO_STORE_HEADERS,
       content: { 'application/json': { schema: either, example } },
     }),
@@ -69,7 +84,11 @@ export function ApiOAuthErrors() {
       description: '`invalid_client`: unknown client, wrong or missing secret of a confidential client, a secret sent by a public client.',
       headers: {
         ...NO_STORE_HEADERS,
-        'WWW-Authenticate': { required: true, description: 'The client authentication scheme.', schema: { type: 'string', enum: ['Basic realm="oauth"'], example: 'Basic realm="oauth"' } },
+        'WWW-Authenticate': {
+          required: true,
+          description: 'The client authentication scheme.',
+          schema: { type: 'string', enum: ['Basic realm="oauth"'], example: 'Basic realm="oauth"' },
+        },
       },
       content: { 'application/json': { schema: oauth, example: { error: 'invalid_client', error_description: 'client authentication failed' } } },
     }),
@@ -86,7 +105,13 @@ export function ApiFormBody(name: string, schema: Record<string, unknown>) {
   return applyDecorators(ApiConsumes('application/x-www-form-urlencoded'), ApiBody({ required: true, schema: namedSchema(name, schema) }));
 }
 
-const string = (description: string, example: string, extra: Record<string, unknown> = {}) => ({ type: 'string', maxLength: 2048, description, example, ...extra });
+const string = (description: string, example: string, extra: Record<string, unknown> = {}) => ({
+  type: 'string',
+  maxLength: 2048,
+  description,
+  example,
+  ...extra,
+});
 
 /** Form fields of the token endpoint. */
 export const TOKEN_FORM = {
@@ -100,9 +125,18 @@ export const TOKEN_FORM = {
     client_id: 'oc_5bG2f0hQ9yJ3kT8mW1xZ7a',
   },
   properties: {
-    grant_type: { type: 'string', enum: ['authorization_code', 'refresh_token'], description: 'Only these two: no implicit, password or client-credentials grant.', example: 'authorization_code' },
+    grant_type: {
+      type: 'string',
+      enum: ['authorization_code', 'refresh_token'],
+      description: 'Only these two: no implicit, password or client-credentials grant.',
+      example: 'authorization_code',
+    },
     code: string('authorization_code: the code from the redirect (single use, 60 s).', 'Zq3c7Y1m0Wf3b6P3Qv8h0dY2kq9Z5c1T7rB4uN6eX0s'),
-    code_verifier: string('authorization_code: the PKCE verifier whose S256 hash was the `code_challenge`.', 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', { minLength: 43, maxLength: 128, pattern: '^[A-Za-z0-9._~-]{43,128}$' }),
+    code_verifier: string('authorization_code: the PKCE verifier whose S256 hash was the `code_challenge`.', 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', {
+      minLength: 43,
+      maxLength: 128,
+      pattern: '^[A-Za-z0-9._~-]{43,128}$',
+    }),
     redirect_uri: string('authorization_code: the same redirect URI as in the authorization request.', 'https://todo-sync.example/callback', { format: 'uri' }),
     refresh_token: string('refresh_token: the current refresh token (each use returns a new one).', 'Zq3c7Y1m0Wf3b6P3Qv8h0dY2kq9Z5c1T7rB4uN6eX0s'),
     scope: string('refresh_token: optionally narrower scopes, space-separated.', 'todos:read'),
@@ -117,8 +151,16 @@ export const REVOKE_FORM = {
   required: ['token'],
   example: { token: 'Zq3c7Y1m0Wf3b6P3Qv8h0dY2kq9Z5c1T7rB4uN6eX0s', token_type_hint: 'refresh_token', client_id: 'oc_5bG2f0hQ9yJ3kT8mW1xZ7a' },
   properties: {
-    token: string('The refresh token (revokes the whole grant) or access token (denied until it expires) to revoke.', 'Zq3c7Y1m0Wf3b6P3Qv8h0dY2kq9Z5c1T7rB4uN6eX0s'),
-    token_type_hint: { type: 'string', enum: ['refresh_token', 'access_token'], description: 'Optional; the kind is recognised anyway.', example: 'refresh_token' },
+    token: string(
+      'The refresh token (revokes the whole grant) or access token (denied until it expires) to revoke.',
+      'Zq3c7Y1m0Wf3b6P3Qv8h0dY2kq9Z5c1T7rB4uN6eX0s',
+    ),
+    token_type_hint: {
+      type: 'string',
+      enum: ['refresh_token', 'access_token'],
+      description: 'Optional; the kind is recognised anyway.',
+      example: 'refresh_token',
+    },
     client_id: string('The client (client_secret_post, or a public client).', 'oc_5bG2f0hQ9yJ3kT8mW1xZ7a'),
     client_secret: string('client_secret_post only (or use HTTP Basic).', 'cs_Zq3c7Y1m0Wf3b6P3Qv8h0dY2kq9Z5c1T7rB4uN6eX0s'),
   },
@@ -136,11 +178,20 @@ export const CONSENT_FORM = {
     redirect_uri: string('As in the authorization request.', 'https://todo-sync.example/callback', { format: 'uri' }),
     scope: string(`As in the authorization request. ${scopeList}`, 'todos:read todos:write'),
     state: string('As in the authorization request; returned unchanged.', 'af0ifjsldkj'),
-    code_challenge: string('As in the authorization request.', 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', { pattern: '^[A-Za-z0-9_-]{43}$', maxLength: 43 }),
+    code_challenge: string('As in the authorization request.', 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', {
+      pattern: '^[A-Za-z0-9_-]{43}$',
+      maxLength: 43,
+    }),
     code_challenge_method: { type: 'string', enum: ['S256'], example: 'S256' },
     csrf_token: string("The session's CSRF token (missing or wrong → 403).", 'k3V9r1b2Qm8xZ0pL4tY7wE2sD6fH9jN1'),
     decision: { type: 'string', enum: ['approve', 'deny'], example: 'approve' },
-    grant_scope: { type: 'array', maxItems: registeredCount('scopes'), items: { type: 'string', enum: registeredList('scopes') }, description: 'The scopes the user left checked (repeat the field); none approved counts as a denial.', example: ['todos:read'] },
+    grant_scope: {
+      type: 'array',
+      maxItems: registeredCount('scopes'),
+      items: { type: 'string', enum: registeredList('scopes') },
+      description: 'The scopes the user left checked (repeat the field); none approved counts as a denial.',
+      example: ['todos:read'],
+    },
   },
 };
 
@@ -148,10 +199,18 @@ export const CONSENT_FORM = {
 export const SIGN_IN_FORM = {
   type: 'object',
   required: ['username', 'password', 'return_to'],
-  example: { username: 'alice', password: 'correct-horse-battery', return_to: '/v{version}/oauth/authorize?response_type=code&client_id=oc_5bG2f0hQ9yJ3kT8mW1xZ7a' },
+  example: {
+    username: 'alice',
+    password: 'correct-horse-battery',
+    return_to: '/v{version}/oauth/authorize?response_type=code&client_id=oc_5bG2f0hQ9yJ3kT8mW1xZ7a',
+  },
   properties: {
     username: string('The account to sign in to.', 'alice', { maxLength: 32 }),
     password: { type: 'string', format: 'password', maxLength: 128, writeOnly: true, example: 'correct-horse-battery' },
-    return_to: string('The authorization request to come back to: a path starting with /v{version}/oauth/authorize? (or the same under another version prefix).', '/v{version}/oauth/authorize?response_type=code&client_id=oc_5bG2f0hQ9yJ3kT8mW1xZ7a&…', { pattern: AUTHORIZE_RETURN_PATTERN.source }),
+    return_to: string(
+      'The authorization request to come back to: a path starting with /v{version}/oauth/authorize? (or the same under another version prefix).',
+      '/v{version}/oauth/authorize?response_type=code&client_id=oc_5bG2f0hQ9yJ3kT8mW1xZ7a&…',
+      { pattern: AUTHORIZE_RETURN_PATTERN.source },
+    ),
   },
 };

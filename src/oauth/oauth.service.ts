@@ -136,12 +136,14 @@ export class OAuthService {
       if (Array.isArray(value)) repeated.push(name);
       else if (typeof value === 'string' && value !== '') params[name] = value;
     }
-    if (repeated.includes('client_id') || repeated.includes('redirect_uri')) return { kind: 'invalid', message: 'client_id and redirect_uri must be sent once' };
+    if (repeated.includes('client_id') || repeated.includes('redirect_uri'))
+      return { kind: 'invalid', message: 'client_id and redirect_uri must be sent once' };
     if (!params.client_id) return { kind: 'invalid', message: 'client_id is missing' };
     const client = toModelClient(await this.clients.findByClientId(params.client_id));
     if (!client) return { kind: 'invalid', message: 'unknown client_id' };
     if (!params.redirect_uri) return { kind: 'invalid', message: 'redirect_uri is missing' };
-    if (!client.redirectUris.includes(params.redirect_uri)) return { kind: 'invalid', message: 'redirect_uri is not registered for this client (it must match exactly)' };
+    if (!client.redirectUris.includes(params.redirect_uri))
+      return { kind: 'invalid', message: 'redirect_uri is not registered for this client (it must match exactly)' };
 
     const state = repeated.includes('state') || (params.state !== undefined && !STATE.test(params.state)) ? undefined : params.state;
     const fail = (error: string, description: string): AuthorizationCheck => ({
@@ -154,7 +156,8 @@ export class OAuthService {
     if (params.response_type !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported');
     if (!params.code_challenge) return fail('invalid_request', 'code_challenge is required (PKCE with S256)');
     if (params.code_challenge_method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256');
-    if (!S256_CHALLENGE.test(params.code_challenge)) return fail('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the code verifier');
+    if (!S256_CHALLENGE.test(params.code_challenge))
+      return fail('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the code verifier');
     const requested = (params.scope ?? '').split(' ').filter(Boolean);
     if (requested.length === 0) return fail('invalid_scope', 'scope is missing');
     const scopes = await this.model.validateScope(client, requested);
@@ -173,7 +176,11 @@ export class OAuthService {
     const redirectUri = params.redirect_uri as string;
     const approved = check.scopes.filter((scope) => checked.includes(scope));
     if (!approve || approved.length === 0) {
-      return this.redirectTo(redirectUri, { error: 'access_denied', error_description: approve ? 'no scope was approved' : 'the user denied access', state: params.state }, issuer);
+      return this.redirectTo(
+        redirectUri,
+        { error: 'access_denied', error_description: approve ? 'no scope was approved' : 'the user denied access', state: params.state },
+        issuer,
+      );
     }
     const request = new OAuth2Server.Request({ method: 'POST', headers: {}, query: {}, body: { ...params, scope: approved.join(' ') } });
     try {
@@ -201,7 +208,8 @@ export class OAuthService {
     const grantType = body.grant_type;
     if (typeof grantType !== 'string' || grantType === '') return oauthError(400, 'invalid_request', 'grant_type is missing');
     if (!GRANT_TYPES.includes(grantType)) return oauthError(400, 'unsupported_grant_type', `grant_type must be ${GRANT_TYPES.join(' or ')}`);
-    if (grantType === 'authorization_code' && typeof body.code_verifier !== 'string') return oauthError(400, 'invalid_request', 'code_verifier is required (PKCE)');
+    if (grantType === 'authorization_code' && typeof body.code_verifier !== 'string')
+      return oauthError(400, 'invalid_request', 'code_verifier is required (PKCE)');
     const headers = { ...(req.headers as Record<string, string>) };
     if (headers.authorization) headers.authorization = normalizeBasic(headers.authorization);
     const request = new OAuth2Server.Request({ method: 'POST', headers, query: {}, body });
@@ -231,9 +239,7 @@ export class OAuthService {
     const token = body.token;
     if (typeof token !== 'string' || token === '') return oauthError(400, 'invalid_request', 'token is missing');
     if (token.split('.').length === 3) {
-      const payload = await this.jwt
-        .verifyAsync<{ jti?: unknown; exp?: unknown; client_id?: unknown }>(token, this.keys.verifyOptions)
-        .catch(() => null);
+      const payload = await this.jwt.verifyAsync<{ jti?: unknown; exp?: unknown; client_id?: unknown }>(token, this.keys.verifyOptions).catch(() => null);
       if (payload && payload.client_id === client.client_id && typeof payload.jti === 'string' && typeof payload.exp === 'number') {
         await this.denyList.deny(payload.jti, payload.exp);
       }
@@ -271,7 +277,9 @@ export function oauthError(status: number, error: string, description: string): 
 
 /** RFC 6749 §3.2: parameters must not be sent more than once. Returns the problem or null. */
 function repeatedParameter(body: Record<string, unknown>): string | null {
-  const repeated = Object.entries(body).filter(([, value]) => typeof value !== 'string').map(([name]) => name);
+  const repeated = Object.entries(body)
+    .filter(([, value]) => typeof value !== 'string')
+    .map(([name]) => name);
   return repeated.length ? `parameters must be sent once: ${repeated.join(', ')}` : null;
 }
 
@@ -296,7 +304,8 @@ export function clientCredentials(
     }
     return { status: 401, error: 'invalid_client', description: 'malformed Basic credentials' };
   }
-  if (typeof body.client_id !== 'string' || body.client_id === '') return { status: 401, error: 'invalid_client', description: 'client authentication is missing' };
+  if (typeof body.client_id !== 'string' || body.client_id === '')
+    return { status: 401, error: 'invalid_client', description: 'client authentication is missing' };
   return { clientId: body.client_id, clientSecret: typeof body.client_secret === 'string' ? body.client_secret : undefined };
 }
 

@@ -1,4 +1,3 @@
-
 /** Escapes text for HTML element content and double-quoted attribute values. */
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -43,7 +42,9 @@ function hidden(fields: Record<string, string | undefined>): string {
 
 /** The sign-in form shown by the authorize endpoint without a session; posts to `action` and comes back to `returnTo`. */
 export function signInPage(options: { action: string; returnTo: string; clientName?: string; error?: string; username?: string }): string {
-  const intro = options.clientName ? `<p><strong>${escapeHtml(options.clientName)}</strong> asks for access to your account. Sign in first.</p>` : '<p>Sign in to continue.</p>';
+  const intro = options.clientName
+    ? `<p><strong>${escapeHtml(options.clientName)}</strong> asks for access to your account. Sign in first.</p>`
+    : '<p>Sign in to continue.</p>';
   return layout(
     'Sign in',
     `${intro}
@@ -72,7 +73,10 @@ export function consentPage(options: {
   csrfToken: string;
 }): string {
   const scopes = options.scopes
-    .map((scope) => `<li><label><input type="checkbox" name="grant_scope" value="${escapeHtml(scope)}" checked> <code>${escapeHtml(scope)}</code>: ${escapeHtml(options.describeScope(scope))}</label></li>`)
+    .map(
+      (scope) =>
+        `<li><label><input type="checkbox" name="grant_scope" value="${escapeHtml(scope)}" checked> <code>${escapeHtml(scope)}</code>: ${escapeHtml(options.describeScope(scope))}</label></li>`,
+    )
     .join('\n');
   return layout(
     `Authorize ${options.clientName}`,
@@ -91,5 +95,8 @@ ${scopes}
 
 /** An error page of the authorize endpoint: shown instead of redirecting (no open redirector, RFC 6749 §4.1.2.1). */
 export function errorPage(title: string, message: string, link?: { href: string; text: string }): string {
-  return layout(title, `<p class="error" role="alert">${escapeHtml(message)}</p>${link ? `\n<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.text)}</a></p>` : ''}`);
+  return layout(
+    title,
+    `<p class="error" role="alert">${escapeHtml(message)}</p>${link ? `\n<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.text)}</a></p>` : ''}`,
+  );
 }

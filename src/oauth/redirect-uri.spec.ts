@@ -3,9 +3,12 @@ import { escapeHtml } from './pages.js';
 import { redirectUriProblem } from './redirect-uri.js';
 
 describe('redirectUriProblem (RFC 9700 §2.1: redirect URIs registered for exact matching)', () => {
-  it.each(['https://app.example/cb', 'https://app.example:8443/oauth/cb?tenant=1', 'http://localhost:3000/cb', 'http://127.0.0.1/cb', 'http://[::1]:8080/cb'])('accepts %s', (uri) => {
-    expect(redirectUriProblem(uri)).toBeNull();
-  });
+  it.each(['https://app.example/cb', 'https://app.example:8443/oauth/cb?tenant=1', 'http://localhost:3000/cb', 'http://127.0.0.1/cb', 'http://[::1]:8080/cb'])(
+    'accepts %s',
+    (uri) => {
+      expect(redirectUriProblem(uri)).toBeNull();
+    },
+  );
 
   it.each([
     ['http://app.example/cb', /https/],

@@ -21,7 +21,10 @@ export function redirectUriProblem(value: string): string | null {
     return 'must use https (http only for localhost, 127.0.0.1 or [::1])';
   }
   if (url.username || url.password) return 'must not contain user information';
-  const path = value.slice(value.indexOf('//') + 2).replace(/^[^/?]*/, '').split('?')[0];
+  const path = value
+    .slice(value.indexOf('//') + 2)
+    .replace(/^[^/?]*/, '')
+    .split('?')[0];
   if (path.split('/').some((segment) => segment === '.' || segment === '..' || /^%2e(%2e)?$|^\.%2e$|^%2e\.$/i.test(segment))) {
     return 'must not contain dot segments (. or ..)';
   }

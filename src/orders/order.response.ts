@@ -53,7 +53,14 @@ export class OrderResponse {
   updated_at: string;
 
   /** `self` and `user`. */
-  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v{version}/orders/1' }, { rel: 'user', href: '/v{version}/users/1' }] })
+  @ApiProperty({
+    type: [LinkDto],
+    readOnly: true,
+    example: [
+      { rel: 'self', href: '/v{version}/orders/1' },
+      { rel: 'user', href: '/v{version}/users/1' },
+    ],
+  })
   links: Link[];
 }
 
@@ -73,18 +80,21 @@ export function toOrderResponse(source: Row<Order, 'user_id'>, items?: readonly 
   const id = Number(row.id);
   const prefix = linkPrefix();
   const user = Number(row.user_id);
-  return withEntityTag({
-    id,
-    items: (items ?? []).map(toOrderItemResponse),
-    currency: row.currency as Currency,
-    status: row.status as OrderStatus,
-    total_cents: Number(row.total_cents),
-    user,
-    created_at: toIso(row.created_at) as string,
-    updated_at: toIso(row.updated_at) as string,
-    links: [
-      { rel: 'self', href: `${prefix}/orders/${id}` },
-      { rel: 'user', href: `${prefix}/users/${user}` },
-    ],
-  }, row.version);
+  return withEntityTag(
+    {
+      id,
+      items: (items ?? []).map(toOrderItemResponse),
+      currency: row.currency as Currency,
+      status: row.status as OrderStatus,
+      total_cents: Number(row.total_cents),
+      user,
+      created_at: toIso(row.created_at) as string,
+      updated_at: toIso(row.updated_at) as string,
+      links: [
+        { rel: 'self', href: `${prefix}/orders/${id}` },
+        { rel: 'user', href: `${prefix}/users/${user}` },
+      ],
+    },
+    row.version,
+  );
 }

@@ -28,7 +28,10 @@ export class OrdersController {
 
   @Post()
   @CreateOperation()
-  @ApiOperation({ summary: 'Create an order', description: 'Starts `pending`; `total_cents` = Σ quantity × unit_price_cents. `user` and `total_cents` are ignored when sent.' })
+  @ApiOperation({
+    summary: 'Create an order',
+    description: 'Starts `pending`; `total_cents` = Σ quantity × unit_price_cents. `user` and `total_cents` are ignored when sent.',
+  })
   @ApiCreatedResponse({ type: OrderResponse, description: 'The new order; `Location` holds its path.' })
   @ApiErrors(400, 401, 413, 415, 422)
   create(@Body() body: CreateOrderDto, @CurrentUser() caller: AuthUser): Promise<OrderResponse> {

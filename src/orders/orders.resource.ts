@@ -41,8 +41,20 @@ export const ORDERS = defineResource({
   versioned: ['Order'],
   fields: ORDERS_FIELDS,
   listPlans: [
-    { name: 'orders as their owner', caller: 'user', visible: 'o.user_id = :caller', index: 'idx_orders_user_id_updated_at_id', list: (app, query, caller) => app.get(OrdersService).list(query, caller) },
-    { name: 'orders as an admin', caller: 'admin', visible: '1 = 1', index: 'idx_orders_updated_at_id', list: (app, query, caller) => app.get(OrdersService).list(query, caller) },
+    {
+      name: 'orders as their owner',
+      caller: 'user',
+      visible: 'o.user_id = :caller',
+      index: 'idx_orders_user_id_updated_at_id',
+      list: (app, query, caller) => app.get(OrdersService).list(query, caller),
+    },
+    {
+      name: 'orders as an admin',
+      caller: 'admin',
+      visible: '1 = 1',
+      index: 'idx_orders_updated_at_id',
+      list: (app, query, caller) => app.get(OrdersService).list(query, caller),
+    },
   ],
   serviceTier: (tier) => new OrdersService(tier.dataSource, tier.outbox),
 });

@@ -38,7 +38,8 @@ function sameItems(wanted: readonly OrderItemDto[], current: readonly OrderItem[
   return (
     wanted.length === current.length &&
     wanted.every(
-      (item, i) => item.sku === current[i].sku && item.quantity === Number(current[i].quantity) && item.unit_price_cents === Number(current[i].unit_price_cents),
+      (item, i) =>
+        item.sku === current[i].sku && item.quantity === Number(current[i].quantity) && item.unit_price_cents === Number(current[i].unit_price_cents),
     )
   );
 }
@@ -82,7 +83,13 @@ export class OrdersService {
    * items of the whole page come from one extra query, and only when `items` is wanted.
    */
   async list(query: ListQuery, caller: AuthUser): Promise<Page<OrderResponse>> {
-    const page = await findPage(this.dataSource.getRepository(Order).createQueryBuilder('o'), query, ORDERS_FIELDS, (row) => row, ORDERS_POLICY.visible(caller));
+    const page = await findPage(
+      this.dataSource.getRepository(Order).createQueryBuilder('o'),
+      query,
+      ORDERS_FIELDS,
+      (row) => row,
+      ORDERS_POLICY.visible(caller),
+    );
     const ids = page.items.map((row) => Number(row.id));
     const items = !query.fields || query.fields.includes('items') ? await this.itemsOf(this.dataSource.manager, ids) : new Map<number, OrderItem[]>();
     return page.map((row) => toOrderResponse(row, items.get(Number(row.id))));
@@ -165,7 +172,14 @@ export class OrdersService {
         const set: Partial<Order> = { updated_at: now };
         if (currency) set.currency = currency;
         if (items) set.total_cents = totalCents(items);
-        await this.updateIfStatus(manager, id, 'pending', set, (now) => `items and currency can change only while an order is pending; order ${id} is ${now}`, version);
+        await this.updateIfStatus(
+          manager,
+          id,
+          'pending',
+          set,
+          (now) => `items and currency can change only while an order is pending; order ${id} is ${now}`,
+          version,
+        );
         if (version !== undefined) version++;
         if (items) {
           await manager.delete(OrderItem, { order_id: id });
@@ -173,7 +187,14 @@ export class OrdersService {
         }
       }
       if (status) {
-        await this.updateIfStatus(manager, id, order.status, { status, updated_at: now }, (current) => `cannot change status from ${current} to ${status}`, version);
+        await this.updateIfStatus(
+          manager,
+          id,
+          order.status,
+          { status, updated_at: now },
+          (current) => `cannot change status from ${current} to ${status}`,
+          version,
+        );
       }
       if (version !== undefined && !items && !currency && !status) {
         // nothing to write, so no conditional UPDATE checked the tag: the version is read again. The
@@ -196,7 +217,14 @@ export class OrdersService {
    * with If-Match, else the order is re-read to tell a deletion (404) from a status move (409
    * `message(current status)`).
    */
-  private async updateIfStatus(manager: EntityManager, id: number, expected: OrderStatus, set: Partial<Order>, message: (current: OrderStatus) => string, version?: number): Promise<void> {
+  private async updateIfStatus(
+    manager: EntityManager,
+    id: number,
+    expected: OrderStatus,
+    set: Partial<Order>,
+    message: (current: OrderStatus) => string,
+    version?: number,
+  ): Promise<void> {
     const where = `id = :id AND status = :expected${version === undefined ? '' : ' AND version = :version'}`;
     const result = await manager.createQueryBuilder().update(Order).set(set).where(where, { id, expected, version }).execute();
     if (result.affected) return;

@@ -60,7 +60,11 @@ export class MemoryStore extends SharedStore implements OnModuleDestroy {
 
   async acquire(slots: Slot[]): Promise<AcquireOutcome> {
     const now = Date.now();
-    const { states, outcome } = applyAcquire(slots.map((slot) => this.counterState(slot.key, now)), now, slots);
+    const { states, outcome } = applyAcquire(
+      slots.map((slot) => this.counterState(slot.key, now)),
+      now,
+      slots,
+    );
     if (outcome.acquired) slots.forEach((slot, i) => this.setCounterState(slot.key, states[i]));
     return outcome;
   }

@@ -47,7 +47,12 @@ describe('applyHit (fixed-window arithmetic of the rate limit and its Redis scri
   });
 
   it('blocks the 61st hit of a minute at the default limit of 60, and only that one onwards', () => {
-    const outcomes = run(Array.from({ length: 62 }, (_, i) => i * 100), 60_000, 60, 0);
+    const outcomes = run(
+      Array.from({ length: 62 }, (_, i) => i * 100),
+      60_000,
+      60,
+      0,
+    );
     expect(outcomes.slice(0, 60).every((o) => !o.blocked)).toBe(true);
     expect(outcomes[59].hits).toBe(60);
     expect(outcomes[60]).toEqual({ hits: 61, windowMs: 54_000, blocked: true, blockMs: 54_000 });

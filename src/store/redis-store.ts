@@ -120,9 +120,7 @@ export class RedisStore extends SharedStore implements OnApplicationShutdown {
   async acquire(slots: Slot[]): Promise<AcquireOutcome> {
     if (slots.length === 0) return { acquired: true };
     const args = slots.flatMap((slot) => [slot.limit, Math.max(1, Math.round(slot.windowMs))]);
-    const [acquired, retryAfterMs] = await this.run(() =>
-      this.redis.acquireSlots(slots.length, ...slots.map((slot) => KEY_PREFIX + slot.key), ...args),
-    );
+    const [acquired, retryAfterMs] = await this.run(() => this.redis.acquireSlots(slots.length, ...slots.map((slot) => KEY_PREFIX + slot.key), ...args));
     return acquired === 1 ? { acquired: true } : { acquired: false, retryAfterMs };
   }
 

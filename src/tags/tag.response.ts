@@ -24,7 +24,14 @@ export class TagResponse {
   updated_at: string;
 
   /** `self` and `articles` (the articles carrying this tag). */
-  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v{version}/tags/1' }, { rel: 'articles', href: '/v{version}/articles?tag=nestjs' }] })
+  @ApiProperty({
+    type: [LinkDto],
+    readOnly: true,
+    example: [
+      { rel: 'self', href: '/v{version}/tags/1' },
+      { rel: 'articles', href: '/v{version}/articles?tag=nestjs' },
+    ],
+  })
   links: Link[];
 }
 
@@ -34,14 +41,17 @@ export function toTagResponse(source: Row<Tag, 'name'>): TagResponse {
   const id = Number(row.id);
   const prefix = linkPrefix();
   const name = row.name as string;
-  return withEntityTag({
-    id,
-    name,
-    created_at: toIso(row.created_at) as string,
-    updated_at: toIso(row.updated_at) as string,
-    links: [
-      { rel: 'self', href: `${prefix}/tags/${id}` },
-      { rel: 'articles', href: `${prefix}/articles?tag=${encodeURIComponent(name)}` },
-    ],
-  }, row.version);
+  return withEntityTag(
+    {
+      id,
+      name,
+      created_at: toIso(row.created_at) as string,
+      updated_at: toIso(row.updated_at) as string,
+      links: [
+        { rel: 'self', href: `${prefix}/tags/${id}` },
+        { rel: 'articles', href: `${prefix}/articles?tag=${encodeURIComponent(name)}` },
+      ],
+    },
+    row.version,
+  );
 }

@@ -33,7 +33,14 @@ export class TodoResponse {
   updated_at: string;
 
   /** `self` and `owner`. */
-  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v{version}/todos/1' }, { rel: 'owner', href: '/v{version}/users/1' }] })
+  @ApiProperty({
+    type: [LinkDto],
+    readOnly: true,
+    example: [
+      { rel: 'self', href: '/v{version}/todos/1' },
+      { rel: 'owner', href: '/v{version}/users/1' },
+    ],
+  })
   links: Link[];
 }
 
@@ -43,17 +50,20 @@ export function toTodoResponse(source: Row<Todo, 'owner_id'>): TodoResponse {
   const id = Number(row.id);
   const prefix = linkPrefix();
   const owner = Number(row.owner_id);
-  return withEntityTag({
-    id,
-    title: row.title as string,
-    content: row.content as string | null,
-    status: row.status as TodoStatus,
-    owner,
-    created_at: toIso(row.created_at) as string,
-    updated_at: toIso(row.updated_at) as string,
-    links: [
-      { rel: 'self', href: `${prefix}/todos/${id}` },
-      { rel: 'owner', href: `${prefix}/users/${owner}` },
-    ],
-  }, row.version);
+  return withEntityTag(
+    {
+      id,
+      title: row.title as string,
+      content: row.content as string | null,
+      status: row.status as TodoStatus,
+      owner,
+      created_at: toIso(row.created_at) as string,
+      updated_at: toIso(row.updated_at) as string,
+      links: [
+        { rel: 'self', href: `${prefix}/todos/${id}` },
+        { rel: 'owner', href: `${prefix}/users/${owner}` },
+      ],
+    },
+    row.version,
+  );
 }

@@ -15,7 +15,11 @@ describe('TODOS_POLICY (docs/resources/todos.md: private to their owner)', () =>
   });
 
   it("403 `todo <id> belongs to another user` for another user's; 404 when missing", () => {
-    expect(refusal(() => authorize(TODOS_POLICY, 'write', other, { owner_id: 1 }, 5))).toEqual({ status: 403, code: 'forbidden', message: 'todo 5 belongs to another user' });
+    expect(refusal(() => authorize(TODOS_POLICY, 'write', other, { owner_id: 1 }, 5))).toEqual({
+      status: 403,
+      code: 'forbidden',
+      message: 'todo 5 belongs to another user',
+    });
     expect(refusal(() => authorize(TODOS_POLICY, 'read', admin, null, 5))).toEqual({ status: 404, code: 'not_found', message: 'todo 5 not found' });
   });
 

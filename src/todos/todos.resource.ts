@@ -28,8 +28,20 @@ export const TODOS = defineResource({
   versioned: ['Todo'],
   fields: TODOS_FIELDS,
   listPlans: [
-    { name: 'todos as their owner', caller: 'user', visible: 't.owner_id = :caller', index: 'idx_todos_owner_id_updated_at_id', list: (app, query, caller) => app.get(TodosService).list(query, caller) },
-    { name: 'todos as an admin', caller: 'admin', visible: '1 = 1', index: 'idx_todos_updated_at_id', list: (app, query, caller) => app.get(TodosService).list(query, caller) },
+    {
+      name: 'todos as their owner',
+      caller: 'user',
+      visible: 't.owner_id = :caller',
+      index: 'idx_todos_owner_id_updated_at_id',
+      list: (app, query, caller) => app.get(TodosService).list(query, caller),
+    },
+    {
+      name: 'todos as an admin',
+      caller: 'admin',
+      visible: '1 = 1',
+      index: 'idx_todos_updated_at_id',
+      list: (app, query, caller) => app.get(TodosService).list(query, caller),
+    },
   ],
   serviceTier: (tier) => new TodosService(tier.dataSource.getRepository(Todo), tier.outbox),
 });

@@ -40,7 +40,15 @@ export class TodosService {
    */
   async create(dto: CreateTodoDto, caller: AuthUser): Promise<TodoResponse> {
     const now = new Date();
-    const row = { title: dto.title, content: dto.content ?? null, status: dto.status ?? 'pending', owner_id: caller.id, created_at: now, updated_at: now, version: 1 };
+    const row = {
+      title: dto.title,
+      content: dto.content ?? null,
+      status: dto.status ?? 'pending',
+      owner_id: caller.id,
+      created_at: now,
+      updated_at: now,
+      version: 1,
+    };
     const todo = await this.todos.manager.transaction(async (manager) => {
       const created: Todo = { ...row, id: await insertRow(manager.getRepository(Todo), row) };
       await this.outbox.append(manager, todoEvent('todo.created', created));

@@ -36,7 +36,14 @@ export class UserResponse {
   updated_at: string;
 
   /** `self` and `todos` (the user's todos). */
-  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v{version}/users/1' }, { rel: 'todos', href: '/v{version}/todos?owner=1' }] })
+  @ApiProperty({
+    type: [LinkDto],
+    readOnly: true,
+    example: [
+      { rel: 'self', href: '/v{version}/users/1' },
+      { rel: 'todos', href: '/v{version}/todos?owner=1' },
+    ],
+  })
   links: Link[];
 }
 
@@ -45,18 +52,21 @@ export function toUserResponse(source: Row<User>): UserResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
   const prefix = linkPrefix();
-  return withEntityTag({
-    id,
-    username: row.username as string,
-    name: row.name as string,
-    age: row.age === undefined ? (undefined as never) : row.age === null ? null : Number(row.age),
-    email: row.email as string | null,
-    role: row.role as Role,
-    created_at: toIso(row.created_at) as string,
-    updated_at: toIso(row.updated_at) as string,
-    links: [
-      { rel: 'self', href: `${prefix}/users/${id}` },
-      { rel: 'todos', href: `${prefix}/todos?owner=${id}` },
-    ],
-  }, row.version);
+  return withEntityTag(
+    {
+      id,
+      username: row.username as string,
+      name: row.name as string,
+      age: row.age === undefined ? (undefined as never) : row.age === null ? null : Number(row.age),
+      email: row.email as string | null,
+      role: row.role as Role,
+      created_at: toIso(row.created_at) as string,
+      updated_at: toIso(row.updated_at) as string,
+      links: [
+        { rel: 'self', href: `${prefix}/users/${id}` },
+        { rel: 'todos', href: `${prefix}/todos?owner=${id}` },
+      ],
+    },
+    row.version,
+  );
 }

@@ -13,12 +13,20 @@ describe('USERS_POLICY (docs/resources/users.md)', () => {
       expect([self, other, admin].map((caller) => can(USERS_POLICY, action, caller, { id: 1 }))).toEqual([true, false, true]);
     }
     // an id that may not exist: 403 all the same, never 404 for another user's id
-    expect(refusal(() => authorize(USERS_POLICY, 'read', other, { id: 999_999 }, 999_999))).toEqual({ status: 403, code: 'forbidden', message: 'only the user itself or an admin may do this' });
+    expect(refusal(() => authorize(USERS_POLICY, 'read', other, { id: 999_999 }, 999_999))).toEqual({
+      status: 403,
+      code: 'forbidden',
+      message: 'only the user itself or an admin may do this',
+    });
   });
 
   it('only admins change a role, their own included', () => {
     expect([self, admin].map((caller) => can(USERS_POLICY, 'setRole', caller, { id: caller.id }))).toEqual([false, true]);
-    expect(refusal(() => authorize(USERS_POLICY, 'setRole', self, { id: 1 }, 1))).toEqual({ status: 403, code: 'forbidden', message: 'only admins can change role' });
+    expect(refusal(() => authorize(USERS_POLICY, 'setRole', self, { id: 1 }, 1))).toEqual({
+      status: 403,
+      code: 'forbidden',
+      message: 'only admins can change role',
+    });
   });
 
   it('lists every user for an admin', () => {

@@ -31,5 +31,13 @@ export const USERS = defineResource({
   events: { 'user.deleted': 'an account is deleted' },
   versioned: ['User'],
   fields: USERS_FIELDS,
-  listPlans: [{ name: 'users (admins)', caller: 'admin', visible: '1 = 1', index: 'idx_users_updated_at_id', list: (app, query, caller) => app.get(UsersService).list(query, caller) }],
+  listPlans: [
+    {
+      name: 'users (admins)',
+      caller: 'admin',
+      visible: '1 = 1',
+      index: 'idx_users_updated_at_id',
+      list: (app, query, caller) => app.get(UsersService).list(query, caller),
+    },
+  ],
 });

@@ -162,7 +162,11 @@ export class UsersService implements OnApplicationBootstrap {
    * @throws 403 (not the user itself or an admin; role change by non-admin), 404, 409 (email taken), 422 (username change), 503 (store unavailable).
    */
   replace(id: number, dto: ReplaceUserDto, caller: AuthUser): Promise<UserResponse> {
-    return this.applyChanges(id, { name: dto.name, age: dto.age ?? null, email: dto.email ?? null, role: dto.role, username: dto.username, password: dto.password }, caller);
+    return this.applyChanges(
+      id,
+      { name: dto.name, age: dto.age ?? null, email: dto.email ?? null, role: dto.role, username: dto.username, password: dto.password },
+      caller,
+    );
   }
 
   /**

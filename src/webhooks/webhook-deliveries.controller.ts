@@ -33,7 +33,11 @@ export class WebhookDeliveriesController {
   @ApiOperation({ summary: 'List a webhook’s deliveries (status, attempts, last response, next attempt)' })
   @ApiPageResponse(WebhookDeliveryResponse, 'WebhookDeliveryList')
   @ApiErrors(400, 401, 403, 404)
-  listDeliveries(@Param('id', ParseIdPipe) id: number, @ListParams() query: ListQuery, @CurrentUser() caller: AuthUser): Promise<Page<WebhookDeliveryResponse>> {
+  listDeliveries(
+    @Param('id', ParseIdPipe) id: number,
+    @ListParams() query: ListQuery,
+    @CurrentUser() caller: AuthUser,
+  ): Promise<Page<WebhookDeliveryResponse>> {
     return this.webhooks.listDeliveries(id, query, caller);
   }
 
@@ -44,7 +48,11 @@ export class WebhookDeliveriesController {
   @ApiOperation({ summary: 'Read one delivery of a webhook' })
   @ApiOkResponse({ type: WebhookDeliveryResponse })
   @ApiErrors(400, 401, 403, 404)
-  findDelivery(@Param('id', ParseIdPipe) id: number, @Param('delivery_id', ParseIdPipe) deliveryId: number, @CurrentUser() caller: AuthUser): Promise<WebhookDeliveryResponse> {
+  findDelivery(
+    @Param('id', ParseIdPipe) id: number,
+    @Param('delivery_id', ParseIdPipe) deliveryId: number,
+    @CurrentUser() caller: AuthUser,
+  ): Promise<WebhookDeliveryResponse> {
     return this.webhooks.findDelivery(id, deliveryId, caller);
   }
 

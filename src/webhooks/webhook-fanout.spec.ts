@@ -78,12 +78,17 @@ describe('deliverySpanAttributes (the attempt span: no URL path or query)', () =
       'server.address': 'hooks.example.com',
       'server.port': 443,
     });
-    expect(deliverySpanAttributes({ ...claimed, url: 'http://127.0.0.1:8080/x' }, 'todo.created')).toMatchObject({ 'server.address': '127.0.0.1', 'server.port': 8080 });
+    expect(deliverySpanAttributes({ ...claimed, url: 'http://127.0.0.1:8080/x' }, 'todo.created')).toMatchObject({
+      'server.address': '127.0.0.1',
+      'server.port': 8080,
+    });
     expect(deliverySpanAttributes({ ...claimed, url: 'http://[::1]/x' }, 'todo.created')).toMatchObject({ 'server.address': '[::1]', 'server.port': 80 });
   });
 
   it('carries nothing of the path, query or credentials; an unparsable URL gives no server attributes', () => {
-    const text = JSON.stringify(deliverySpanAttributes({ ...claimed, url: 'https://user:pass@hooks.example.com/in/secret-path?token=hunter2' }, 'todo.created'));
+    const text = JSON.stringify(
+      deliverySpanAttributes({ ...claimed, url: 'https://user:pass@hooks.example.com/in/secret-path?token=hunter2' }, 'todo.created'),
+    );
     for (const secret of ['secret-path', 'hunter2', 'user', 'pass']) expect(text).not.toContain(secret);
     const broken = deliverySpanAttributes({ ...claimed, url: 'not a url\u0000' }, 'todo.created');
     expect(broken).not.toHaveProperty('server.address');

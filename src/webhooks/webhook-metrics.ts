@@ -8,7 +8,11 @@ import { counter, gauge, metricsEnabled } from '../observability/metrics/registr
  */
 export type AttemptMetricOutcome = 'delivered' | 'retry' | 'failed' | 'gone';
 
-const attempts = counter('webhook_delivery_attempts_total', 'Webhook delivery attempts by outcome: delivered (2xx), retry (failed, another attempt scheduled), failed (failed for good), gone (410, the webhook disabled).', ['outcome']);
+const attempts = counter(
+  'webhook_delivery_attempts_total',
+  'Webhook delivery attempts by outcome: delivered (2xx), retry (failed, another attempt scheduled), failed (failed for good), gone (410, the webhook disabled).',
+  ['outcome'],
+);
 const attemptsBy: Record<AttemptMetricOutcome, ReturnType<typeof attempts.labels>> = {
   delivered: attempts.labels('delivered'),
   retry: attempts.labels('retry'),
@@ -93,18 +97,28 @@ export function watchOutboxBacklog(dataSource: DataSource): () => void {
   watched = dataSource;
   if (!gaugesRegistered) {
     gaugesRegistered = true;
-    gauge('webhook_outbox_backlog', 'Webhook deliveries of enabled webhooks still to be made, by state: pending (waiting for an attempt, due or scheduled) or delivering (attempt in flight).', ['state'], async function () {
-      const backlog = await currentBacklog();
-      this.reset();
-      if (backlog === undefined) return;
-      this.labels('pending').set(backlog.pending);
-      this.labels('delivering').set(backlog.delivering);
-    });
-    gauge('webhook_outbox_oldest_due_age_seconds', 'Seconds since the oldest due pending webhook delivery became due (0: the worker keeps up).', [], async function () {
-      const backlog = await currentBacklog();
-      if (backlog === undefined) this.reset();
-      else this.set(backlog.oldestDueAgeSeconds);
-    });
+    gauge(
+      'webhook_outbox_backlog',
+      'Webhook deliveries of enabled webhooks still to be made, by state: pending (waiting for an attempt, due or scheduled) or delivering (attempt in flight).',
+      ['state'],
+      async function () {
+        const backlog = await currentBacklog();
+        this.reset();
+        if (backlog === undefined) return;
+        this.labels('pending').set(backlog.pending);
+        this.labels('delivering').set(backlog.delivering);
+      },
+    );
+    gauge(
+      'webhook_outbox_oldest_due_age_seconds',
+      'Seconds since the oldest due pending webhook delivery became due (0: the worker keeps up).',
+      [],
+      async function () {
+        const backlog = await currentBacklog();
+        if (backlog === undefined) this.reset();
+        else this.set(backlog.oldestDueAgeSeconds);
+      },
+    );
   }
   return () => {
     if (watched === dataSource) watched = undefined;

@@ -50,9 +50,7 @@ export interface AttemptRequest {
 
 /** What an attempt came to: `delivered` (2xx), `gone` (410), or a failure with a short reason. */
 export type AttemptOutcome =
-  | { result: 'delivered'; statusCode: number }
-  | { result: 'gone'; statusCode: 410 }
-  | { result: 'failed'; statusCode: number | null; error: string };
+  { result: 'delivered'; statusCode: number } | { result: 'gone'; statusCode: 410 } | { result: 'failed'; statusCode: number | null; error: string };
 
 /** Short, secret-free words for a network error code. */
 function describeNetworkError(error: unknown): string {

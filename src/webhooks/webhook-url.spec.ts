@@ -6,13 +6,41 @@ const open = { allowHttp: true, allowPrivateNetworks: true };
 
 describe('isPublicAddress (docs/webhooks.md#url-rules-ssrf: no loopback, private, link-local or multicast targets)', () => {
   it('refuses every non-public IPv4 range', () => {
-    for (const address of ['127.0.0.1', '127.255.0.9', '10.0.0.1', '172.16.0.1', '172.31.255.254', '192.168.1.1', '169.254.169.254', '100.64.0.1', '224.0.0.1', '255.255.255.255', '0.0.0.0', '192.0.2.10']) {
+    for (const address of [
+      '127.0.0.1',
+      '127.255.0.9',
+      '10.0.0.1',
+      '172.16.0.1',
+      '172.31.255.254',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '224.0.0.1',
+      '255.255.255.255',
+      '0.0.0.0',
+      '192.0.2.10',
+    ]) {
       expect([address, isPublicAddress(address)]).toEqual([address, false]);
     }
   });
 
   it('refuses non-public IPv6, IPv4-mapped forms of private IPv4 and embedded-IPv4 prefixes', () => {
-    for (const address of ['::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', '64:ff9b::a00:1', '2002:a00:1::1', '2001:db8::1', '[::1]', 'fe80::1%eth0']) {
+    for (const address of [
+      '::1',
+      '::',
+      'fe80::1',
+      'fc00::1',
+      'fd12:3456::1',
+      'ff02::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      '::ffff:169.254.169.254',
+      '64:ff9b::a00:1',
+      '2002:a00:1::1',
+      '2001:db8::1',
+      '[::1]',
+      'fe80::1%eth0',
+    ]) {
       expect([address, isPublicAddress(address)]).toEqual([address, false]);
     }
   });
@@ -86,7 +114,11 @@ describe('resolveWebhookHost', () => {
 
 describe('pinnedLookup', () => {
   it('answers with the checked addresses whatever is asked, in both callback forms', () => {
-    const lookup = pinnedLookup([{ address: '93.184.216.34', family: 4 }]) as unknown as (host: string, options: object, callback: (...args: unknown[]) => void) => void;
+    const lookup = pinnedLookup([{ address: '93.184.216.34', family: 4 }]) as unknown as (
+      host: string,
+      options: object,
+      callback: (...args: unknown[]) => void,
+    ) => void;
     const calls: unknown[][] = [];
     lookup('evil.example', { all: true }, (...args) => calls.push(args));
     lookup('evil.example', {}, (...args) => calls.push(args));

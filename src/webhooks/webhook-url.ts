@@ -104,7 +104,11 @@ export async function resolveWebhookHost(url: URL, rules: UrlRules, resolver: Re
 export function pinnedLookup(addresses: readonly LookupAddress[]): LookupFunction {
   return ((_hostname: string, options: { all?: boolean } | number | undefined, callback: (...args: unknown[]) => void) => {
     const all = typeof options === 'object' && options !== null && options.all === true;
-    if (all) callback(null, addresses.map(({ address, family }) => ({ address, family })));
+    if (all)
+      callback(
+        null,
+        addresses.map(({ address, family }) => ({ address, family })),
+      );
     else callback(null, addresses[0].address, addresses[0].family);
   }) as unknown as LookupFunction;
 }

@@ -68,9 +68,14 @@ export class WebhookWakeListener implements OnApplicationShutdown {
     if (this.started || this.stopped || this.config.get('DATABASE_LISTEN_URL', { infer: true }) === undefined) return;
     this.started = true;
     current = this;
-    gauge('webhook_listener_up', 'Whether the LISTEN connection that wakes the webhook worker is up (1) or reconnecting (0); only in processes running the worker on PostgreSQL.', [], function () {
-      this.set(current?.isListening ? 1 : 0);
-    });
+    gauge(
+      'webhook_listener_up',
+      'Whether the LISTEN connection that wakes the webhook worker is up (1) or reconnecting (0); only in processes running the worker on PostgreSQL.',
+      [],
+      function () {
+        this.set(current?.isListening ? 1 : 0);
+      },
+    );
     void this.connect();
   }
 
@@ -117,7 +122,10 @@ export class WebhookWakeListener implements OnApplicationShutdown {
       if (this.stopped) return;
       const delayMs = Math.min(LISTEN_MAX_BACKOFF_MS, 500 * 2 ** this.failures);
       this.failures += 1;
-      this.logger.warn({ msg: `webhook wake-up: LISTEN connection lost; reconnecting in ${delayMs} ms (polling goes on)`, err: error === undefined ? undefined : safeError(error) });
+      this.logger.warn({
+        msg: `webhook wake-up: LISTEN connection lost; reconnecting in ${delayMs} ms (polling goes on)`,
+        err: error === undefined ? undefined : safeError(error),
+      });
       this.retryTimer = setTimeout(() => void this.connect(), delayMs);
       this.retryTimer.unref();
     };

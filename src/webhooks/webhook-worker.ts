@@ -108,7 +108,10 @@ export class WebhookWorker implements BeforeApplicationShutdown {
   }
 
   private get rules(): UrlRules {
-    return { allowHttp: this.config.get('WEBHOOK_ALLOW_HTTP', { infer: true }), allowPrivateNetworks: this.config.get('WEBHOOK_ALLOW_PRIVATE_NETWORKS', { infer: true }) };
+    return {
+      allowHttp: this.config.get('WEBHOOK_ALLOW_HTTP', { infer: true }),
+      allowPrivateNetworks: this.config.get('WEBHOOK_ALLOW_PRIVATE_NETWORKS', { infer: true }),
+    };
   }
 
   /** True once started and until shutdown. */
@@ -188,7 +191,14 @@ export class WebhookWorker implements BeforeApplicationShutdown {
       await manager
         .createQueryBuilder()
         .update(WebhookDelivery)
-        .set({ status: 'delivering', claim_token: token, lease_expires_at: lease, next_attempt_at: lease, last_attempt_at: now, attempts: () => 'attempts + 1' })
+        .set({
+          status: 'delivering',
+          claim_token: token,
+          lease_expires_at: lease,
+          next_attempt_at: lease,
+          last_attempt_at: now,
+          attempts: () => 'attempts + 1',
+        })
         .whereInIds(found)
         .execute();
       return found;
@@ -196,7 +206,9 @@ export class WebhookWorker implements BeforeApplicationShutdown {
     if (ids.length === 0) return [];
     const deliveries = await this.dataSource.getRepository(WebhookDelivery).find({ where: { id: In(ids), claim_token: token } });
     const subscriptions = new Map(
-      (await this.dataSource.getRepository(WebhookSubscription).find({ where: { id: In([...new Set(deliveries.map((d) => d.subscription_id))]) } })).map((s) => [s.id, s]),
+      (await this.dataSource.getRepository(WebhookSubscription).find({ where: { id: In([...new Set(deliveries.map((d) => d.subscription_id))]) } })).map(
+        (s) => [s.id, s],
+      ),
     );
     return deliveries.flatMap((delivery) => {
       const subscription = subscriptions.get(delivery.subscription_id);
@@ -226,16 +238,27 @@ export class WebhookWorker implements BeforeApplicationShutdown {
       const event = await this.dataSource.getRepository(EventRecord).findOne({ where: { event_id: claimed.eventId } });
       if (!event) return this.complete(claimed, { result: 'failed', statusCode: null, error: 'event no longer exists' }, true);
       const body = JSON.stringify(toEventPayload(event, claimed.apiVersion));
-      const outcome = await inSpan('webhook delivery', { kind: 'client', parent: event.traceparent, attributes: deliverySpanAttributes(claimed, event.type) }, async (span) => {
-        const result = await sendAttempt(
-          { url: claimed.url, id: claimed.eventId, body, secrets: claimed.secrets, timeoutMs: this.config.get('WEBHOOK_TIMEOUT_MS', { infer: true }), rules: this.rules },
-          controller.signal,
-        );
-        if (result.statusCode !== null) span.setAttributes({ 'http.response.status_code': result.statusCode });
-        if (result.result === 'gone') span.fail('HTTP 410');
-        else if (result.result === 'failed') span.fail(result.error);
-        return result;
-      });
+      const outcome = await inSpan(
+        'webhook delivery',
+        { kind: 'client', parent: event.traceparent, attributes: deliverySpanAttributes(claimed, event.type) },
+        async (span) => {
+          const result = await sendAttempt(
+            {
+              url: claimed.url,
+              id: claimed.eventId,
+              body,
+              secrets: claimed.secrets,
+              timeoutMs: this.config.get('WEBHOOK_TIMEOUT_MS', { infer: true }),
+              rules: this.rules,
+            },
+            controller.signal,
+          );
+          if (result.statusCode !== null) span.setAttributes({ 'http.response.status_code': result.statusCode });
+          if (result.result === 'gone') span.fail('HTTP 410');
+          else if (result.result === 'failed') span.fail(result.error);
+          return result;
+        },
+      );
       if (controller.signal.aborted && outcome.result === 'failed') return this.release(claimed);
       await this.complete(claimed, outcome, false);
     })()
@@ -292,7 +315,10 @@ export class WebhookWorker implements BeforeApplicationShutdown {
           .execute();
         if (result.affected) {
           recorded = 'gone';
-          await this.updateSubscription(manager, claimed.subscriptionId, 'enabled = TRUE', { enabled: false, disabled_reason: 'the endpoint answered 410 Gone' });
+          await this.updateSubscription(manager, claimed.subscriptionId, 'enabled = TRUE', {
+            enabled: false,
+            disabled_reason: 'the endpoint answered 410 Gone',
+          });
         }
         return;
       }

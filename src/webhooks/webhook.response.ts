@@ -122,7 +122,14 @@ export class WebhookDeliveryResponse {
   created_at: string;
 
   /** `self` and `webhook`. */
-  @ApiProperty({ type: [LinkDto], readOnly: true, example: [{ rel: 'self', href: '/v{version}/webhooks/1/deliveries/7' }, { rel: 'webhook', href: '/v{version}/webhooks/1' }] })
+  @ApiProperty({
+    type: [LinkDto],
+    readOnly: true,
+    example: [
+      { rel: 'self', href: '/v{version}/webhooks/1/deliveries/7' },
+      { rel: 'webhook', href: '/v{version}/webhooks/1' },
+    ],
+  })
   links: Link[];
 }
 
@@ -153,7 +160,12 @@ export function toWebhookResponse(source: Row<WebhookSubscription, 'owner_id'>):
       enabled: row.enabled === undefined ? (undefined as unknown as boolean) : Boolean(row.enabled),
       disabled_reason: row.disabled_reason as string | null,
       consecutive_failures: row.consecutive_failures === undefined ? (undefined as unknown as number) : Number(row.consecutive_failures),
-      previous_secret_expires_at: graceUntil === undefined ? (undefined as unknown as null) : graceUntil !== null && new Date(toIso(graceUntil) as string).getTime() > Date.now() ? (toIso(graceUntil) as string) : null,
+      previous_secret_expires_at:
+        graceUntil === undefined
+          ? (undefined as unknown as null)
+          : graceUntil !== null && new Date(toIso(graceUntil) as string).getTime() > Date.now()
+            ? (toIso(graceUntil) as string)
+            : null,
       owner,
       created_at: toIso(row.created_at) as string,
       updated_at: toIso(row.updated_at) as string,

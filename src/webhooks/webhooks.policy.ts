@@ -7,4 +7,9 @@ import type { WebhookSubscription } from './webhook-subscription.entity.js';
  * subscription's URL and existence are the owner's business); a non-admin lists only its own
  * (the list query's alias is `w`).
  */
-export const WEBHOOKS_POLICY: AccessPolicy<Pick<WebhookSubscription, 'owner_id'>> = ownedPolicy<Pick<WebhookSubscription, 'owner_id'>>({ resource: 'webhook', ownerOf: (webhook) => webhook.owner_id, column: 'w.owner_id', hidden: true });
+export const WEBHOOKS_POLICY: AccessPolicy<Pick<WebhookSubscription, 'owner_id'>> = ownedPolicy<Pick<WebhookSubscription, 'owner_id'>>({
+  resource: 'webhook',
+  ownerOf: (webhook) => webhook.owner_id,
+  column: 'w.owner_id',
+  hidden: true,
+});

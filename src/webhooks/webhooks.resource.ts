@@ -60,7 +60,8 @@ export const WEBHOOKS = defineResource({
  */
 export const WEBHOOK_DELIVERIES = defineResource({
   name: 'webhook-deliveries',
-  description: 'The deliveries of a webhook (status, attempts, last response, next attempt) and redelivery of an event; scopes webhooks:read and webhooks:write.',
+  description:
+    'The deliveries of a webhook (status, attempts, last response, next attempt) and redelivery of an event; scopes webhooks:read and webhooks:write.',
   scopes: false,
   entities: [WebhookDelivery],
   module: () => import('./webhooks.module.js').then((file) => file.WebhooksModule),

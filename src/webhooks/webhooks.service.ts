@@ -45,7 +45,10 @@ export class WebhooksService {
   ) {}
 
   private get rules(): UrlRules {
-    return { allowHttp: this.config.get('WEBHOOK_ALLOW_HTTP', { infer: true }), allowPrivateNetworks: this.config.get('WEBHOOK_ALLOW_PRIVATE_NETWORKS', { infer: true }) };
+    return {
+      allowHttp: this.config.get('WEBHOOK_ALLOW_HTTP', { infer: true }),
+      allowPrivateNetworks: this.config.get('WEBHOOK_ALLOW_PRIVATE_NETWORKS', { infer: true }),
+    };
   }
 
   /**
@@ -116,7 +119,15 @@ export class WebhooksService {
       if (dto.enabled) Object.assign(patch, { consecutive_failures: 0, disabled_reason: null });
     }
     const next = { ...current, ...patch, updated_at: new Date() };
-    next.version = await updateVersioned(this.subscriptions.manager, WebhookSubscription, { id }, current.version, { ...patch, updated_at: next.updated_at }, 'webhook', id);
+    next.version = await updateVersioned(
+      this.subscriptions.manager,
+      WebhookSubscription,
+      { id },
+      current.version,
+      { ...patch, updated_at: next.updated_at },
+      'webhook',
+      id,
+    );
     if (patch.enabled) this.worker.wake();
     return toWebhookResponse(next);
   }
@@ -145,8 +156,15 @@ export class WebhooksService {
       previous_secret_expires_at: graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000) : null,
       updated_at: now,
     };
-    const version = await updateVersioned(this.subscriptions.manager, WebhookSubscription, { id, version: current.version }, current.version, patch, 'webhook', id, () =>
-      conflict(`webhook ${id} changed while its secret was rotated; retry`),
+    const version = await updateVersioned(
+      this.subscriptions.manager,
+      WebhookSubscription,
+      { id, version: current.version },
+      current.version,
+      patch,
+      'webhook',
+      id,
+      () => conflict(`webhook ${id} changed while its secret was rotated; retry`),
     );
     return { ...toWebhookResponse({ ...current, ...patch, version }), secret };
   }
@@ -154,7 +172,12 @@ export class WebhooksService {
   /** One page of a webhook's deliveries, newest last by default (`sort=-id` for newest first). @throws 404 */
   async listDeliveries(id: number, query: ListQuery, caller: AuthUser): Promise<Page<WebhookDeliveryResponse>> {
     await this.load(id, caller, 'read');
-    return findPage(this.deliveries.createQueryBuilder('d').where('d.subscription_id = :webhook', { webhook: id }), query, DELIVERIES_FIELDS, toDeliveryResponse);
+    return findPage(
+      this.deliveries.createQueryBuilder('d').where('d.subscription_id = :webhook', { webhook: id }),
+      query,
+      DELIVERIES_FIELDS,
+      toDeliveryResponse,
+    );
   }
 
   /** One delivery of a webhook. @throws 404 when the webhook or the delivery (of that webhook) is missing */

@@ -108,7 +108,12 @@ export async function runScenario(baseUrl: string): Promise<ScenarioResult> {
     return article;
   };
   const drafted = await newArticle({ title: 'Resource-oriented APIs', body: 'Nouns in paths, verbs in methods.', tags: ['NestJS', 'api-design'] });
-  expect(drafted).toMatchObject({ status: 'draft', published_at: null, tags: ['api-design', 'nestjs'], author: { id: user.id, username, name: 'Client Developer' } });
+  expect(drafted).toMatchObject({
+    status: 'draft',
+    published_at: null,
+    tags: ['api-design', 'nestjs'],
+    author: { id: user.id, username, name: 'Client Developer' },
+  });
   const first = expectData(await client.PATCH('/v2/articles/{id}', { params: { path: { id: drafted.id } }, body: { status: 'published' } }), 200);
   expect(first.status).toBe('published');
   // API v2: the author is embedded, typed as the UserSummary schema (v1: an integer id)

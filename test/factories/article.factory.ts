@@ -10,12 +10,7 @@ let counter = 0;
  * unless overridden; `published_at` set to `created_at` for a published one unless given), linked
  * to `tags`. Returns the row.
  */
-export async function createArticle(
-  app: INestApplication,
-  author: { id: number },
-  overrides: Partial<Article> = {},
-  tags: Tag[] = [],
-): Promise<Article> {
+export async function createArticle(app: INestApplication, author: { id: number }, overrides: Partial<Article> = {}, tags: Tag[] = []): Promise<Article> {
   counter += 1;
   const at = overrides.created_at ?? new Date();
   const dataSource = app.get(DataSource);

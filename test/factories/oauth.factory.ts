@@ -19,7 +19,13 @@ export async function registerClient(app: INestApplication, admin: CreatedUser, 
   const res = await request(app.getHttpServer())
     .post('/v1/oauth-clients')
     .set('Authorization', bearer(admin.token))
-    .send({ name: 'Todo Sync', redirect_uris: ['https://todo-sync.example/callback'], scopes: ['todos:read', 'todos:write'], confidential: false, ...overrides });
+    .send({
+      name: 'Todo Sync',
+      redirect_uris: ['https://todo-sync.example/callback'],
+      scopes: ['todos:read', 'todos:write'],
+      confidential: false,
+      ...overrides,
+    });
   expect(res.status).toBe(201);
   return res.body as RegisteredClient;
 }

@@ -46,7 +46,12 @@ async function readAll(base: string, token: string, path: string): Promise<{ row
     const sep = path.includes('?') ? '&' : '?';
     for (;;) {
       const url = `${path}${sep}size=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const answer = await send(agent, base, { method: 'GET', path: url, headers: { Authorization: `Bearer ${token}`, Prefer: 'count=exact' }, timeoutMs: AUDIT_TIMEOUT_MS });
+      const answer = await send(agent, base, {
+        method: 'GET',
+        path: url,
+        headers: { Authorization: `Bearer ${token}`, Prefer: 'count=exact' },
+        timeoutMs: AUDIT_TIMEOUT_MS,
+      });
       if (answer.status !== 200) throw new Error(`audit: GET ${url} answered ${answer.status} ${JSON.stringify(answer.body)}`);
       const page = answer.body as { data: Row[]; total?: number; next_cursor?: string };
       if (!cursor) total = page.total ?? -1;
@@ -66,7 +71,13 @@ function keyOf(text: string | undefined): string {
 
 /** An operation's tries, e.g. `cut:ECONNRESET > 503 > 201`. */
 export function history(op: Op): string {
-  return op.attempts.map((attempt) => (attempt.status !== undefined ? `${attempt.status}${attempt.code && attempt.status >= 400 ? ` ${attempt.code}` : ''}` : `${attempt.failure}:${attempt.error}`)).join(' > ');
+  return op.attempts
+    .map((attempt) =>
+      attempt.status !== undefined
+        ? `${attempt.status}${attempt.code && attempt.status >= 400 ? ` ${attempt.code}` : ''}`
+        : `${attempt.failure}:${attempt.error}`,
+    )
+    .join(' > ');
 }
 
 /** JSON of `value` with every string longer than 60 characters shortened (padding is not worth printing). */
@@ -95,11 +106,15 @@ export async function audit(base: string, writers: Writer[], ledger: Ledger): Pr
     const known = new Set(ops.map((op) => op.key));
     for (const [key, found] of byKey) {
       if (!known.has(key)) report.unexplained.push(`${what} ${found.map((row) => row.id).join(',')}: key ${key} of no create`);
-      else if (found.length > 1) report.duplicates.push(`${what} ${key}: ${found.length} records (ids ${found.map((row) => row.id).join(', ')}; tries ${history(ops.find((op) => op.key === key)!)})`);
+      else if (found.length > 1)
+        report.duplicates.push(
+          `${what} ${key}: ${found.length} records (ids ${found.map((row) => row.id).join(', ')}; tries ${history(ops.find((op) => op.key === key)!)})`,
+        );
     }
     for (const op of ops) {
       const found = byKey.get(op.key) ?? [];
-      if (op.final && op.final.status >= 400 && found.length > 0) report.refusedPresent.push(`${what} ${op.key}: refused with ${op.final.status}, yet record ${found[0].id} exists`);
+      if (op.final && op.final.status >= 400 && found.length > 0)
+        report.refusedPresent.push(`${what} ${op.key}: refused with ${op.final.status}, yet record ${found[0].id} exists`);
     }
     return byKey;
   };
@@ -119,18 +134,37 @@ export async function audit(base: string, writers: Writer[], ledger: Ledger): Pr
       if (todo.deleted === 'yes') {
         if (row) report.resurrected.push(`todo ${todo.id} (${todo.key}): deleted (204), still listed`);
       } else if (todo.deleted === 'no') {
-        if (!row) report.lost.push(`todo ${todo.id} (${todo.key}): created (201), not listed${byKey.has(todo.key) ? ` (other ids with the key: ${byKey.get(todo.key)!.map((r) => r.id).join(',')})` : ''}`);
-        else if (!todo.states.some((state) => sameState(row, state))) report.mismatched.push(`todo ${todo.id}: ${brief({ title: row.title, content: row.content, status: row.status })} is none of ${brief(todo.states)}`);
+        if (!row)
+          report.lost.push(
+            `todo ${todo.id} (${todo.key}): created (201), not listed${
+              byKey.has(todo.key)
+                ? ` (other ids with the key: ${byKey
+                    .get(todo.key)!
+                    .map((r) => r.id)
+                    .join(',')})`
+                : ''
+            }`,
+          );
+        else if (!todo.states.some((state) => sameState(row, state)))
+          report.mismatched.push(`todo ${todo.id}: ${brief({ title: row.title, content: row.content, status: row.status })} is none of ${brief(todo.states)}`);
       }
     }
-    for (const row of todos.rows) if (row.content?.startsWith('refused ')) report.refusedPresent.push(`todo ${row.id}: content ${brief(row.content)} of a refused request`);
+    for (const row of todos.rows)
+      if (row.content?.startsWith('refused ')) report.refusedPresent.push(`todo ${row.id}: content ${brief(row.content)} of a refused request`);
 
     const articles = await readAll(base, token, `/v1/articles?author=${userId}`);
     report.rows += articles.rows.length;
-    if (articles.total !== articles.rows.length) report.wrongTotals.push(`writer ${writer.index} articles: total ${articles.total}, paged through ${articles.rows.length}`);
-    checkCreates('article', articles.rows, ops.filter((op) => op.kind === 'create-article'), (row) => row.title);
+    if (articles.total !== articles.rows.length)
+      report.wrongTotals.push(`writer ${writer.index} articles: total ${articles.total}, paged through ${articles.rows.length}`);
+    checkCreates(
+      'article',
+      articles.rows,
+      ops.filter((op) => op.kind === 'create-article'),
+      (row) => row.title,
+    );
     const articleIds = new Set(articles.rows.map((row) => row.id));
-    for (const article of writer.articles) if (!articleIds.has(article.id)) report.lost.push(`article ${article.id} (${article.key}): created (201), not listed`);
+    for (const article of writer.articles)
+      if (!articleIds.has(article.id)) report.lost.push(`article ${article.id} (${article.key}): created (201), not listed`);
 
     const commentOps = ops.filter((op) => op.kind === 'create-comment');
     const comments: Row[] = [];
@@ -138,7 +172,8 @@ export async function audit(base: string, writers: Writer[], ledger: Ledger): Pr
     for (const articleId of new Set(writer.articles.map((article) => article.id))) {
       if (!articleIds.has(articleId)) continue;
       const page = await readAll(base, token, `/v1/articles/${articleId}/comments?author=${userId}`);
-      if (page.total !== page.rows.length) report.wrongTotals.push(`writer ${writer.index} comments of article ${articleId}: total ${page.total}, paged through ${page.rows.length}`);
+      if (page.total !== page.rows.length)
+        report.wrongTotals.push(`writer ${writer.index} comments of article ${articleId}: total ${page.total}, paged through ${page.rows.length}`);
       comments.push(...page.rows);
     }
     report.rows += comments.length;
@@ -156,7 +191,9 @@ export async function audit(base: string, writers: Writer[], ledger: Ledger): Pr
 }
 
 /** The number of findings of each kind, for the summary line and the assertions. */
-export function auditCounts(report: AuditReport): Record<'duplicates' | 'lost' | 'mismatched' | 'resurrected' | 'refusedPresent' | 'unexplained' | 'wrongTotals', number> {
+export function auditCounts(
+  report: AuditReport,
+): Record<'duplicates' | 'lost' | 'mismatched' | 'resurrected' | 'refusedPresent' | 'unexplained' | 'wrongTotals', number> {
   return {
     duplicates: report.duplicates.length,
     lost: report.lost.length,

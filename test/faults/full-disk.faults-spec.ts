@@ -74,7 +74,8 @@ try {
     scenario.start();
     await sleep(LOAD_BEFORE_MS);
 
-    const sizes = () => ['app.sqlite', 'app.sqlite-wal'].map((name) => Math.round((statSync(path.join(dir, name), { throwIfNoEntry: false })?.size ?? 0) / 1024)).join('+');
+    const sizes = () =>
+      ['app.sqlite', 'app.sqlite-wal'].map((name) => Math.round((statSync(path.join(dir, name), { throwIfNoEntry: false })?.size ?? 0) / 1024)).join('+');
     const sizesBefore = sizes();
     const filler = path.join(dir, 'filler');
     const fillingAt = Date.now();
@@ -96,17 +97,21 @@ try {
     const refusedWhileFull = whileFull.filter(({ attempt }) => (attempt.status ?? 0) >= 500 || attempt.failure);
     const missingRetryAfter = scenario.ledger.attempts().filter(({ attempt }) => attempt.status === 503 && !attempt.retryAfter).length;
     const recovered = scenario.endedAfter(freedAt, (attempt, op) => op.kind === 'create-todo' && attempt.status === 201 && attempt.at >= freedAt)[0];
-    scenario.summary(report, {
-      filesystem: disk!.kind.replace(/ /g, '_'),
-      fillerMiB: Math.round(filled / 1048576),
-      dbWalKiB: `${sizesBefore}>${sizesFull}`,
-      fillMs: fullAt - fillingAt,
-      triesWhileFull: whileFull.length,
-      failedWhileFull: refusedWhileFull.length,
-      first5xxMs: scenario.endedAfter(fillingAt, (attempt) => (attempt.status ?? 0) >= 500).map(({ endedAt }) => endedAt - fillingAt)[0],
-      missingRetryAfter,
-      recoveredMs: recovered ? recovered.endedAt - freedAt : undefined,
-    }, loggedErrors(server.process.output()));
+    scenario.summary(
+      report,
+      {
+        filesystem: disk!.kind.replace(/ /g, '_'),
+        fillerMiB: Math.round(filled / 1048576),
+        dbWalKiB: `${sizesBefore}>${sizesFull}`,
+        fillMs: fullAt - fillingAt,
+        triesWhileFull: whileFull.length,
+        failedWhileFull: refusedWhileFull.length,
+        first5xxMs: scenario.endedAfter(fillingAt, (attempt) => (attempt.status ?? 0) >= 500).map(({ endedAt }) => endedAt - fillingAt)[0],
+        missingRetryAfter,
+        recoveredMs: recovered ? recovered.endedAt - freedAt : undefined,
+      },
+      loggedErrors(server.process.output()),
+    );
     expect({
       // the fault took effect: some write could not be made while the disk was full
       writesFailedWhileFull: refusedWhileFull.length > 0,

@@ -73,7 +73,21 @@ export class PgCluster {
 
   /** Creates database `name`; resolves with its postgres:// URL. */
   async createDatabase(name: string): Promise<string> {
-    await run('psql', ['-h', '127.0.0.1', '-p', String(this.port), '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-q', '-c', `CREATE DATABASE ${name}`]);
+    await run('psql', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(this.port),
+      '-U',
+      'postgres',
+      '-d',
+      'postgres',
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-q',
+      '-c',
+      `CREATE DATABASE ${name}`,
+    ]);
     return `postgres://postgres@127.0.0.1:${this.port}/${name}`;
   }
 
@@ -110,7 +124,9 @@ export class RedisServer {
 
   /** Starts the server (empty: no RDB, no AOF); resolves once it accepts connections. */
   async start(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir], { stdio: 'ignore' });
+    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir], {
+      stdio: 'ignore',
+    });
     await waitForPort(this.port, 10_000);
   }
 
@@ -249,7 +265,9 @@ export function loggedErrors(output: string, limit = 5): string[] {
       continue;
     }
     if ((entry.level ?? 0) < 50) continue;
-    const text = entry.err ? `${entry.err.type ?? 'Error'}: ${(entry.err.message ?? '').slice(0, 160)}${entry.err.code ? ` (${entry.err.code})` : ''}` : String(entry.msg).slice(0, 160);
+    const text = entry.err
+      ? `${entry.err.type ?? 'Error'}: ${(entry.err.message ?? '').slice(0, 160)}${entry.err.code ? ` (${entry.err.code})` : ''}`
+      : String(entry.msg).slice(0, 160);
     counts.set(text, (counts.get(text) ?? 0) + 1);
   }
   return [...counts].slice(0, limit).map(([text, count]) => `${count}× ${text}`);

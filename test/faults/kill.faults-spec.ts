@@ -61,7 +61,10 @@ describe('fault: SIGKILL under load', () => {
     const dir = scratchDir('kill-pg');
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const [a, b] = await Promise.all([startFaultServer(dir, env), startFaultServer(dir, env)]);
-    cleanups.push(() => a.process.kill(), () => b.process.kill());
+    cleanups.push(
+      () => a.process.kill(),
+      () => b.process.kill(),
+    );
     const toA = { url: a.base };
     const toB = { url: b.base };
     const scenario = new Scenario('kill-two-instances');
@@ -79,7 +82,9 @@ describe('fault: SIGKILL under load', () => {
     await scenario.stop(75_000);
     const drainedMs = Date.now() - killedAt;
     const report = await scenario.audit(b.base);
-    const inFlight = scenario.ledger.attempts().filter(({ attempt }) => attempt.failure === 'cut' && attempt.target === a.base && attempt.at <= killedAt).length;
+    const inFlight = scenario.ledger
+      .attempts()
+      .filter(({ attempt }) => attempt.failure === 'cut' && attempt.target === a.base && attempt.at <= killedAt).length;
     const conflicts = scenario.ledger.attempts().filter(({ attempt }) => attempt.status === 409).length;
     scenario.summary(report, { cutAtKill: inFlight, conflict409: conflicts, untilDrainedMs: drainedMs }, loggedErrors(a.process.output() + b.process.output()));
     expect(scenario.verdict(report)).toEqual(CLEAN);

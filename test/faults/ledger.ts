@@ -95,7 +95,19 @@ export class Ledger {
 
   /** The counts of {@link LedgerStats}. */
   stats(): LedgerStats {
-    const stats: LedgerStats = { ops: this.ops.length, acknowledged: 0, retried: 0, fiveXx: {}, fourXx: {}, timeouts: 0, cut: 0, refused: 0, unresolved: 0, replayed: 0, failures: {} };
+    const stats: LedgerStats = {
+      ops: this.ops.length,
+      acknowledged: 0,
+      retried: 0,
+      fiveXx: {},
+      fourXx: {},
+      timeouts: 0,
+      cut: 0,
+      refused: 0,
+      unresolved: 0,
+      replayed: 0,
+      failures: {},
+    };
     for (const op of this.ops) {
       if (op.attempts.length > 1) stats.retried += 1;
       if (!op.final) stats.unresolved += 1;
@@ -122,6 +134,8 @@ export class Ledger {
 
   /** Whether an operation had a try whose outcome is unknown (a failure or a 5xx): it may have been applied. */
   static uncertain(op: Op): boolean {
-    return op.attempts.some((attempt) => attempt.failure === 'timeout' || attempt.failure === 'cut' || attempt.failure === 'other' || (attempt.status ?? 0) >= 500);
+    return op.attempts.some(
+      (attempt) => attempt.failure === 'timeout' || attempt.failure === 'cut' || attempt.failure === 'other' || (attempt.status ?? 0) >= 500,
+    );
   }
 }

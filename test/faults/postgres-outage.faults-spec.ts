@@ -36,9 +36,12 @@ describe('fault: PostgreSQL stopped and started under load', () => {
     await outage('outage', false);
   });
 
-  itWithPgBouncer(`through PgBouncer in transaction mode (DB_POOLER=transaction, DB_PREPARED_STATEMENTS=false): the same — 503 within 2 s, recovery without restart, audit clean${havePgBouncer ? '' : ` (skipped: no PgBouncer at ${PGBOUNCER_PATH})`}`, async () => {
-    await outage('pooled', true);
-  });
+  itWithPgBouncer(
+    `through PgBouncer in transaction mode (DB_POOLER=transaction, DB_PREPARED_STATEMENTS=false): the same — 503 within 2 s, recovery without restart, audit clean${havePgBouncer ? '' : ` (skipped: no PgBouncer at ${PGBOUNCER_PATH})`}`,
+    async () => {
+      await outage('pooled', true);
+    },
+  );
 
   /** One outage scenario on a cluster of its own (`tag` names it), the service connected directly or through PgBouncer. */
   async function outage(tag: string, throughPgBouncer: boolean): Promise<void> {
@@ -78,24 +81,34 @@ describe('fault: PostgreSQL stopped and started under load', () => {
 
     const first503Ms = scenario.firstStatusAfter(stoppedAt);
     // sent more than 2 s into the outage, early enough to have been answered before the database came back
-    const late = scenario.ledger
-      .attempts()
-      .filter(({ attempt }) => attempt.at >= stoppedAt + 2_000 && attempt.at + ANSWER_WITHIN_MS <= startingAt);
+    const late = scenario.ledger.attempts().filter(({ attempt }) => attempt.at >= stoppedAt + 2_000 && attempt.at + ANSWER_WITHIN_MS <= startingAt);
     const notPromptly503 = late.filter(({ attempt }) => attempt.status !== 503 || attempt.ms > ANSWER_WITHIN_MS);
     const slowest = Math.max(0, ...late.map(({ attempt }) => attempt.ms));
     const missingRetryAfter = scenario.ledger.attempts().filter(({ attempt }) => attempt.status === 503 && !attempt.retryAfter).length;
     const recovered = scenario.endedAfter(backAt, (attempt, op) => op.kind === 'create-todo' && attempt.status === 201 && attempt.at >= backAt)[0];
-    scenario.summary(report, {
-      first503Ms,
-      stopTookMs,
-      lateRequests: late.length,
-      lateNotPromptly503: notPromptly503.length,
-      lateOutcomes: JSON.stringify(countBy(notPromptly503.map(({ attempt }) => attempt.status ?? attempt.failure))),
-      slowestLateMs: slowest,
-      missingRetryAfter,
-      recoveredMs: recovered ? recovered.endedAt - backAt : undefined,
-      pid: server.process.child.pid,
-    }, [...loggedErrors(server.process.output()), ...(throughPgBouncer ? bouncerLog().split('\n').filter((line) => /ERROR|WARNING|FATAL/.test(line)).slice(-5) : [])]);
+    scenario.summary(
+      report,
+      {
+        first503Ms,
+        stopTookMs,
+        lateRequests: late.length,
+        lateNotPromptly503: notPromptly503.length,
+        lateOutcomes: JSON.stringify(countBy(notPromptly503.map(({ attempt }) => attempt.status ?? attempt.failure))),
+        slowestLateMs: slowest,
+        missingRetryAfter,
+        recoveredMs: recovered ? recovered.endedAt - backAt : undefined,
+        pid: server.process.child.pid,
+      },
+      [
+        ...loggedErrors(server.process.output()),
+        ...(throughPgBouncer
+          ? bouncerLog()
+              .split('\n')
+              .filter((line) => /ERROR|WARNING|FATAL/.test(line))
+              .slice(-5)
+          : []),
+      ],
+    );
     expect({
       first503Within2s: first503Ms !== undefined && first503Ms <= 2_000,
       lateRequestsSeen: late.length > 0,

@@ -51,17 +51,27 @@ describe('fault: Redis killed and started again empty under load', () => {
     await scenario.stop();
     const report = await scenario.audit(target.url);
 
-    const during = scenario.ledger.attempts().filter(({ attempt }) => outages.some(({ killedAt, startingAt }) => attempt.at >= killedAt && attempt.at < startingAt));
+    const during = scenario.ledger
+      .attempts()
+      .filter(({ attempt }) => outages.some(({ killedAt, startingAt }) => attempt.at >= killedAt && attempt.at < startingAt));
     const slow = during.filter(({ attempt }) => attempt.failure !== undefined || attempt.ms > ANSWER_WITHIN_MS);
     const missingRetryAfter = scenario.ledger.attempts().filter(({ attempt }) => attempt.status === 503 && !attempt.retryAfter).length;
-    scenario.summary(report, {
-      first503Ms: outages.map(({ killedAt }) => scenario.firstStatusAfter(killedAt)).join('/'),
-      kills: KILLS,
-      duringOutage: during.length,
-      slowOrFailedDuringOutage: slow.length,
-      slowestMs: Math.max(0, ...during.map(({ attempt }) => attempt.ms)),
-      missingRetryAfter,
-    }, loggedErrors(server.process.output()));
-    expect({ slowOrFailedDuringOutage: slow.length, missingRetryAfter, ...scenario.verdict(report) }).toEqual({ slowOrFailedDuringOutage: 0, missingRetryAfter: 0, ...CLEAN });
+    scenario.summary(
+      report,
+      {
+        first503Ms: outages.map(({ killedAt }) => scenario.firstStatusAfter(killedAt)).join('/'),
+        kills: KILLS,
+        duringOutage: during.length,
+        slowOrFailedDuringOutage: slow.length,
+        slowestMs: Math.max(0, ...during.map(({ attempt }) => attempt.ms)),
+        missingRetryAfter,
+      },
+      loggedErrors(server.process.output()),
+    );
+    expect({ slowOrFailedDuringOutage: slow.length, missingRetryAfter, ...scenario.verdict(report) }).toEqual({
+      slowOrFailedDuringOutage: 0,
+      missingRetryAfter: 0,
+      ...CLEAN,
+    });
   });
 });

@@ -14,7 +14,18 @@ export const DRAIN_MS = 30_000;
 const HARD_LIMIT_MS = 180_000;
 
 /** {@link Scenario.verdict} of a scenario that went right. */
-export const CLEAN: Record<string, number> = { non503: 0, unresolved: 0, anomalies: 0, duplicates: 0, lost: 0, mismatched: 0, resurrected: 0, refusedPresent: 0, unexplained: 0, wrongTotals: 0 };
+export const CLEAN: Record<string, number> = {
+  non503: 0,
+  unresolved: 0,
+  anomalies: 0,
+  duplicates: 0,
+  lost: 0,
+  mismatched: 0,
+  resurrected: 0,
+  refusedPresent: 0,
+  unexplained: 0,
+  wrongTotals: 0,
+};
 
 /** Resolves after `ms` milliseconds. */
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -97,7 +108,12 @@ export class Scenario {
    * a final answer, unexpected answers, and each kind of audit finding. Compare with {@link CLEAN}.
    */
   verdict(report: AuditReport): Record<string, number> {
-    return { non503: this.ledger.unexpected5xx().length, unresolved: this.ledger.stats().unresolved, anomalies: this.anomalies().length, ...auditCounts(report) };
+    return {
+      non503: this.ledger.unexpected5xx().length,
+      unresolved: this.ledger.stats().unresolved,
+      anomalies: this.anomalies().length,
+      ...auditCounts(report),
+    };
   }
 
   /** Answers the writers did not expect, over all writers. */
@@ -137,7 +153,10 @@ export class Scenario {
     };
     if (report) for (const [kind, items] of Object.entries(report)) if (Array.isArray(items)) show(kind, items);
     show('anomalies', this.anomalies());
-    show('5xx other than 503', this.ledger.unexpected5xx().map((entry) => `${entry.status} ${entry.code ?? ''} on ${entry.kind}`));
+    show(
+      '5xx other than 503',
+      this.ledger.unexpected5xx().map((entry) => `${entry.status} ${entry.code ?? ''} on ${entry.kind}`),
+    );
     show('errors the service logged', serverErrors);
     process.stdout.write(`\n${line}\n${details.join('\n')}${details.length ? '\n' : ''}`);
     return line;

@@ -40,14 +40,18 @@ describe('fault: SIGTERM under load, then a restart on the same database', () =>
     const cuts = scenario.ledger.attempts().filter(({ attempt }) => attempt.failure === 'cut' && attempt.at < exitedAt);
     // sent while the server still accepted connections (the last probe accepted), closed without an answer
     const cutBeforeStop = cuts.filter(({ attempt }) => attempt.sentAt !== undefined && attempt.sentAt <= probe.lastAcceptedAt);
-    scenario.summary(report, {
-      cutBeforeStop: cutBeforeStop.length,
-      cutOnReusedConnection: cutBeforeStop.filter(({ attempt }) => attempt.reused).length,
-      stopListeningMs: probe.firstRefusedAt - signalledAt,
-      exitMs: exitedAt - signalledAt,
-      downMs: restartedAt - probe.firstRefusedAt,
-      exit: `${exit.code}/${exit.signal}`,
-    }, loggedErrors(first.process.output() + server.process.output()));
+    scenario.summary(
+      report,
+      {
+        cutBeforeStop: cutBeforeStop.length,
+        cutOnReusedConnection: cutBeforeStop.filter(({ attempt }) => attempt.reused).length,
+        stopListeningMs: probe.firstRefusedAt - signalledAt,
+        exitMs: exitedAt - signalledAt,
+        downMs: restartedAt - probe.firstRefusedAt,
+        exit: `${exit.code}/${exit.signal}`,
+      },
+      loggedErrors(first.process.output() + server.process.output()),
+    );
     expect({ exit, cutBeforeStop: cutBeforeStop.length, ...scenario.verdict(report) }).toEqual({ exit: { code: 0, signal: null }, cutBeforeStop: 0, ...CLEAN });
   };
 

@@ -106,12 +106,17 @@ export class Writer {
 
   private async createTodo(control: WriterControl): Promise<void> {
     const key = this.nextKey();
-    const state: TodoState = { title: `todo ${key}`, content: `content of ${key}${'.'.repeat(this.padding)}`, status: Math.random() < 0.5 ? 'pending' : 'in_progress' };
+    const state: TodoState = {
+      title: `todo ${key}`,
+      content: `content of ${key}${'.'.repeat(this.padding)}`,
+      status: Math.random() < 0.5 ? 'pending' : 'in_progress',
+    };
     const op = this.open('create-todo', key, 'POST', '/v1/todos', state);
     const answer = await this.execute(op, { 'Idempotency-Key': key }, control, true);
     if (answer?.status === 201) {
       const body = answer.body as { id: number; title: string; content: string | null; status: string };
-      if (body.title !== state.title || body.content !== state.content || body.status !== state.status) this.anomalies.push(`${key}: 201 body ${JSON.stringify(body)} differs from the request`);
+      if (body.title !== state.title || body.content !== state.content || body.status !== state.status)
+        this.anomalies.push(`${key}: 201 body ${JSON.stringify(body)} differs from the request`);
       this.todos.push({ id: body.id, key, states: [state], etag: answer.headers.etag as string | undefined, deleted: 'no', frozen: false });
     } else if (answer) this.anomalies.push(`${key}: create answered ${answer.status} ${JSON.stringify(answer.body)}`);
   }

@@ -37,7 +37,11 @@ describe('ArticlesService on the database (docs/resources/articles.md)', () => {
 
   it.each(['draft', 'archived'] as const)('a %s article: its author and admins read it, anyone else 403 naming the status', async (status) => {
     for (const caller of [author, admin]) expect((await articles.findOne(ids[status], caller)).status).toBe(status);
-    expect(await rejection(articles.findOne(ids[status], other))).toEqual({ status: 403, code: 'forbidden', message: `article ${ids[status]} is ${status} and belongs to another user` });
+    expect(await rejection(articles.findOne(ids[status], other))).toEqual({
+      status: 403,
+      code: 'forbidden',
+      message: `article ${ids[status]} is ${status} and belongs to another user`,
+    });
     expect(await rejection(articles.requireReadable(ids[status], other))).toMatchObject({ status: 403 });
   });
 
@@ -47,7 +51,8 @@ describe('ArticlesService on the database (docs/resources/articles.md)', () => {
   });
 
   it('lists the published and own articles for a user, all for an admin; a filter never widens that', async () => {
-    const list = async (caller: AuthUser, raw: Record<string, string> = {}) => (await articles.list(parseListQuery(raw, ARTICLES_FIELDS), caller)).items.map((a) => a.id).sort();
+    const list = async (caller: AuthUser, raw: Record<string, string> = {}) =>
+      (await articles.list(parseListQuery(raw, ARTICLES_FIELDS), caller)).items.map((a) => a.id).sort();
     expect(await list(other)).toEqual([ids.published]);
     expect(await list(other, { status: 'draft' })).toEqual([]);
     expect(await list(author)).toEqual(Object.values(ids).sort());
@@ -67,9 +72,17 @@ describe('ArticlesService on the database (docs/resources/articles.md)', () => {
   });
 
   it('status: archived is final (409), draft ⇄ published, publishing sets published_at once', async () => {
-    expect(await rejection(articles.update(ids.archived, { status: 'draft' }, admin))).toEqual({ status: 409, code: 'conflict', message: 'cannot change status from archived to draft' });
+    expect(await rejection(articles.update(ids.archived, { status: 'draft' }, admin))).toEqual({
+      status: 409,
+      code: 'conflict',
+      message: 'cannot change status from archived to draft',
+    });
     // PUT without status means draft: refused for an archived article too
-    expect(await rejection(articles.replace(ids.archived, { title: 'Again' }, author))).toEqual({ status: 409, code: 'conflict', message: 'cannot change status from archived to draft' });
+    expect(await rejection(articles.replace(ids.archived, { title: 'Again' }, author))).toEqual({
+      status: 409,
+      code: 'conflict',
+      message: 'cannot change status from archived to draft',
+    });
     const published = await articles.update(ids.draft, { status: 'published' }, author);
     expect(published.published_at).not.toBeNull();
     const back = await articles.update(ids.draft, { status: 'draft' }, author);

@@ -23,7 +23,12 @@ describe('EventOutbox on the database', () => {
   let failInTransaction: boolean;
   let seenInTransaction: StoredEvent[];
 
-  const event = (type: NewEvent['type'], resourceId: number): NewEvent => ({ type, ownerId: alice.id, resourceId, data: { v1: { id: resourceId, v: 1 }, v2: { id: resourceId, v: 2 } } });
+  const event = (type: NewEvent['type'], resourceId: number): NewEvent => ({
+    type,
+    ownerId: alice.id,
+    resourceId,
+    data: { v1: { id: resourceId, v: 1 }, v2: { id: resourceId, v: 2 } },
+  });
   const rows = () => dataSource.getRepository(EventRecord).find({ order: { id: 'ASC' } });
 
   beforeAll(async () => {
@@ -55,16 +60,38 @@ describe('EventOutbox on the database', () => {
     expect(commits).toHaveLength(1);
     expect(commits[0]).toHaveLength(1);
     const [stored] = commits[0];
-    expect(stored).toEqual({ seq: expect.any(Number), id: expect.stringMatching(/^evt_[0-9a-f]{32}$/), type: 'todo.created', ownerId: alice.id, resourceId: todo.id, createdAt: expect.any(Date), data: { v1: expect.anything(), v2: expect.anything() } });
+    expect(stored).toEqual({
+      seq: expect.any(Number),
+      id: expect.stringMatching(/^evt_[0-9a-f]{32}$/),
+      type: 'todo.created',
+      ownerId: alice.id,
+      resourceId: todo.id,
+      createdAt: expect.any(Date),
+      data: { v1: expect.anything(), v2: expect.anything() },
+    });
     expect(seenInTransaction.map((e) => e.id)).toEqual([stored.id]);
     const [row] = await rows();
     expect(row).toMatchObject({ id: stored.seq, event_id: stored.id, type: 'todo.created', owner_id: alice.id, resource_id: todo.id });
     // data in both versions' shapes, links into each version
-    expect(JSON.parse(row.data_v1)).toEqual({ ...JSON.parse(JSON.stringify(todo)), links: [{ rel: 'self', href: `/v1/todos/${todo.id}` }, { rel: 'owner', href: `/v1/users/${alice.id}` }] });
-    expect(JSON.parse(row.data_v2).links).toEqual([{ rel: 'self', href: `/v2/todos/${todo.id}` }, { rel: 'owner', href: `/v2/users/${alice.id}` }]);
+    expect(JSON.parse(row.data_v1)).toEqual({
+      ...JSON.parse(JSON.stringify(todo)),
+      links: [
+        { rel: 'self', href: `/v1/todos/${todo.id}` },
+        { rel: 'owner', href: `/v1/users/${alice.id}` },
+      ],
+    });
+    expect(JSON.parse(row.data_v2).links).toEqual([
+      { rel: 'self', href: `/v2/todos/${todo.id}` },
+      { rel: 'owner', href: `/v2/users/${alice.id}` },
+    ]);
     // the stored row and the in-memory event give the same payload
     expect(toEventPayload(row, '2')).toEqual(toEventPayload(stored, '2'));
-    expect(toEventPayload(stored, '1')).toEqual({ id: stored.id, type: 'todo.created', timestamp: stored.createdAt.toISOString(), data: JSON.parse(row.data_v1) });
+    expect(toEventPayload(stored, '1')).toEqual({
+      id: stored.id,
+      type: 'todo.created',
+      timestamp: stored.createdAt.toISOString(),
+      data: JSON.parse(row.data_v1),
+    });
   });
 
   it('several events of one transaction come to afterCommit together, in order', async () => {
@@ -147,6 +174,10 @@ describe('EventOutbox on the database', () => {
     expect(commits.map((events) => events.map((e) => e.type))).toEqual([['article.updated', 'article.published']]);
     const [updated] = commits[0];
     expect(updated.data.v1).toMatchObject({ id: article.id, status: 'published', author: alice.id });
-    expect(updated.data.v2).toMatchObject({ id: article.id, status: 'published', author: { id: alice.id, username: expect.any(String), name: expect.any(String) } });
+    expect(updated.data.v2).toMatchObject({
+      id: article.id,
+      status: 'published',
+      author: { id: alice.id, username: expect.any(String), name: expect.any(String) },
+    });
   });
 });

@@ -34,7 +34,13 @@ describe('OrdersService on the database (docs/resources/orders.md)', () => {
   /** A new order of `owner` moved to `status` along the allowed path (by an admin where needed). */
   async function orderIn(status: OrderStatus, owner = alice): Promise<number> {
     const { id } = await orders.create({ items, currency: 'EUR' }, owner);
-    const path: Record<OrderStatus, OrderStatus[]> = { pending: [], paid: ['paid'], shipped: ['paid', 'shipped'], delivered: ['paid', 'shipped', 'delivered'], cancelled: ['cancelled'] };
+    const path: Record<OrderStatus, OrderStatus[]> = {
+      pending: [],
+      paid: ['paid'],
+      shipped: ['paid', 'shipped'],
+      delivered: ['paid', 'shipped', 'delivered'],
+      cancelled: ['cancelled'],
+    };
     for (const next of path[status]) await orders.update(id, { status: next }, admin);
     return id;
   }
@@ -47,7 +53,11 @@ describe('OrdersService on the database (docs/resources/orders.md)', () => {
   it('the owner pays and cancels; only an admin ships and delivers (403 for the owner, nothing changed)', async () => {
     const id = await orderIn('pending');
     expect((await orders.update(id, { status: 'paid' }, alice)).status).toBe('paid');
-    expect(await rejection(orders.update(id, { status: 'shipped' }, alice))).toEqual({ status: 403, code: 'forbidden', message: 'only an admin can change status from paid to shipped' });
+    expect(await rejection(orders.update(id, { status: 'shipped' }, alice))).toEqual({
+      status: 403,
+      code: 'forbidden',
+      message: 'only an admin can change status from paid to shipped',
+    });
     expect((await orders.findOne(id, alice)).status).toBe('paid');
     expect((await orders.update(id, { status: 'shipped' }, admin)).status).toBe('shipped');
     expect(await rejection(orders.update(id, { status: 'delivered' }, alice))).toMatchObject({ status: 403 });
@@ -63,14 +73,22 @@ describe('OrdersService on the database (docs/resources/orders.md)', () => {
   ] as [OrderStatus, OrderStatus][])('%s → %s is a 409 for everyone, admins included', async (from, to) => {
     const id = await orderIn(from);
     for (const caller of [alice, admin]) {
-      expect(await rejection(orders.update(id, { status: to }, caller))).toEqual({ status: 409, code: 'conflict', message: `cannot change status from ${from} to ${to}` });
+      expect(await rejection(orders.update(id, { status: to }, caller))).toEqual({
+        status: 409,
+        code: 'conflict',
+        message: `cannot change status from ${from} to ${to}`,
+      });
     }
     expect((await orders.findOne(id, admin)).status).toBe(from);
   });
 
   it('PUT without status means pending: a paid order refuses it (409); items change only while pending (409)', async () => {
     const id = await orderIn('paid');
-    expect(await rejection(orders.replace(id, { items, currency: 'EUR' }, alice))).toEqual({ status: 409, code: 'conflict', message: 'cannot change status from paid to pending' });
+    expect(await rejection(orders.replace(id, { items, currency: 'EUR' }, alice))).toEqual({
+      status: 409,
+      code: 'conflict',
+      message: 'cannot change status from paid to pending',
+    });
     expect(await rejection(orders.update(id, { items: [{ sku: 'SKU-2', quantity: 1, unit_price_cents: 1 }] }, admin))).toEqual({
       status: 409,
       code: 'conflict',
@@ -98,7 +116,11 @@ describe('OrdersService on the database (docs/resources/orders.md)', () => {
 
   it('deletes only pending or cancelled orders (409 naming the status otherwise); a deleted order is 404', async () => {
     const paid = await orderIn('paid');
-    expect(await rejection(orders.remove(paid, admin))).toEqual({ status: 409, code: 'conflict', message: `order ${paid} is paid; only pending or cancelled orders can be deleted` });
+    expect(await rejection(orders.remove(paid, admin))).toEqual({
+      status: 409,
+      code: 'conflict',
+      message: `order ${paid} is paid; only pending or cancelled orders can be deleted`,
+    });
     const cancelled = await orderIn('cancelled');
     await orders.remove(cancelled, alice);
     expect(await rejection(orders.findOne(cancelled, alice))).toMatchObject({ status: 404 });

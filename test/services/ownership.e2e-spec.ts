@@ -28,7 +28,12 @@ describe('ownership through the services on the database (docs/resources/todos.m
   afterAll(() => dataSource.destroy());
   beforeEach(async () => {
     await truncateDataSource(dataSource);
-    [alice, bob, carol, admin] = [await insertCaller(dataSource), await insertCaller(dataSource), await insertCaller(dataSource), await insertCaller(dataSource, 'admin')];
+    [alice, bob, carol, admin] = [
+      await insertCaller(dataSource),
+      await insertCaller(dataSource),
+      await insertCaller(dataSource),
+      await insertCaller(dataSource, 'admin'),
+    ];
   });
 
   describe('todos', () => {
@@ -76,7 +81,11 @@ describe('ownership through the services on the database (docs/resources/todos.m
         message: 'only the comment’s author, the article’s author or an admin may delete it',
       });
       await services.comments.remove(article, comment, alice);
-      expect(await rejection(services.comments.findOne(article, comment, bob))).toEqual({ status: 404, code: 'not_found', message: `comment ${comment} not found` });
+      expect(await rejection(services.comments.findOne(article, comment, bob))).toEqual({
+        status: 404,
+        code: 'not_found',
+        message: `comment ${comment} not found`,
+      });
     });
 
     it('its author and admins delete a comment too', async () => {
@@ -88,10 +97,18 @@ describe('ownership through the services on the database (docs/resources/todos.m
 
     it('a comment under another article is 404 (missing before forbidden), an unreadable article 403 first', async () => {
       const elsewhere = (await services.articles.create({ title: 'Other', status: 'published' }, carol)).id;
-      expect(await rejection(services.comments.remove(elsewhere, comment, admin))).toEqual({ status: 404, code: 'not_found', message: `comment ${comment} not found` });
+      expect(await rejection(services.comments.remove(elsewhere, comment, admin))).toEqual({
+        status: 404,
+        code: 'not_found',
+        message: `comment ${comment} not found`,
+      });
       expect(await rejection(services.comments.update(elsewhere, comment, { body: 'x' }, carol))).toMatchObject({ status: 404 });
       await services.articles.update(article, { status: 'draft' }, alice);
-      expect(await rejection(services.comments.remove(article, comment, bob))).toEqual({ status: 403, code: 'forbidden', message: `article ${article} is draft and belongs to another user` });
+      expect(await rejection(services.comments.remove(article, comment, bob))).toEqual({
+        status: 403,
+        code: 'forbidden',
+        message: `article ${article} is draft and belongs to another user`,
+      });
       expect(await rejection(services.comments.create(article, { body: 'on a draft' }, alice))).toEqual({
         status: 409,
         code: 'conflict',

@@ -11,7 +11,12 @@ import { RESOURCES } from '../../src/resources.js';
  */
 export async function openTestDataSource(poolSize = 2): Promise<DataSource> {
   const env = validateEnv(process.env);
-  const dataSource = await openDataSource(buildDataSourceOptions(env.DATABASE_URL, schemaOf(RESOURCES), poolSize, undefined, { pooler: env.DB_POOLER, preparedStatements: env.DB_PREPARED_STATEMENTS }));
+  const dataSource = await openDataSource(
+    buildDataSourceOptions(env.DATABASE_URL, schemaOf(RESOURCES), poolSize, undefined, {
+      pooler: env.DB_POOLER,
+      preparedStatements: env.DB_PREPARED_STATEMENTS,
+    }),
+  );
   try {
     await truncateDataSource(dataSource);
   } catch (error) {

@@ -12,7 +12,9 @@ function throwViolations(when: string): void {
   const violations = store.violations.splice(0);
   if (violations.length === 0) return;
   const lines = violations.map((v) => `  ${v.method} ${v.path} → ${v.status}\n${v.problems.map((problem) => `      - ${problem}`).join('\n')}`);
-  const error = new Error(`${violations.length} response(s) ${when} are not true to the OpenAPI document (test/setup/openapi-validation.ts):\n${lines.join('\n')}`);
+  const error = new Error(
+    `${violations.length} response(s) ${when} are not true to the OpenAPI document (test/setup/openapi-validation.ts):\n${lines.join('\n')}`,
+  );
   error.stack = error.message; // the stack would only point here, not at the request
   throw error;
 }

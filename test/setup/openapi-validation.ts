@@ -88,7 +88,9 @@ export class ResponseValidator {
       keyword: 'x-write-only',
       errors: true,
       validate: function writeOnly(this: unknown) {
-        (writeOnly as unknown as { errors: Partial<ErrorObject>[] }).errors = [{ keyword: 'x-write-only', message: 'is writeOnly: never part of a response', params: {} }];
+        (writeOnly as unknown as { errors: Partial<ErrorObject>[] }).errors = [
+          { keyword: 'x-write-only', message: 'is writeOnly: never part of a response', params: {} },
+        ];
         return false;
       },
     });
@@ -102,7 +104,12 @@ export class ResponseValidator {
       .map((template) => ({
         template,
         params: (template.match(/\{[^}]+\}/g) ?? []).length,
-        regex: new RegExp(`^${template.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+')}$`),
+        regex: new RegExp(
+          `^${template
+            .split(/\{[^}]+\}/)
+            .map(escapeRegExp)
+            .join('[^/]+')}$`,
+        ),
       }))
       // a literal segment wins over a template parameter (/v1/sessions/current before /v1/sessions/{id})
       .sort((a, b) => a.params - b.params);
@@ -120,7 +127,10 @@ export class ResponseValidator {
   }
 
   /** Problems of one response (empty when it is true to the document). */
-  check(request: { method: string; path: string; query: URLSearchParams }, response: { status: number; header: (name: string) => string | undefined; body: Buffer }): string[] {
+  check(
+    request: { method: string; path: string; query: URLSearchParams },
+    response: { status: number; header: (name: string) => string | undefined; body: Buffer },
+  ): string[] {
     const { status, body: raw } = response;
     const method = request.method.toLowerCase();
     const found = this.find(method, request.path);
@@ -141,26 +151,38 @@ export class ResponseValidator {
     const problems = this.checkHeaders(`${where} ${status}`, responses[key].headers ?? {}, response.header);
     const content = responses[key].content;
     if (!content || Object.keys(content).length === 0) {
-      if (raw.length > 0 || (status === 204 && contentType)) problems.push(`${status} of ${where} documents no body, but got ${contentType ?? 'no content type'} with ${raw.length} bytes`);
+      if (raw.length > 0 || (status === 204 && contentType))
+        problems.push(`${status} of ${where} documents no body, but got ${contentType ?? 'no content type'} with ${raw.length} bytes`);
       return problems;
     }
     if (status === 204 || status === 304) return [...problems, `${where} documents content for ${status}, which never has a body`];
-    if (!mediaType || !content[mediaType]) return [...problems, `content type ${contentType ?? '(none)'} is not documented for ${status} of ${where} (documented: ${Object.keys(content).join(', ')})`];
+    if (!mediaType || !content[mediaType])
+      return [
+        ...problems,
+        `content type ${contentType ?? '(none)'} is not documented for ${status} of ${where} (documented: ${Object.keys(content).join(', ')})`,
+      ];
     // `anyOf` a schema and its `…Sparse` variant (operations taking `fields`): the full schema
     // without `fields`, the same with `required` narrowed to the requested fields with it — never
     // the looser sparse variant, so every response is checked as strictly as before
     const schema = fullVariant(content[mediaType].schema);
     // a text body (the OAuth HTML pages, documented as `type: string`) is a string whatever it says
     if (!schema || method === 'head' || mediaType.startsWith('text/')) return problems;
-    const fields = found.operation.parameters?.some((p: { in: string; name: string }) => p.in === 'query' && p.name === 'fields') ? request.query.get('fields') : null;
+    const fields = found.operation.parameters?.some((p: { in: string; name: string }) => p.in === 'query' && p.name === 'fields')
+      ? request.query.get('fields')
+      : null;
     const requested = fields !== null && status < 300 ? ['id', 'links', ...fields.split(',')].sort() : undefined;
     const cacheKey = `${where} ${status} ${mediaType}${requested ? ` fields=${requested.join(',')}` : ''}`;
     return [
       ...problems,
-      ...this.checkBody(cacheKey, () => {
-        const converted = toAjv(schema, true) as Schema;
-        return requested ? this.sparse(converted, requested) : converted;
-      }, mediaType, raw),
+      ...this.checkBody(
+        cacheKey,
+        () => {
+          const converted = toAjv(schema, true) as Schema;
+          return requested ? this.sparse(converted, requested) : converted;
+        },
+        mediaType,
+        raw,
+      ),
     ];
   }
 
@@ -184,7 +206,8 @@ export class ResponseValidator {
       }
       const type = (definition.schema as Schema).type;
       const typed = (type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
-      if (!validate(typed)) problems.push(...(validate.errors ?? []).map((error) => `header ${name}: ${JSON.stringify(value)} ${error.message ?? error.keyword}`));
+      if (!validate(typed))
+        problems.push(...(validate.errors ?? []).map((error) => `header ${name}: ${JSON.stringify(value)} ${error.message ?? error.keyword}`));
     }
     return problems;
   }
@@ -210,7 +233,9 @@ export class ResponseValidator {
       this.cache.set(cacheKey, validate);
     }
     if (validate(body)) return [];
-    return (validate.errors ?? []).map((error) => `body${error.instancePath || ''} ${error.message ?? error.keyword}${describeParams(error)} (schema ${error.schemaPath})`);
+    return (validate.errors ?? []).map(
+      (error) => `body${error.instancePath || ''} ${error.message ?? error.keyword}${describeParams(error)} (schema ${error.schemaPath})`,
+    );
   }
 
   /**
@@ -319,7 +344,11 @@ export function installResponseRecorder(app: INestApplication): { attach: () => 
   app.use((req: Request, res: Response, next: NextFunction) => {
     const chunks: Buffer[] = [];
     const toBuffer = (chunk: unknown, encoding?: unknown) =>
-      Buffer.isBuffer(chunk) ? chunk : chunk instanceof Uint8Array ? Buffer.from(chunk) : Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+      Buffer.isBuffer(chunk)
+        ? chunk
+        : chunk instanceof Uint8Array
+          ? Buffer.from(chunk)
+          : Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
     const write = res.write.bind(res) as (...args: unknown[]) => boolean;
     const end = res.end.bind(res) as (...args: unknown[]) => Response;
     res.write = ((chunk: unknown, ...rest: unknown[]) => {
@@ -342,7 +371,10 @@ export function installResponseRecorder(app: INestApplication): { attach: () => 
         };
         const store = violationStore();
         store.validated += 1;
-        const problems = validator.check({ method: req.method, path: url.pathname, query: url.searchParams }, { status: res.statusCode, header, body: Buffer.concat(chunks) });
+        const problems = validator.check(
+          { method: req.method, path: url.pathname, query: url.searchParams },
+          { status: res.statusCode, header, body: Buffer.concat(chunks) },
+        );
         if (problems.length > 0) store.violations.push({ method: req.method, path: req.originalUrl, status: res.statusCode, problems });
       }
       return end(...args);
@@ -352,7 +384,10 @@ export function installResponseRecorder(app: INestApplication): { attach: () => 
   return {
     attach: async () => {
       const documents = await buildOpenApiDocuments(app);
-      validators = Object.fromEntries(Object.entries(documents).map(([version, document]) => [version, new ResponseValidator(document)])) as Record<ApiVersion, ResponseValidator>;
+      validators = Object.fromEntries(Object.entries(documents).map(([version, document]) => [version, new ResponseValidator(document)])) as Record<
+        ApiVersion,
+        ResponseValidator
+      >;
     },
   };
 }

@@ -134,7 +134,10 @@ function validString(schema: Schema): fc.Arbitrary<string> {
     case 'uri':
       return fc.webUrl({ validSchemes: ['https'], size: 'small' }).filter(fits);
     case 'uri-reference':
-      return fc.webPath({ size: 'small' }).map((p) => `/${p.replace(/^\//, '')}`).filter(fits);
+      return fc
+        .webPath({ size: 'small' })
+        .map((p) => `/${p.replace(/^\//, '')}`)
+        .filter(fits);
     default:
       break;
   }
@@ -195,7 +198,9 @@ function validObject(schema: Schema, ctx: SchemaContext, depth: number): fc.Arbi
   const required = (schema.required as string[] | undefined) ?? [];
   const writable = Object.entries(properties).filter(([, property]) => ctx.resolve(property).readOnly !== true);
   if (writable.length === 0 && schema.additionalProperties && typeof schema.additionalProperties === 'object') {
-    return fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), validValue(schema.additionalProperties as Schema, ctx, undefined, depth + 1), { maxKeys: 3 });
+    return fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), validValue(schema.additionalProperties as Schema, ctx, undefined, depth + 1), {
+      maxKeys: 3,
+    });
   }
   const model = Object.fromEntries(writable.map(([name, property]) => [name, validValue(property, ctx, name, depth + 1)]));
   return fc.record(model, { requiredKeys: required.filter((name) => name in model) }) as fc.Arbitrary<Record<string, unknown>>;
@@ -221,15 +226,38 @@ export const HOSTILE_STRINGS: readonly string[] = [
 ];
 
 /** Raw JSON numbers at the edges of what parsers and databases hold. */
-export const EXTREME_NUMBERS: readonly RawJson[] = ['1e308', '-1e308', '-0', '9007199254740993', '1e999', '-1e999', '2147483648', '-2147483649', '0.5', '1E-400', '1e2'].map(
-  (text) => new RawJson(text),
-);
+export const EXTREME_NUMBERS: readonly RawJson[] = [
+  '1e308',
+  '-1e308',
+  '-0',
+  '9007199254740993',
+  '1e999',
+  '-1e999',
+  '2147483648',
+  '-2147483649',
+  '0.5',
+  '1E-400',
+  '1e2',
+].map((text) => new RawJson(text));
 
 /** Values of every JSON type, to swap for a property's value. */
 const ANY_TYPE: readonly unknown[] = [true, false, 0, 12345, -1, 'text', '', [], [1, 'a'], {}, { a: 1 }, null, 'NaN', 'Infinity', '1e308', 'true'];
 
 /** Names a client must never be able to set, or that abuse object prototypes. */
-export const EXTRA_KEYS: readonly string[] = ['__proto__', 'constructor', 'prototype', 'role', 'is_admin', 'owner', 'user', 'author', 'password_hash', 'token_hash', 'id', 'unknown_field'];
+export const EXTRA_KEYS: readonly string[] = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'role',
+  'is_admin',
+  'owner',
+  'user',
+  'author',
+  'password_hash',
+  'token_hash',
+  'id',
+  'unknown_field',
+];
 
 /** `depth` nested arrays or objects as raw JSON. */
 export function deepNesting(depth: number, kind: 'array' | 'object'): RawJson {
@@ -264,7 +292,8 @@ function breakingLeaf(schema: Schema, ctx: SchemaContext): fc.Arbitrary<unknown>
   if (flat.type === 'string') {
     options.push(fc.constantFrom(...HOSTILE_STRINGS));
     if (typeof flat.maxLength === 'number') options.push(fc.constant('y'.repeat((flat.maxLength as number) + 1)));
-    if (Array.isArray(flat.enum)) options.push(fc.constantFrom('finished', `${String(flat.enum[0]).toUpperCase()}`, ` ${String(flat.enum[0])}`, `${String(flat.enum[0])}\u0000`));
+    if (Array.isArray(flat.enum))
+      options.push(fc.constantFrom('finished', `${String(flat.enum[0]).toUpperCase()}`, ` ${String(flat.enum[0])}`, `${String(flat.enum[0])}\u0000`));
   }
   if (flat.type === 'integer' || flat.type === 'number') {
     options.push(fc.constantFrom(...EXTREME_NUMBERS));
@@ -274,7 +303,8 @@ function breakingLeaf(schema: Schema, ctx: SchemaContext): fc.Arbitrary<unknown>
   }
   if (flat.type === 'array') {
     if (typeof flat.minItems === 'number' && flat.minItems > 0) options.push(fc.constant([]));
-    if (typeof flat.maxItems === 'number') options.push(validValue(flat.items ?? {}, ctx).map((item) => Array.from({ length: (flat.maxItems as number) + 1 }, () => item)));
+    if (typeof flat.maxItems === 'number')
+      options.push(validValue(flat.items ?? {}, ctx).map((item) => Array.from({ length: (flat.maxItems as number) + 1 }, () => item)));
     options.push(fc.constantFrom([null], [{}], [[]], ['\u0000'], ['\ud800']));
   }
   return fc.oneof(...options);
@@ -310,11 +340,17 @@ function mutatedObject(schema: Schema, ctx: SchemaContext, depth: number): fc.Ar
   const mutations: fc.Arbitrary<Record<string, unknown>>[] = [];
   // an extra property the operation does not accept (mass assignment, prototype pollution)
   mutations.push(
-    fc.tuple(base, fc.constantFrom(...EXTRA_KEYS), fc.constantFrom<unknown>({ role: 'admin' }, 'admin', 1, null, JSON.parse('{"__proto__":{"role":"admin"}}'), [])).map(([value, key, extra]) => {
-      const copy = { ...value };
-      setOwn(copy, key, extra);
-      return copy;
-    }),
+    fc
+      .tuple(
+        base,
+        fc.constantFrom(...EXTRA_KEYS),
+        fc.constantFrom<unknown>({ role: 'admin' }, 'admin', 1, null, JSON.parse('{"__proto__":{"role":"admin"}}'), []),
+      )
+      .map(([value, key, extra]) => {
+        const copy = { ...value };
+        setOwn(copy, key, extra);
+        return copy;
+      }),
   );
   if (required.length > 0) {
     mutations.push(

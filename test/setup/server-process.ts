@@ -95,7 +95,10 @@ export async function startServer(dir: string, env: Record<string, string> = {},
         if (found()) finish(resolve);
         else if (done) finish(() => reject(new Error(`server exited before writing ${String(text)}; output:\n${output.slice(-4000)}`)));
       };
-      const timer = setTimeout(() => finish(() => reject(new Error(`server did not write ${String(text)} within ${wait} ms; output:\n${output.slice(-4000)}`))), wait);
+      const timer = setTimeout(
+        () => finish(() => reject(new Error(`server did not write ${String(text)} within ${wait} ms; output:\n${output.slice(-4000)}`))),
+        wait,
+      );
       const finish = (settle: () => void) => {
         clearTimeout(timer);
         listeners.delete(check);

@@ -50,4 +50,3 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<NestE
 export async function truncateAll(app: INestApplication): Promise<void> {
   await truncateDataSource(app.get(DataSource));
 }
-

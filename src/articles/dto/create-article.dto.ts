@@ -47,7 +47,14 @@ export class CreateArticleDto {
   status?: ArticleStatus;
 
   /** Names of existing tags (compared lower-case; duplicates collapse), at most 20; `[]` when absent. An unknown name → 422. */
-  @ApiProperty({ required: false, type: 'array', items: { type: 'string', minLength: 1, maxLength: 50 }, maxItems: MAX_ARTICLE_TAGS, default: [], example: ['nestjs', 'esm'] })
+  @ApiProperty({
+    required: false,
+    type: 'array',
+    items: { type: 'string', minLength: 1, maxLength: 50 },
+    maxItems: MAX_ARTICLE_TAGS,
+    default: [],
+    example: ['nestjs', 'esm'],
+  })
   @Transform(lowerCaseEach)
   @IsOmittable()
   @IsArray()

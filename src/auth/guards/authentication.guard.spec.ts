@@ -27,9 +27,18 @@ function fakeStrategy(read: (req: FakeRequest) => string | undefined, user: Auth
 }
 
 beforeAll(() => {
-  passport.use('jwt', fakeStrategy((req) => req.headers.authorization?.replace(/^bearer\s+/i, ''), { id: 1, role: 'user' }));
-  passport.use('api-key', fakeStrategy((req) => req.headers['x-api-key'], { id: 2, role: 'user', scopes: ['todos:read'], apiKeyId: 7 }));
-  passport.use('session', fakeStrategy((req) => req.cookies.sid, { id: 3, role: 'admin', csrfToken: 'csrf-token-of-the-session' }));
+  passport.use(
+    'jwt',
+    fakeStrategy((req) => req.headers.authorization?.replace(/^bearer\s+/i, ''), { id: 1, role: 'user' }),
+  );
+  passport.use(
+    'api-key',
+    fakeStrategy((req) => req.headers['x-api-key'], { id: 2, role: 'user', scopes: ['todos:read'], apiKeyId: 7 }),
+  );
+  passport.use(
+    'session',
+    fakeStrategy((req) => req.cookies.sid, { id: 3, role: 'admin', csrfToken: 'csrf-token-of-the-session' }),
+  );
 });
 
 class TodosController {

@@ -49,7 +49,6 @@ class SessionGuard extends AuthGuard('session') {
   }
 }
 
-
 /**
  * The one authentication guard (docs/authentication.md#overview), global: every operation not marked `@Public()` needs a
  * credential, and the first one present decides (Bearer JWT, X-API-Key, `sid` cookie): a Bearer
@@ -91,7 +90,8 @@ export class AuthenticationGuard implements CanActivate {
     const scheme = presentScheme(req);
     try {
       if (!scheme) throw unauthorized('authentication required');
-      if (scheme === 'bearer' && this.jwt) req.user = verdict(null, await this.jwt.authenticateBearer(req), () => unauthorized('invalid or expired token', true));
+      if (scheme === 'bearer' && this.jwt)
+        req.user = verdict(null, await this.jwt.authenticateBearer(req), () => unauthorized('invalid or expired token', true));
       else await this.guards[scheme].canActivate(context);
     } catch (error) {
       if (this.limiter && error instanceof HttpException && error.getStatus() === 401) {

@@ -44,9 +44,10 @@ function guard(store: SharedStore = new MemoryStore()): RateLimitGuard {
 async function call(limiter: RateLimitGuard, options: { user?: AuthUser; ip?: string; body?: unknown; handler?: string; controller?: new () => object } = {}) {
   const res = new FakeResponse();
   const req = { ...fakeRequest('POST', '/v1/users', { user: options.user, body: options.body }), ip: options.ip ?? '203.0.113.7' };
-  const outcome = await limiter
-    .canActivate(httpContext(req, res, (options.controller ?? UsersController) as never, options.handler ?? 'list'))
-    .then((allowed) => allowed, (error: unknown) => error);
+  const outcome = await limiter.canActivate(httpContext(req, res, (options.controller ?? UsersController) as never, options.handler ?? 'list')).then(
+    (allowed) => allowed,
+    (error: unknown) => error,
+  );
   return { outcome, headers: res.headers };
 }
 
@@ -99,7 +100,9 @@ describe('RateLimitGuard and RateLimiter (docs/limits.md#rates)', () => {
     // the general anonymous budget of that address is untouched
     expect((await call(limiter)).headers['ratelimit-remaining']).toBe('4');
 
-    expect((await call(limiter, { user: bearer(3), handler: 'update', body: { password: 'a new password' } })).headers['ratelimit-policy']).toBe('"password_change";q=1;w=3600');
+    expect((await call(limiter, { user: bearer(3), handler: 'update', body: { password: 'a new password' } })).headers['ratelimit-policy']).toBe(
+      '"password_change";q=1;w=3600',
+    );
     expect((await call(limiter, { user: bearer(3), handler: 'update', body: { password: 'another one' } })).outcome).toBeInstanceOf(ApiException);
     // an update without a password counts as an ordinary request of the user
     const plain = await call(limiter, { user: bearer(3), handler: 'update', body: { name: 'N' } });

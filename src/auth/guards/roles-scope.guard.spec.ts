@@ -82,7 +82,9 @@ describe('ScopeGuard (docs/authentication.md#roles-and-scopes: a scoped credenti
 
   it('refuses scoped credentials on an operation that declares no scope or `null`, naming the credential', () => {
     expect(refusal(() => check('GET', apiKey(['todos:read']), UndeclaredController, 'anything')).message).toBe('API keys cannot use this operation');
-    expect(refusal(() => check('GET', oauth(['todos:read', 'todos:write']), TodosController, 'keysOnly')).message).toBe('OAuth access tokens cannot use this operation');
+    expect(refusal(() => check('GET', oauth(['todos:read', 'todos:write']), TodosController, 'keysOnly')).message).toBe(
+      'OAuth access tokens cannot use this operation',
+    );
     expect(check('GET', { id: 1, role: 'admin', scheme: 'bearer' }, TodosController, 'keysOnly')).toBe(true);
   });
 });
@@ -125,8 +127,12 @@ describe('ScopeGuard at start-up', () => {
   });
 
   it('refuses a controller naming a collection no declaration has with scopes, or an undeclared scope', () => {
-    expect(() => new ScopeGuard(new Reflector(), REGISTRY, modulesOf(GadgetsController)).onApplicationBootstrap()).toThrow('GadgetsController: scope gadgets:read is not declared');
+    expect(() => new ScopeGuard(new Reflector(), REGISTRY, modulesOf(GadgetsController)).onApplicationBootstrap()).toThrow(
+      'GadgetsController: scope gadgets:read is not declared',
+    );
     const withoutUsers = new ResourceRegistry(REGISTRY.resources.filter((resource) => resource.name !== 'users'));
-    expect(() => new ScopeGuard(new Reflector(), withoutUsers, modulesOf(TodosController)).onApplicationBootstrap()).toThrow('TodosController: scope users:write is not declared');
+    expect(() => new ScopeGuard(new Reflector(), withoutUsers, modulesOf(TodosController)).onApplicationBootstrap()).toThrow(
+      'TodosController: scope users:write is not declared',
+    );
   });
 });

@@ -23,17 +23,26 @@ describe('authorize', () => {
 
   it('404 not_found for a missing row before asking the policy, whoever asks', () => {
     for (const caller of [alice, admin]) {
-      for (const row of [null, undefined]) expect(refusal(() => authorize(WIDGETS, 'write', caller, row, 7))).toEqual({ status: 404, code: 'not_found', message: 'widget 7 not found' });
+      for (const row of [null, undefined])
+        expect(refusal(() => authorize(WIDGETS, 'write', caller, row, 7))).toEqual({ status: 404, code: 'not_found', message: 'widget 7 not found' });
     }
   });
 
   it("403 forbidden with the rule's message when the policy refuses", () => {
-    expect(refusal(() => authorize(WIDGETS, 'read', bob, { owner: 1, status: 'new' }, 7))).toEqual({ status: 403, code: 'forbidden', message: 'widget 7 belongs to another user' });
+    expect(refusal(() => authorize(WIDGETS, 'read', bob, { owner: 1, status: 'new' }, 7))).toEqual({
+      status: 403,
+      code: 'forbidden',
+      message: 'widget 7 belongs to another user',
+    });
   });
 
   it('a hidden policy answers a refused caller with the 404 of a missing row, not a 403', () => {
     const hidden = ownedPolicy<Widget>({ resource: 'widget', ownerOf: (widget) => widget.owner, column: 'w.owner', hidden: true });
-    expect(refusal(() => authorize(hidden, 'read', bob, { owner: 1, status: 'new' }, 'w_7'))).toEqual({ status: 404, code: 'not_found', message: 'widget w_7 not found' });
+    expect(refusal(() => authorize(hidden, 'read', bob, { owner: 1, status: 'new' }, 'w_7'))).toEqual({
+      status: 404,
+      code: 'not_found',
+      message: 'widget w_7 not found',
+    });
     expect(authorize(hidden, 'write', alice, { owner: 1, status: 'new' }, 7)).toEqual({ owner: 1, status: 'new' });
   });
 
@@ -61,12 +70,24 @@ describe('authorizeTransition', () => {
   });
 
   it('403 for an admin-only move by a non-admin, naming both states', () => {
-    expect(refusal(() => authorizeTransition(WIDGETS, alice, 'new', 'gone'))).toEqual({ status: 403, code: 'forbidden', message: 'only an admin can change status from new to gone' });
+    expect(refusal(() => authorizeTransition(WIDGETS, alice, 'new', 'gone'))).toEqual({
+      status: 403,
+      code: 'forbidden',
+      message: 'only an admin can change status from new to gone',
+    });
   });
 
   it('409 for a move the table does not list, for admins too (the same status included), and for a policy without transitions', () => {
-    for (const [from, to] of [['done', 'new'], ['new', 'new'], ['gone', 'done']] as const) {
-      expect(refusal(() => authorizeTransition(WIDGETS, admin, from, to))).toEqual({ status: 409, code: 'conflict', message: `cannot change status from ${from} to ${to}` });
+    for (const [from, to] of [
+      ['done', 'new'],
+      ['new', 'new'],
+      ['gone', 'done'],
+    ] as const) {
+      expect(refusal(() => authorizeTransition(WIDGETS, admin, from, to))).toEqual({
+        status: 409,
+        code: 'conflict',
+        message: `cannot change status from ${from} to ${to}`,
+      });
     }
     const plain = ownedPolicy<Widget>({ resource: 'widget', ownerOf: (widget) => widget.owner, column: 'w.owner' });
     expect(refusal(() => authorizeTransition(plain as AccessPolicy<Widget, string, string>, admin, 'new', 'done'))?.status).toBe(409);

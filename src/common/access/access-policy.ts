@@ -46,7 +46,12 @@ export function isOwnerOrAdmin(caller: Caller, ownerId: number): boolean {
 }
 
 /** True when `action` of `policy` allows `caller` on `row`, without throwing (e.g. to filter). */
-export function can<Row, Action extends string>(policy: AccessPolicy<Row, Action, string>, action: Action | 'read' | 'write', caller: Caller, row: Row): boolean {
+export function can<Row, Action extends string>(
+  policy: AccessPolicy<Row, Action, string>,
+  action: Action | 'read' | 'write',
+  caller: Caller,
+  row: Row,
+): boolean {
   return policy.rules[action].allows(caller, row);
 }
 

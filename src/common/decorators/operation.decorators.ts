@@ -2,7 +2,17 @@ import { applyDecorators, createParamDecorator, type ExecutionContext, HttpCode,
 import { ApiExtension, ApiHeader, ApiQuery } from '@nestjs/swagger';
 import { ESTIMATE_THRESHOLD } from '../list/find-page.js';
 import type { Request } from 'express';
-import { DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_FILTER_INT, MAX_OFFSET, MAX_PAGE, MAX_PAGE_SIZE, RANGE_OPERATORS, type ListSpec, type RawQuery } from '../list/list-query.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  MAX_CURSOR_LENGTH,
+  MAX_FILTER_INT,
+  MAX_OFFSET,
+  MAX_PAGE,
+  MAX_PAGE_SIZE,
+  RANGE_OPERATORS,
+  type ListSpec,
+  type RawQuery,
+} from '../list/list-query.js';
 import { type ListQueryInput, ListQueryPipe } from '../list/list-query.pipe.js';
 import { Idempotent } from './idempotent.decorator.js';
 
@@ -13,12 +23,7 @@ export const LOCATION_EXTENSION = 'x-location';
 export const OPERATION_QUERY = 'resource-api:operation-query';
 
 /** What an operation takes in its query string and how its result is shaped. */
-export type OperationQuery =
-  | { kind: 'list'; spec: ListSpec }
-  | { kind: 'read'; fields: readonly string[] }
-  | { kind: 'create' }
-  | { kind: 'protocol' };
-
+export type OperationQuery = { kind: 'list'; spec: ListSpec } | { kind: 'read'; fields: readonly string[] } | { kind: 'create' } | { kind: 'protocol' };
 
 /**
  * The documented `sort` grammar of a list (docs/lists.md#sorting): comma-separated sortable fields, each with an
@@ -30,7 +35,8 @@ export function sortPattern(fields: string[]): string {
 }
 
 /** The shape of a cursor, for the documents (its signature is not the server's: opaque to clients). */
-const CURSOR_EXAMPLE = 'eyJmIjoiV3BuWE85LUhaVVJvSUwyZkZGeGt0RiIsImQiOiJhIiwidiI6WyIyMDI2LTExLTIxIDEwOjE1OjAwLjAwMCIsNDJdfQ.8tsv5NJQwpMZf5PNVjB1bqeL6_VCIDryJ8oJWu7q6dY';
+const CURSOR_EXAMPLE =
+  'eyJmIjoiV3BuWE85LUhaVVJvSUwyZkZGeGt0RiIsImQiOiJhIiwidiI6WyIyMDI2LTExLTIxIDEwOjE1OjAwLjAwMCIsNDJdfQ.8tsv5NJQwpMZf5PNVjB1bqeL6_VCIDryJ8oJWu7q6dY';
 
 /**
  * Marks a collection GET (docs/lists.md): the interceptor parses the list grammar of the resource's
@@ -42,10 +48,30 @@ export function ListOperation(spec: ListSpec) {
   const sortValues = Object.keys(spec.sortable).flatMap((f) => [f, `-${f}`]);
   return applyDecorators(
     SetMetadata(OPERATION_QUERY, { kind: 'list', spec } satisfies OperationQuery),
-    ApiQuery({ name: 'page', required: false, description: `Page number, 1-${MAX_PAGE} (default 1). Paging style "page": not combinable with offset/limit (page or size together with offset or limit → 400). Given once; not an integer or out of range → 400.`, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE, default: 1, example: 1 } }),
-    ApiQuery({ name: 'size', required: false, description: `Page size, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}). Paging style "page": not combinable with offset/limit (→ 400). Given once; not an integer or out of range → 400.`, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, example: 20 } }),
-    ApiQuery({ name: 'offset', required: false, description: `Items to skip, 0-${MAX_OFFSET} (default 0). Paging style "offset": not combinable with page/size (offset or limit together with page or size → 400); the envelope then also carries offset and limit. Given once; not an integer or out of range → 400.`, schema: { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_OFFSET, example: 0 } }),
-    ApiQuery({ name: 'limit', required: false, description: `Items to return, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}). Paging style "offset": not combinable with page/size (→ 400). Given once; not an integer or out of range → 400.`, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, example: 20 } }),
+    ApiQuery({
+      name: 'page',
+      required: false,
+      description: `Page number, 1-${MAX_PAGE} (default 1). Paging style "page": not combinable with offset/limit (page or size together with offset or limit → 400). Given once; not an integer or out of range → 400.`,
+      schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE, default: 1, example: 1 },
+    }),
+    ApiQuery({
+      name: 'size',
+      required: false,
+      description: `Page size, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}). Paging style "page": not combinable with offset/limit (→ 400). Given once; not an integer or out of range → 400.`,
+      schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, example: 20 },
+    }),
+    ApiQuery({
+      name: 'offset',
+      required: false,
+      description: `Items to skip, 0-${MAX_OFFSET} (default 0). Paging style "offset": not combinable with page/size (offset or limit together with page or size → 400); the envelope then also carries offset and limit. Given once; not an integer or out of range → 400.`,
+      schema: { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_OFFSET, example: 0 },
+    }),
+    ApiQuery({
+      name: 'limit',
+      required: false,
+      description: `Items to return, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}). Paging style "offset": not combinable with page/size (→ 400). Given once; not an integer or out of range → 400.`,
+      schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, example: 20 },
+    }),
     ApiQuery({
       name: 'cursor',
       required: false,
@@ -87,7 +113,10 @@ export function ListOperation(spec: ListSpec) {
           name: `${name}[${op}]`,
           required: false,
           description: `Range filter: items whose \`${name}\` is ${sql} the value (items without one never match). Given once; combinable with the other filters (all must hold). ${range.type === 'int' ? 'An integer' : 'An ISO 8601 date-time with a time zone'}; anything else → 400.`,
-          schema: range.type === 'int' ? { type: 'integer', format: 'int32', minimum: -MAX_FILTER_INT - 1, maximum: MAX_FILTER_INT, example: 18 } : { type: 'string', format: 'date-time', example: '2026-11-21T10:15:00Z' },
+          schema:
+            range.type === 'int'
+              ? { type: 'integer', format: 'int32', minimum: -MAX_FILTER_INT - 1, maximum: MAX_FILTER_INT, example: 18 }
+              : { type: 'string', format: 'date-time', example: '2026-11-21T10:15:00Z' },
         }),
       ),
     ),
@@ -135,7 +164,12 @@ export function ReadOperation(table: Pick<ListSpec, 'selectable'>) {
  * (documented too); honours `Idempotency-Key` ({@link Idempotent}).
  */
 export function CreateOperation() {
-  return applyDecorators(SetMetadata(OPERATION_QUERY, { kind: 'create' } satisfies OperationQuery), HttpCode(201), ApiExtension(LOCATION_EXTENSION, true), Idempotent());
+  return applyDecorators(
+    SetMetadata(OPERATION_QUERY, { kind: 'create' } satisfies OperationQuery),
+    HttpCode(201),
+    ApiExtension(LOCATION_EXTENSION, true),
+    Idempotent(),
+  );
 }
 
 /**

@@ -1,5 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { BadRequestException, ForbiddenException, HttpException, Logger, NotFoundException, RequestMethod, ServiceUnavailableException, UnauthorizedException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ForbiddenException,
+  HttpException,
+  Logger,
+  NotFoundException,
+  RequestMethod,
+  ServiceUnavailableException,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { EntityNotFoundError, QueryFailedError } from 'typeorm';
 import { FakeResponse, type FakeRequest, fakeRequest, httpContext } from '../../../test/unit/http-context.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../../database/database-errors.js';
@@ -48,7 +57,12 @@ describe('AllExceptionsFilter (docs/errors.md#the-body: every error is an ErrorR
     const invalid = answer(validationFailed([{ field: 'title', message: 'title must be at most 200 characters' }]));
     expect([invalid.status, invalid.body.code, invalid.body.error]).toEqual([422, 'validation_failed', 'title must be at most 200 characters']);
     expect(invalid.body.details).toEqual([{ field: 'title', message: 'title must be at most 200 characters' }]);
-    const malformed = answer(badRequest('2 fields are invalid', [{ field: 'a', message: 'a is required' }, { field: 'b', message: 'b must be a string' }]));
+    const malformed = answer(
+      badRequest('2 fields are invalid', [
+        { field: 'a', message: 'a is required' },
+        { field: 'b', message: 'b must be a string' },
+      ]),
+    );
     expect([malformed.status, malformed.body.code, (malformed.body.details as unknown[]).length]).toEqual([400, 'bad_request', 2]);
   });
 

@@ -105,7 +105,7 @@ describe('the resource interceptors (docs/lists.md, docs/writes.md)', () => {
     });
   });
 
-  it('applies the parsed list query\'s `fields` to each item', async () => {
+  it("applies the parsed list query's `fields` to each item", async () => {
     const req = fakeRequest('GET', '/v1/todos?fields=title');
     const query = listQuery(req);
     expect(query.fields).toEqual(['title']);
@@ -131,7 +131,11 @@ describe('the resource interceptors (docs/lists.md, docs/writes.md)', () => {
   });
 
   it('applies `fields` to a read and refuses any other query parameter', async () => {
-    expect(await run(fakeRequest('GET', '/v1/todos/1?fields=status'), 'read', () => todo(1))).toEqual({ id: 1, status: 'open', links: [{ rel: 'self', href: '/v1/todos/1' }] });
+    expect(await run(fakeRequest('GET', '/v1/todos/1?fields=status'), 'read', () => todo(1))).toEqual({
+      id: 1,
+      status: 'open',
+      links: [{ rel: 'self', href: '/v1/todos/1' }],
+    });
     expect(await run(fakeRequest('GET', '/v1/todos/1'), 'read', () => todo(1))).toEqual(todo(1));
     expect400(await run(fakeRequest('GET', '/v1/todos/1?expand=owner'), 'read', () => todo(1)), ['expand']);
     expect400(await run(fakeRequest('GET', '/v1/todos/1?fields=secret'), 'read', () => todo(1)), ['fields']);
@@ -160,7 +164,14 @@ describe('the resource interceptors (docs/lists.md, docs/writes.md)', () => {
   it('leaves other context types alone', async () => {
     const context = httpContext(fakeRequest('GET', '/v1/todos?anything=1'), undefined, TodosController, 'remove');
     context.setType('rpc');
-    expect(await lastValueFrom(chain(context, handler(() => 'untouched')))).toBe('untouched');
+    expect(
+      await lastValueFrom(
+        chain(
+          context,
+          handler(() => 'untouched'),
+        ),
+      ),
+    ).toBe('untouched');
   });
 });
 
@@ -169,7 +180,12 @@ describe('BodylessOperationInterceptor (docs/wire.md#request-bodies: unknown pro
   async function run(method: keyof TodosController, body: unknown) {
     try {
       const req = fakeRequest('POST', '/v1/logout', { body });
-      return await lastValueFrom(new BodylessOperationInterceptor().intercept(httpContext(req, undefined, TodosController, method), handler(() => 'handled')));
+      return await lastValueFrom(
+        new BodylessOperationInterceptor().intercept(
+          httpContext(req, undefined, TodosController, method),
+          handler(() => 'handled'),
+        ),
+      );
     } catch (error) {
       return error;
     }

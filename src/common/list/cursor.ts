@@ -68,7 +68,8 @@ export function decodeCursor(key: Buffer, fp: string, keys: number, text: string
   } catch {
     return invalid;
   }
-  if (payload.f !== fp) return { ok: false, message: 'cursor was issued for other sort or filter parameters; repeat the sort and filters of the request that returned it' };
+  if (payload.f !== fp)
+    return { ok: false, message: 'cursor was issued for other sort or filter parameters; repeat the sort and filters of the request that returned it' };
   const values = payload.v;
   if ((payload.d !== 'a' && payload.d !== 'b') || !Array.isArray(values) || values.length !== keys) return invalid;
   if (!values.every((value) => value === null || typeof value === 'string' || typeof value === 'number')) return invalid;

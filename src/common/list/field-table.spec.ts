@@ -27,7 +27,11 @@ const WIDGETS = defineFields<Widget>()({
     parts: { column: null },
     status: { column: 'status', sort: true, filter: { type: 'enum', values: ['open', 'closed'], description: 'Widgets in this status.', example: 'open' } },
     owner: { column: 'owner_id', filter: { type: 'int', description: 'Widgets of this user id.', example: 1 } },
-    heavy: { column: null, select: false, filter: { type: 'string', condition: (param) => `w.weight IN (:...${param})`, description: 'Heavy widgets.', example: 'yes' } },
+    heavy: {
+      column: null,
+      select: false,
+      filter: { type: 'string', condition: (param) => `w.weight IN (:...${param})`, description: 'Heavy widgets.', example: 'yes' },
+    },
     created_at: { column: 'created_at', sort: true },
   },
   links: ['owner_id'],
@@ -41,7 +45,13 @@ describe('defineFields: one entry per field, the grammar derived', () => {
 
   it('filters on the entry’s column, or with the entry’s own condition when it has no column', () => {
     expect(Object.keys(WIDGETS.filters)).toEqual(['status', 'owner', 'heavy']);
-    expect(WIDGETS.filters.status).toEqual({ type: 'enum', values: ['open', 'closed'], column: 'w.status', description: 'Widgets in this status.', example: 'open' });
+    expect(WIDGETS.filters.status).toEqual({
+      type: 'enum',
+      values: ['open', 'closed'],
+      column: 'w.status',
+      description: 'Widgets in this status.',
+      example: 'open',
+    });
     expect(WIDGETS.filters.owner).toEqual({ type: 'int', column: 'w.owner_id', description: 'Widgets of this user id.', example: 1 });
     expect(WIDGETS.filters.heavy.column).toBeUndefined();
     expect(WIDGETS.filters.heavy.condition?.('p')).toBe('w.weight IN (:...p)');
@@ -74,17 +84,28 @@ describe('defineFields: one entry per field, the grammar derived', () => {
   it('documents sort keys and filters in the order given by `order`, which must name exactly the sortable and filter entries', () => {
     const reordered = defineFields<Widget>()({
       alias: 'w',
-      fields: { title: { column: 'title', sort: true }, created_at: { column: 'created_at', sort: true, filter: { type: 'string', description: 'd', example: 'x' } }, status: { column: 'status', filter: { type: 'string', description: 'd', example: 'x' } } },
+      fields: {
+        title: { column: 'title', sort: true },
+        created_at: { column: 'created_at', sort: true, filter: { type: 'string', description: 'd', example: 'x' } },
+        status: { column: 'status', filter: { type: 'string', description: 'd', example: 'x' } },
+      },
       links: [],
       order: { sort: ['created_at', 'title'], filters: ['status', 'created_at'] },
     });
     expect(Object.keys(reordered.sortable)).toEqual(['id', 'created_at', 'title']);
     expect(Object.keys(reordered.filters)).toEqual(['status', 'created_at']);
     expect(reordered.selectable).toEqual(['title', 'created_at', 'status']);
-    expect(() => defineFields<Widget>()({ alias: 'w', fields: { title: { column: 'title', sort: true }, status: { column: 'status', sort: true } }, links: [], order: { sort: ['title'] } })).toThrow(
-      'field table: order.sort must name exactly title, status (got title)',
+    expect(() =>
+      defineFields<Widget>()({
+        alias: 'w',
+        fields: { title: { column: 'title', sort: true }, status: { column: 'status', sort: true } },
+        links: [],
+        order: { sort: ['title'] },
+      }),
+    ).toThrow('field table: order.sort must name exactly title, status (got title)');
+    expect(() => defineFields<Widget>()({ alias: 'w', fields: { title: { column: 'title' } }, links: [], order: { filters: ['title'] } })).toThrow(
+      'order.filters must name exactly nothing',
     );
-    expect(() => defineFields<Widget>()({ alias: 'w', fields: { title: { column: 'title' } }, links: [], order: { filters: ['title'] } })).toThrow('order.filters must name exactly nothing');
   });
 });
 

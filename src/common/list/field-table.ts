@@ -112,8 +112,16 @@ export function defineFields<E>() {
     const { alias } = input;
     const entries = Object.entries(input.fields) as Array<[string, FieldDef<E>]>;
     const field = (name: string) => input.fields[name] as FieldDef<E>;
-    const sortNames = ordered('sort', entries.filter(([, def]) => def.sort).map(([name]) => name), input.order?.sort);
-    const filterNames = ordered('filters', entries.filter(([, def]) => def.filter).map(([name]) => name), input.order?.filters);
+    const sortNames = ordered(
+      'sort',
+      entries.filter(([, def]) => def.sort).map(([name]) => name),
+      input.order?.sort,
+    );
+    const filterNames = ordered(
+      'filters',
+      entries.filter(([, def]) => def.filter).map(([name]) => name),
+      input.order?.filters,
+    );
     const sortable: Record<string, string> = { id: `${alias}.id` };
     for (const name of sortNames) sortable[name] = `${alias}.${field(name).column}`;
     const filters: Record<string, FilterSpec> = {};
@@ -121,7 +129,8 @@ export function defineFields<E>() {
       const def = field(name);
       const { type, values, description, example } = def.filter!;
       const parsed = { type, description, example, ...(values !== undefined && { values }) };
-      filters[name] = def.column === null ? { ...parsed, condition: (def.filter as ConditionFilter).condition } : { ...parsed, column: `${alias}.${def.column}` };
+      filters[name] =
+        def.column === null ? { ...parsed, condition: (def.filter as ConditionFilter).condition } : { ...parsed, column: `${alias}.${def.column}` };
     }
     const ranges: Record<string, RangeSpec> = {};
     for (const [name, def] of entries) if (def.column !== null && def.range) ranges[name] = { type: def.range, column: `${alias}.${def.column}` };

@@ -182,7 +182,10 @@ export function keysetParts(
     const op = asc ? '>' : '<';
     const rowValue = rest.every((other, j) => other.direction === key.direction && values[i + j] !== null && (j === 0 || !isNullable(other.column)));
     if (rowValue) {
-      const sql = rest.length === 1 ? `${column} ${op} ${param(i)}` : `(${rest.map((other) => other.column).join(', ')}) ${op} (${rest.map((_, j) => param(i + j)).join(', ')})`;
+      const sql =
+        rest.length === 1
+          ? `${column} ${op} ${param(i)}`
+          : `(${rest.map((other) => other.column).join(', ')}) ${op} (${rest.map((_, j) => param(i + j)).join(', ')})`;
       return [{ sql, nulls: [] }, ...nullPart];
     }
     const tie = after(i + 1);
@@ -240,7 +243,11 @@ export async function findPage<E extends ObjectLiteral, L extends ColumnOf<E>, T
     const filter = spec.filters[name];
     const param = `f_${name}`;
     if (filter.condition) qb.andWhere(filter.condition(param), { [param]: values });
-    else equality.set(filter.column, [...(equality.get(filter.column) ?? values)].filter((value) => values.includes(value)));
+    else
+      equality.set(
+        filter.column,
+        [...(equality.get(filter.column) ?? values)].filter((value) => values.includes(value)),
+      );
   }
   query.ranges.forEach((range, i) => {
     const param = `r_${i}`;

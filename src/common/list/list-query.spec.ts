@@ -51,7 +51,19 @@ describe('parseListQuery', () => {
   describe('defaults', () => {
     it('pages with page 1, size 20, sorted by id ascending, no filters, all fields', () => {
       const query = parseListQuery({}, WIDGET_FIELDS);
-      expect(query).toEqual({ style: 'page', page: 1, size: 20, offset: 0, limit: 20, sort: [ID_ASC], filters: {}, fields: undefined, ranges: [], count: 'exact', fingerprint: expect.any(String) });
+      expect(query).toEqual({
+        style: 'page',
+        page: 1,
+        size: 20,
+        offset: 0,
+        limit: 20,
+        sort: [ID_ASC],
+        filters: {},
+        fields: undefined,
+        ranges: [],
+        count: 'exact',
+        fingerprint: expect.any(String),
+      });
       expect(query.fields).toBeUndefined();
     });
 
@@ -192,8 +204,20 @@ describe('parseListQuery', () => {
     it.each([
       ['id', [ID_ASC]],
       ['-id', [{ field: 'id', column: 'w.id', direction: 'DESC' }]],
-      ['title,-id', [{ field: 'title', column: 'w.title', direction: 'ASC' }, { field: 'id', column: 'w.id', direction: 'DESC' }]],
-      ['-id,title', [{ field: 'id', column: 'w.id', direction: 'DESC' }, { field: 'title', column: 'w.title', direction: 'ASC' }]],
+      [
+        'title,-id',
+        [
+          { field: 'title', column: 'w.title', direction: 'ASC' },
+          { field: 'id', column: 'w.id', direction: 'DESC' },
+        ],
+      ],
+      [
+        '-id,title',
+        [
+          { field: 'id', column: 'w.id', direction: 'DESC' },
+          { field: 'title', column: 'w.title', direction: 'ASC' },
+        ],
+      ],
     ])('does not append a second id when the caller names it (sort=%s)', (sort, expected) => {
       const keys = parseListQuery({ sort }, WIDGET_FIELDS).sort;
       expect(keys).toEqual(expected);
@@ -225,11 +249,7 @@ describe('parseListQuery', () => {
       );
     });
 
-    it.each([
-      ['title,-title'],
-      ['title,title'],
-      ['-created_at,created_at'],
-    ])('rejects a field named twice (sort=%s) with 400', (sort) => {
+    it.each([['title,-title'], ['title,title'], ['-created_at,created_at']])('rejects a field named twice (sort=%s) with 400', (sort) => {
       const field = sort.split(',')[1].replace(/^-/, '');
       expectSingleProblem(
         thrown(() => parseListQuery({ sort }, WIDGET_FIELDS)),
@@ -289,7 +309,10 @@ describe('parseListQuery', () => {
     });
 
     it('collapses duplicate values', () => {
-      expect(parseListQuery({ status: ['open', 'open', 'closed'], owner: ['3', '3'] }, WIDGET_FIELDS).filters).toEqual({ status: ['open', 'closed'], owner: [3] });
+      expect(parseListQuery({ status: ['open', 'open', 'closed'], owner: ['3', '3'] }, WIDGET_FIELDS).filters).toEqual({
+        status: ['open', 'closed'],
+        owner: [3],
+      });
     });
 
     it('combines filters with paging and sort', () => {
@@ -299,7 +322,10 @@ describe('parseListQuery', () => {
         size: 5,
         offset: 5,
         limit: 5,
-        sort: [{ field: 'title', column: 'w.title', direction: 'DESC' }, { ...ID_ASC, direction: 'DESC' }],
+        sort: [
+          { field: 'title', column: 'w.title', direction: 'DESC' },
+          { ...ID_ASC, direction: 'DESC' },
+        ],
         filters: { status: ['closed'] },
         fields: undefined,
         ranges: [],

@@ -168,7 +168,10 @@ function parseRanges(query: RawQuery, spec: ListSpec, problems: ErrorDetail[]): 
     }
     if (!range) {
       const allowed = Object.keys(spec.ranges ?? {});
-      problems.push({ field: name, message: `${field} takes no range filter; ${allowed.length ? `ordered fields: ${allowed.join(', ')}` : 'this list has none'}` });
+      problems.push({
+        field: name,
+        message: `${field} takes no range filter; ${allowed.length ? `ordered fields: ${allowed.join(', ')}` : 'this list has none'}`,
+      });
       continue;
     }
     if (!Object.hasOwn(RANGE_OPERATORS, op)) {
@@ -333,11 +336,19 @@ export function parseListQuery(query: RawQuery, spec: ListSpec, context: ListCon
   const canonicalFilters = Object.entries(filters)
     .map(([name, values]) => [name, [...values].sort()] as const)
     .sort(([a], [b]) => a.localeCompare(b));
-  const fp = fingerprint([context.path ?? spec.alias, sort.map((key) => `${key.direction === 'DESC' ? '-' : ''}${key.field}`), canonicalFilters, ranges.map((r) => [r.field, r.op, r.value])]);
+  const fp = fingerprint([
+    context.path ?? spec.alias,
+    sort.map((key) => `${key.direction === 'DESC' ? '-' : ''}${key.field}`),
+    canonicalFilters,
+    ranges.map((r) => [r.field, r.op, r.value]),
+  ]);
   let cursor: Cursor | undefined;
   const cursorText = single(query, 'cursor', problems);
   if (cursorText !== undefined) {
-    const decoded = cursorText.length > MAX_CURSOR_LENGTH ? { ok: false as const, message: 'cursor is not valid (too long)' } : decodeCursor(context.key ?? cursorKey(undefined), fp, sort.length, cursorText);
+    const decoded =
+      cursorText.length > MAX_CURSOR_LENGTH
+        ? { ok: false as const, message: 'cursor is not valid (too long)' }
+        : decodeCursor(context.key ?? cursorKey(undefined), fp, sort.length, cursorText);
     if (decoded.ok) cursor = decoded.cursor;
     else problems.push({ field: 'cursor', message: decoded.message });
   }

@@ -46,7 +46,10 @@ export function formBodyRoutes(controllers: Type[]): RouteInfo[] {
       const paths = [(Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined) ?? ''].flat();
       for (const prefix of prefixes) {
         for (const path of paths) {
-          const joined = [prefix, path].map((part) => part.replace(/^\/+|\/+$/g, '')).filter((part) => part !== '').join('/');
+          const joined = [prefix, path]
+            .map((part) => part.replace(/^\/+|\/+$/g, ''))
+            .filter((part) => part !== '')
+            .join('/');
           routes.push({ path: joined, method, ...(version !== undefined ? { version } : {}) });
         }
       }

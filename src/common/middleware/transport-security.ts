@@ -12,7 +12,16 @@ const DOCS_PATH = /^\/docs(\/|$)/;
 export const CORS_ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** Request headers a cross-origin caller may send: the three credentials' headers, the body type, its own request id, its idempotency key and the preconditions. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-API-Key', 'X-CSRF-Token', 'X-Request-Id', 'Idempotency-Key', 'If-Match', 'If-None-Match'];
+export const CORS_ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'X-API-Key',
+  'X-CSRF-Token',
+  'X-Request-Id',
+  'Idempotency-Key',
+  'If-Match',
+  'If-None-Match',
+];
 
 /** Response headers a cross-origin caller may read besides the CORS-safelisted ones. */
 export const CORS_EXPOSED_HEADERS = [

@@ -146,7 +146,10 @@ export class WireMiddleware implements NestMiddleware {
       const accepted = [...allowed].join(' or ');
       throw new ApiException(415, contentType ? `content type ${mediaType} is not supported; send ${accepted}` : `Content-Type is required; send ${accepted}`);
     }
-    const charset = params.find((p) => p.startsWith('charset='))?.slice(8).replace(/"/g, '');
+    const charset = params
+      .find((p) => p.startsWith('charset='))
+      ?.slice(8)
+      .replace(/"/g, '');
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
       throw new ApiException(415, `charset ${charset} is not supported; send utf-8`);
     }

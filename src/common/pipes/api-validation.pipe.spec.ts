@@ -130,7 +130,11 @@ describe('ApiValidationPipe', () => {
     it('names a missing array `<field> is required`, whatever its validators (IsArray, IsString each, …)', async () => {
       const client = { name: 'Todo Sync', redirect_uris: ['https://todo-sync.example/callback'], confidential: false };
       expectBadRequest(await rejection(client, CreateOAuthClientDto), 'scopes', 'scopes is required');
-      expectBadRequest(await rejection({ ...client, scopes: ['todos:read'], redirect_uris: undefined }, CreateOAuthClientDto), 'redirect_uris', 'redirect_uris is required');
+      expectBadRequest(
+        await rejection({ ...client, scopes: ['todos:read'], redirect_uris: undefined }, CreateOAuthClientDto),
+        'redirect_uris',
+        'redirect_uris is required',
+      );
       expectBadRequest(await rejection({ name: 'export' }, CreateApiKeyDto), 'scopes', 'scopes is required');
       expectBadRequest(await rejection({ currency: 'EUR' }, CreateOrderDto), 'items', 'items is required');
     });
@@ -238,7 +242,11 @@ describe('ApiValidationPipe', () => {
     });
 
     it('rejects a too short password', async () => {
-      expectUnprocessable(await rejection({ ...USER, password: 'short' }, CreateUserDto), 'password', /^password must be longer than or equal to 8 characters$/);
+      expectUnprocessable(
+        await rejection({ ...USER, password: 'short' }, CreateUserDto),
+        'password',
+        /^password must be longer than or equal to 8 characters$/,
+      );
     });
 
     it('rejects a too long name (other than empty: 422, not 400)', async () => {
@@ -439,7 +447,11 @@ describe('ApiValidationPipe', () => {
     });
 
     it('still checks the password length', async () => {
-      expectUnprocessable(await rejection({ name: 'Ada', password: 'short' }, ReplaceUserDto), 'password', /^password must be longer than or equal to 8 characters$/);
+      expectUnprocessable(
+        await rejection({ name: 'Ada', password: 'short' }, ReplaceUserDto),
+        'password',
+        /^password must be longer than or equal to 8 characters$/,
+      );
     });
   });
 

@@ -27,7 +27,12 @@ export interface ListPlan {
   /** The index whose range the plan must read. */
   readonly index: string;
   /** Lists through the service: `app.get(ThingsService).list(query, caller)` (`parent`: the parent's id of a nested list). */
-  readonly list: (app: INestApplicationContext, query: ListQuery, caller: { id: number; role: 'user' | 'admin' }, parent: number) => Promise<{ items: Array<{ id: number }> }>;
+  readonly list: (
+    app: INestApplicationContext,
+    query: ListQuery,
+    caller: { id: number; role: 'user' | 'admin' },
+    parent: number,
+  ) => Promise<{ items: Array<{ id: number }> }>;
 }
 
 /** What a declaration's service-tier hook builds its service from (test/services/services.ts): no Nest, no HTTP. */
@@ -117,7 +122,8 @@ export function defineResource<const D extends ResourceDeclaration>(declaration:
   if (declaration.readOnly && !declaration.scopes) throw new Error(`resource ${declaration.name}: readOnly without scopes`);
   // lower-case letters and one dot: webhook fan-out matches them without escaping (webhook-fanout.ts)
   for (const type of Object.keys(declaration.events ?? {})) {
-    if (!/^[a-z]+\.[a-z]+$/.test(type)) throw new Error(`resource ${declaration.name}: event type ${JSON.stringify(type)}: use <word>.<word>, lower-case letters`);
+    if (!/^[a-z]+\.[a-z]+$/.test(type))
+      throw new Error(`resource ${declaration.name}: event type ${JSON.stringify(type)}: use <word>.<word>, lower-case letters`);
   }
   return Object.freeze(declaration);
 }

@@ -1,4 +1,11 @@
-import { registerDecorator, useContainer, type ValidationArguments, type ValidationOptions, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import {
+  registerDecorator,
+  useContainer,
+  type ValidationArguments,
+  type ValidationOptions,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
 import type { RegisteredList, ResourceRegistry } from './resource-registry.js';
 
 /** The arguments of the two rules: the list, the values accepted besides it, the noun of one value. */
@@ -23,11 +30,14 @@ export class RegisteredValueConstraint implements ValidatorConstraintInterface {
   defaultMessage(args: ValidationArguments): string {
     const [list, also, noun] = args.constraints as Constraints;
     const choices = this.choices(list, also);
-    return args.constraints.length === 2 ? `${args.property} must contain no more than ${choices.length} elements` : `each ${noun} must be one of ${choices.join(', ')}`;
+    return args.constraints.length === 2
+      ? `${args.property} must contain no more than ${choices.length} elements`
+      : `each ${noun} must be one of ${choices.join(', ')}`;
   }
 
   private choices(list: RegisteredList, also: readonly string[]): string[] {
-    if (!this.registry) throw new Error(`no resource registry to validate ${list} against: ResourcesModule binds the application's on initialisation (bindRegistryValidation)`);
+    if (!this.registry)
+      throw new Error(`no resource registry to validate ${list} against: ResourcesModule binds the application's on initialisation (bindRegistryValidation)`);
     return [...also, ...this.registry.list(list)];
   }
 }
@@ -39,13 +49,27 @@ export class RegisteredValueConstraint implements ValidatorConstraintInterface {
 export function IsRegistered(list: RegisteredList, noun: string, options: ValidationOptions & { also?: readonly string[] } = {}): PropertyDecorator {
   const { also = [], ...validation } = options;
   return (target, propertyName) =>
-    registerDecorator({ name: 'isRegistered', target: target.constructor, propertyName: propertyName as string, constraints: [list, also, noun], options: validation, validator: RegisteredValueConstraint });
+    registerDecorator({
+      name: 'isRegistered',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      constraints: [list, also, noun],
+      options: validation,
+      validator: RegisteredValueConstraint,
+    });
 }
 
 /** The array has at most as many items as `also` and the registry's `list` have values (422, as `@ArrayMaxSize` does). */
 export function ArrayMaxRegistered(list: RegisteredList, also: readonly string[] = []): PropertyDecorator {
   return (target, propertyName) =>
-    registerDecorator({ name: 'arrayMaxRegistered', target: target.constructor, propertyName: propertyName as string, constraints: [list, also], options: {}, validator: RegisteredValueConstraint });
+    registerDecorator({
+      name: 'arrayMaxRegistered',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      constraints: [list, also],
+      options: {},
+      validator: RegisteredValueConstraint,
+    });
 }
 
 /**
@@ -55,5 +79,8 @@ export function ArrayMaxRegistered(list: RegisteredList, also: readonly string[]
  */
 export function bindRegistryValidation(registry: ResourceRegistry): void {
   const constraint = new RegisteredValueConstraint(registry);
-  useContainer({ get: (type: unknown) => (type === RegisteredValueConstraint ? constraint : undefined) } as Parameters<typeof useContainer>[0], { fallback: true, fallbackOnErrors: true });
+  useContainer({ get: (type: unknown) => (type === RegisteredValueConstraint ? constraint : undefined) } as Parameters<typeof useContainer>[0], {
+    fallback: true,
+    fallbackOnErrors: true,
+  });
 }

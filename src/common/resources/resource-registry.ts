@@ -1,6 +1,17 @@
 import type { Type } from '@nestjs/common';
 import type { ListSpec } from '../list/list-query.js';
-import { type DocumentTag, describeScope, entitiesOf, type EntityClass, eventTypesOf, inOrder, type ResourceDeclaration, scopesOf, tagsOf, versionedSchemasOf } from './define-resource.js';
+import {
+  type DocumentTag,
+  describeScope,
+  entitiesOf,
+  type EntityClass,
+  eventTypesOf,
+  inOrder,
+  type ResourceDeclaration,
+  scopesOf,
+  tagsOf,
+  versionedSchemasOf,
+} from './define-resource.js';
 
 /** The injection token of the application's {@link ResourceRegistry} (provided by `ResourcesModule.forRoot`). */
 export const RESOURCE_REGISTRY = Symbol('RESOURCE_REGISTRY');
@@ -111,7 +122,12 @@ export class ResourceRegistry {
     if (!resolved) {
       const filters = Object.entries(spec.filters);
       resolved = filters.some(([, filter]) => filter.values?.some((value) => LIST_ITEM.test(value)))
-        ? { ...spec, filters: Object.fromEntries(filters.map(([name, filter]) => [name, filter.values ? { ...filter, values: this.expand(filter.values) as string[] } : filter])) }
+        ? {
+            ...spec,
+            filters: Object.fromEntries(
+              filters.map(([name, filter]) => [name, filter.values ? { ...filter, values: this.expand(filter.values) as string[] } : filter]),
+            ),
+          }
         : spec;
       this.specs.set(spec, resolved);
     }
@@ -134,7 +150,10 @@ export class ResourceRegistry {
  */
 export function fillRegisteredLists(document: object, registry: ResourceRegistry): void {
   const fill = (node: unknown): unknown => {
-    if (typeof node === 'string') return node.replace(LIST_TEXT, (whole, name: string, separator: string) => (LISTS.includes(name as RegisteredList) ? registry.list(name as RegisteredList).join(separator) : whole));
+    if (typeof node === 'string')
+      return node.replace(LIST_TEXT, (whole, name: string, separator: string) =>
+        LISTS.includes(name as RegisteredList) ? registry.list(name as RegisteredList).join(separator) : whole,
+      );
     if (Array.isArray(node)) return registry.expand(node).map(fill);
     if (!node || typeof node !== 'object') return node;
     const object = node as Record<string, unknown>;

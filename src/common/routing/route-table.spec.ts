@@ -108,7 +108,8 @@ describe('RouteTable (docs/wire.md#paths: 404, or 405 with Allow)', () => {
 describe('RouteTableModule', () => {
   /** A MiddlewareBuilder as Nest hands it to configure(), listing `routes`. */
   const builder = (routes: typeof ROUTES) => Object.assign(Object.create(MiddlewareBuilder.prototype) as MiddlewareBuilder, { getServedRoutes: () => routes });
-  const host = (options?: object) => Object.assign(new HttpAdapterHost(), { httpAdapter: { getRouteMatchingOptions: options && (() => options) } }) as HttpAdapterHost;
+  const host = (options?: object) =>
+    Object.assign(new HttpAdapterHost(), { httpAdapter: { getRouteMatchingOptions: options && (() => options) } }) as HttpAdapterHost;
 
   it("loads Nest's served routes with the adapter's matching options", () => {
     const table = new RouteTable();
@@ -117,7 +118,7 @@ describe('RouteTableModule', () => {
     expect(table.allowedMethods('/V1/todos')).toEqual([]);
   });
 
-  it("matches as Express by default when the adapter does not tell", () => {
+  it('matches as Express by default when the adapter does not tell', () => {
     const table = new RouteTable();
     new RouteTableModule(table, host()).configure(builder(ROUTES));
     expect(table.allowedMethods('/V1/todos')).toEqual(['GET', 'HEAD', 'POST']);

@@ -61,7 +61,9 @@ export function enableApiVersioning(app: INestApplication): void {
       const paths = [Reflect.getMetadata(PATH_METADATA, metatype) as string | string[] | undefined].flat();
       const literal = paths.find((path) => typeof path === 'string' && versionOfPath(`/${path.replace(/^\//, '')}`) !== undefined);
       if (literal !== undefined) {
-        throw new Error(`${metatype.name}: controller path '${literal}' carries a version; write '${literal.replace(/^\/?v\d+\/?/, '')}' — every controller is served under ${API_VERSIONS.map((v) => `/v${v}`).join(' and ')} (src/common/versioning/api-versions.ts)`);
+        throw new Error(
+          `${metatype.name}: controller path '${literal}' carries a version; write '${literal.replace(/^\/?v\d+\/?/, '')}' — every controller is served under ${API_VERSIONS.map((v) => `/v${v}`).join(' and ')} (src/common/versioning/api-versions.ts)`,
+        );
       }
       const operational = paths.length > 0 && paths.every((path) => typeof path === 'string' && isOperationalPath(path));
       if (operational && Reflect.getMetadata(VERSION_METADATA, metatype) === undefined) Reflect.defineMetadata(VERSION_METADATA, VERSION_NEUTRAL, metatype);

@@ -49,7 +49,12 @@ describe('negotiateVersion', () => {
     expect(negotiateVersion({ path: '/articles/1', accept: V(2) })).toEqual({ kind: 'rewrite', version: '2', via: 'accept', vary: true });
     expect(negotiateVersion({ path: '/articles', accept: `${V(9)}, ${V(1)}` })).toEqual({ kind: 'rewrite', version: '1', via: 'accept', vary: true });
     expect(negotiateVersion({ path: '/todos', hostname: `v1.${BASE}`, baseHost: BASE })).toEqual({ kind: 'rewrite', version: '1', via: 'host', vary: true });
-    expect(negotiateVersion({ path: '/todos', accept: V(2), hostname: `v2.${BASE}`, baseHost: BASE })).toEqual({ kind: 'rewrite', version: '2', via: 'accept', vary: true });
+    expect(negotiateVersion({ path: '/todos', accept: V(2), hostname: `v2.${BASE}`, baseHost: BASE })).toEqual({
+      kind: 'rewrite',
+      version: '2',
+      via: 'accept',
+      vary: true,
+    });
   });
 
   it('406 for vendor types of unknown versions only, 404 for an unknown version subdomain, 400 when Accept and host disagree', () => {
@@ -95,7 +100,10 @@ describe('versionOfPath and the served link prefix', () => {
 
 describe('deprecationHeaders (RFC 9745, RFC 8594)', () => {
   it('says when as @<unix seconds> and an HTTP-date, and links the successor and the docs', () => {
-    const headers = deprecationHeaders('/v1/articles/7/comments', { deprecatedAt: new Date('2026-12-01T00:00:00Z'), sunsetAt: new Date('2027-06-30T00:00:00Z') });
+    const headers = deprecationHeaders('/v1/articles/7/comments', {
+      deprecatedAt: new Date('2026-12-01T00:00:00Z'),
+      sunsetAt: new Date('2027-06-30T00:00:00Z'),
+    });
     expect(headers).toEqual({
       Deprecation: '@1796083200',
       Sunset: 'Wed, 30 Jun 2027 00:00:00 GMT',

@@ -64,7 +64,11 @@ export function negotiateVersion(input: { path: string; accept?: string; hostnam
   const prefix = versionOfPath(input.path);
   if (prefix !== undefined) {
     if (named.length > 0 && !named.includes(prefix)) {
-      return { kind: 'error', status: 400, message: `the path asks for API v${prefix} but Accept asks for ${named.map((v) => `v${v}`).join(', ')}; send one version` };
+      return {
+        kind: 'error',
+        status: 400,
+        message: `the path asks for API v${prefix} but Accept asks for ${named.map((v) => `v${v}`).join(', ')}; send one version`,
+      };
     }
     if (host !== undefined && host !== prefix) {
       return { kind: 'error', status: 400, message: `the path asks for API v${prefix} but the host name asks for v${host}; send one version` };
@@ -73,7 +77,11 @@ export function negotiateVersion(input: { path: string; accept?: string; hostnam
   }
   const served = named.filter(isApiVersion);
   if (named.length > 0 && served.length === 0) {
-    return { kind: 'error', status: 406, message: `API ${named.map((v) => `v${v}`).join(', ')} does not exist; Accept one of ${API_VERSIONS.map((v) => `application/vnd.resource-api.v${v}+json`).join(', ')}` };
+    return {
+      kind: 'error',
+      status: 406,
+      message: `API ${named.map((v) => `v${v}`).join(', ')} does not exist; Accept one of ${API_VERSIONS.map((v) => `application/vnd.resource-api.v${v}+json`).join(', ')}`,
+    };
   }
   if (host !== undefined && !isApiVersion(host)) return { kind: 'error', status: 404, message: `API v${host} does not exist (versions: ${versionList})` };
   if (served.length > 0 && host !== undefined && served[0] !== host) {

@@ -74,7 +74,9 @@ export async function updateVersioned<T extends ObjectLiteral>(
   onNone: () => ApiException = () => notFound(resource, id),
 ): Promise<number> {
   const condition = versionCondition(resource, id, version);
-  await updateExisting(manager, entity, { ...where, ...condition } as FindOptionsWhere<T>, set, resource, id, () => noRowWritten(condition, resource, id, onNone));
+  await updateExisting(manager, entity, { ...where, ...condition } as FindOptionsWhere<T>, set, resource, id, () =>
+    noRowWritten(condition, resource, id, onNone),
+  );
   return version + 1;
 }
 
@@ -105,7 +107,13 @@ export async function deleteVersioned<T extends ObjectLiteral>(
  * with them, and change sync (`updated_at[gt]=T&sort=updated_at`, docs/lists.md) returns them
  * again, since what a client holds of them is out of date. Changes nothing else.
  */
-export async function bumpVersions<T extends ObjectLiteral>(manager: EntityManager, entity: EntityTarget<T>, where: string, parameters: Record<string, unknown>, at: Date): Promise<void> {
+export async function bumpVersions<T extends ObjectLiteral>(
+  manager: EntityManager,
+  entity: EntityTarget<T>,
+  where: string,
+  parameters: Record<string, unknown>,
+  at: Date,
+): Promise<void> {
   await manager
     .createQueryBuilder()
     .update(entity)

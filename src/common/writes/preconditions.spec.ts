@@ -1,7 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
 import { refusal } from '../../../test/setup/refusal.js';
 import { serveAsVersion } from '../versioning/api-versions.js';
-import { entityTag, noRowWritten, notModified, parseEntityTags, responseEntityTag, versionCondition, withEntityTag, withPreconditions } from './preconditions.js';
+import {
+  entityTag,
+  noRowWritten,
+  notModified,
+  parseEntityTags,
+  responseEntityTag,
+  versionCondition,
+  withEntityTag,
+  withPreconditions,
+} from './preconditions.js';
 import { notFound } from '../errors/api-exception.js';
 
 describe('parseEntityTags', () => {
@@ -32,7 +41,10 @@ describe('entity tags', () => {
 });
 
 describe('versionCondition', () => {
-  const run = (ifMatch: '*' | string[] | undefined, required = false) => () => withPreconditions({ ifMatch, required }, () => versionCondition('todo', 7, 3));
+  const run =
+    (ifMatch: '*' | string[] | undefined, required = false) =>
+    () =>
+      withPreconditions({ ifMatch, required }, () => versionCondition('todo', 7, 3));
 
   it('adds the version when a listed tag is the current one (strong comparison)', () => {
     expect(run(['"3.v1"'])()).toEqual({ version: 3 });
@@ -47,7 +59,11 @@ describe('versionCondition', () => {
 
   it('refuses a tag that is not the current one with 412 — weak tags and other versions included', () => {
     for (const tags of [['"2.v1"'], ['W/"3.v1"'], ['"3.v2"'], ['garbage']]) {
-      expect(refusal(run(tags))).toEqual({ status: 412, code: 'precondition_failed', message: 'todo 7 has changed: If-Match names no current representation; read it again' });
+      expect(refusal(run(tags))).toEqual({
+        status: 412,
+        code: 'precondition_failed',
+        message: 'todo 7 has changed: If-Match names no current representation; read it again',
+      });
     }
   });
 

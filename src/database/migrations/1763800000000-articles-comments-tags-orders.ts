@@ -30,7 +30,12 @@ export class ArticlesCommentsTagsOrders1763800000000 implements MigrationInterfa
 
   async up(queryRunner: QueryRunner): Promise<void> {
     const ts = timestampType(queryRunner);
-    const cascade = (column: string, table: string) => ({ columnNames: [column], referencedTableName: table, referencedColumnNames: ['id'], onDelete: 'CASCADE' });
+    const cascade = (column: string, table: string) => ({
+      columnNames: [column],
+      referencedTableName: table,
+      referencedColumnNames: ['id'],
+      onDelete: 'CASCADE',
+    });
     await queryRunner.createTable(
       new Table({
         name: 'tags',

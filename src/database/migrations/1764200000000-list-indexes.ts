@@ -40,17 +40,33 @@ const CHANGES: TableChange[] = [
   {
     table: 'todos',
     drop: [['title'], ['status'], ['created_at'], ['updated_at']],
-    create: [['title', 'id'], ['status', 'id'], ['created_at', 'id'], ['updated_at', 'id'], ['owner_id', 'status', 'id']],
+    create: [
+      ['title', 'id'],
+      ['status', 'id'],
+      ['created_at', 'id'],
+      ['updated_at', 'id'],
+      ['owner_id', 'status', 'id'],
+    ],
   },
   {
     table: 'orders',
     drop: [['status'], ['total_cents'], ['created_at']],
-    create: [['status', 'id'], ['total_cents', 'id'], ['created_at', 'id'], ['user_id', 'created_at', 'id']],
+    create: [
+      ['status', 'id'],
+      ['total_cents', 'id'],
+      ['created_at', 'id'],
+      ['user_id', 'created_at', 'id'],
+    ],
   },
   {
     table: 'users',
     drop: [['name'], ['age'], ['role'], ['created_at']],
-    create: [['name', 'id'], ['age', 'id'], ['role', 'id'], ['created_at', 'id']],
+    create: [
+      ['name', 'id'],
+      ['age', 'id'],
+      ['role', 'id'],
+      ['created_at', 'id'],
+    ],
   },
   { table: 'tags', drop: [['created_at']], create: [['created_at', 'id']] },
 ];

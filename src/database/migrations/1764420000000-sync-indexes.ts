@@ -23,9 +23,23 @@ const CHANGES: TableChange[] = [
   { table: 'users', drop: [], create: [['updated_at', 'id']] },
   { table: 'tags', drop: [], create: [['updated_at', 'id']] },
   { table: 'comments', drop: [], create: [['article_id', 'updated_at', 'id']] },
-  { table: 'orders', drop: [], create: [['updated_at', 'id'], ['user_id', 'updated_at', 'id']] },
+  {
+    table: 'orders',
+    drop: [],
+    create: [
+      ['updated_at', 'id'],
+      ['user_id', 'updated_at', 'id'],
+    ],
+  },
   { table: 'todos', drop: [], create: [['owner_id', 'updated_at', 'id']] },
-  { table: 'oauth_clients', drop: [['created_at']], create: [['created_at', 'id'], ['updated_at', 'id']] },
+  {
+    table: 'oauth_clients',
+    drop: [['created_at']],
+    create: [
+      ['created_at', 'id'],
+      ['updated_at', 'id'],
+    ],
+  },
 ];
 
 const indexName = (table: string, columns: string[]) => `idx_${table}_${columns.join('_')}`;

@@ -56,7 +56,13 @@ export class CreateOAuthClientDto {
    * Where the authorize endpoint may send the user back, matched exactly: absolute https URIs
    * (http only for localhost, 127.0.0.1, [::1]), no fragment, no dot segments; 1-10.
    */
-  @ApiProperty({ type: [String], minItems: 1, maxItems: 10, example: ['https://todo-sync.example/callback'], items: { type: 'string', format: 'uri', maxLength: 2000 } })
+  @ApiProperty({
+    type: [String],
+    minItems: 1,
+    maxItems: 10,
+    example: ['https://todo-sync.example/callback'],
+    items: { type: 'string', format: 'uri', maxLength: 2000 },
+  })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(10)

@@ -49,7 +49,12 @@ export function operationOf(sql: unknown): string {
 export function instrumentDatabase(dataSource: DataSource, options: { metrics: boolean; serverTiming: boolean }): () => void {
   if (!options.metrics && !options.serverTiming) return () => undefined;
   if (options.metrics) {
-    const duration = histogram('db_client_operation_duration_seconds', 'Duration of database statements in seconds, by statement kind (SELECT, INSERT, …).', ['operation'], [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]);
+    const duration = histogram(
+      'db_client_operation_duration_seconds',
+      'Duration of database statements in seconds, by statement kind (SELECT, INSERT, …).',
+      ['operation'],
+      [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    );
     const byOperation = new Map<string, Histogram.Internal<string>>();
     const observe = (sql: unknown, ms: number) => {
       const operation = operationOf(sql);
@@ -96,7 +101,8 @@ function patch(proto: { query: (...args: unknown[]) => unknown }, promiseOnly: b
   proto.query = function timedQuery(this: unknown, sql: unknown, values?: unknown, third?: unknown): unknown {
     const start = performance.now();
     const result = original.call(this, sql, values, third);
-    if (promiseOnly && (typeof (result as Promise<unknown> | undefined)?.then !== 'function' || typeof values === 'function' || typeof third === 'function')) return result;
+    if (promiseOnly && (typeof (result as Promise<unknown> | undefined)?.then !== 'function' || typeof values === 'function' || typeof third === 'function'))
+      return result;
     const done = () => record?.(sql, performance.now() - start);
     return (result as Promise<unknown>).then(
       (value) => {
@@ -135,4 +141,3 @@ function registerPoolGauges(): void {
     else this.reset();
   });
 }
-

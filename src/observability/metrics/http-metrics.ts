@@ -40,7 +40,13 @@ type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) 
  */
 export function httpMetrics(options: HttpMetricsOptions): Middleware | undefined {
   if (!options.metrics && !options.serverTiming) return undefined;
-  const duration = options.metrics ? histogram('http_server_request_duration_seconds', 'Duration of HTTP requests in seconds, by method, route template and status code.', ['method', 'route', 'status_code']) : undefined;
+  const duration = options.metrics
+    ? histogram('http_server_request_duration_seconds', 'Duration of HTTP requests in seconds, by method, route template and status code.', [
+        'method',
+        'route',
+        'status_code',
+      ])
+    : undefined;
   const active = options.metrics ? gauge('http_server_active_requests', 'HTTP requests in flight.') : undefined;
   const children = new Map<string, Histogram.Internal<string>>();
   const record = (req: IncomingMessage, res: ServerResponse, start: number): void => {

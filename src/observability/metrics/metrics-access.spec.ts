@@ -40,7 +40,10 @@ describe('bearerMatches', () => {
     expect(bearerMatches(`BEARER  ${TOKEN} `, TOKEN)).toBe(true);
   });
 
-  it.each([undefined, '', TOKEN, `Basic ${TOKEN}`, `Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(1)}`, `Bearer ${TOKEN} extra`, 'Bearer ', `Bearer\t${TOKEN}`])('refuses %p', (header) => {
-    expect(bearerMatches(header, TOKEN)).toBe(false);
-  });
+  it.each([undefined, '', TOKEN, `Basic ${TOKEN}`, `Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(1)}`, `Bearer ${TOKEN} extra`, 'Bearer ', `Bearer\t${TOKEN}`])(
+    'refuses %p',
+    (header) => {
+      expect(bearerMatches(header, TOKEN)).toBe(false);
+    },
+  );
 });

@@ -30,9 +30,11 @@ export async function startMetricsServer(port: number, access: MetricsAccessConf
     };
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics') return fail(404, 'not_found', `no route for ${path.slice(0, 200)}`);
-    if (req.method !== 'GET' && req.method !== 'HEAD') return fail(405, 'method_not_allowed', `method ${String(req.method).slice(0, 20)} not allowed`, { Allow: 'GET, HEAD' });
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return fail(405, 'method_not_allowed', `method ${String(req.method).slice(0, 20)} not allowed`, { Allow: 'GET, HEAD' });
     const verdict = scrapeVerdict(access, 'metrics-port', req.headers.authorization);
-    if (verdict === 401) return fail(401, 'unauthorized', 'metrics need Authorization: Bearer <METRICS_TOKEN>', { 'WWW-Authenticate': 'Bearer realm="metrics"' });
+    if (verdict === 401)
+      return fail(401, 'unauthorized', 'metrics need Authorization: Bearer <METRICS_TOKEN>', { 'WWW-Authenticate': 'Bearer realm="metrics"' });
     if (verdict === 404) return fail(404, 'not_found', 'no route for /metrics');
     registry.metrics().then(
       (text) => {

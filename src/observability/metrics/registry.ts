@@ -53,7 +53,12 @@ export function counter<L extends string = string>(name: string, help: string, l
  * report a queue length or a backlog without touching the hot path. @throws Error when `name` is
  * a metric of another type.
  */
-export function gauge<L extends string = string>(name: string, help: string, labelNames: readonly L[] = [], collect?: (this: Gauge<L>) => void | Promise<void>): Gauge<L> {
+export function gauge<L extends string = string>(
+  name: string,
+  help: string,
+  labelNames: readonly L[] = [],
+  collect?: (this: Gauge<L>) => void | Promise<void>,
+): Gauge<L> {
   return existing(name, Gauge) ?? new Gauge<L>({ name, help, labelNames, registers: [registry], collect });
 }
 
@@ -62,7 +67,12 @@ export function gauge<L extends string = string>(name: string, help: string, lab
  * on first call with `buckets` (default {@link DURATION_BUCKETS}). @throws Error when `name` is a
  * metric of another type.
  */
-export function histogram<L extends string = string>(name: string, help: string, labelNames: readonly L[] = [], buckets: number[] = DURATION_BUCKETS): Histogram<L> {
+export function histogram<L extends string = string>(
+  name: string,
+  help: string,
+  labelNames: readonly L[] = [],
+  buckets: number[] = DURATION_BUCKETS,
+): Histogram<L> {
   return existing(name, Histogram) ?? new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] });
 }
 
@@ -86,15 +96,24 @@ const refusals = counter(
   'Requests refused with 429 by a limiter: a request-rate policy (api_key, user, anonymous, registration, sign_in, password_change) or login (failed-login throttle).',
   ['limiter'],
 );
-const refusedByLimiter = Object.fromEntries(LIMITERS.map((limiter) => [limiter, refusals.labels(limiter)])) as Record<Limiter, ReturnType<typeof refusals.labels>>;
+const refusedByLimiter = Object.fromEntries(LIMITERS.map((limiter) => [limiter, refusals.labels(limiter)])) as Record<
+  Limiter,
+  ReturnType<typeof refusals.labels>
+>;
 
 /** Counts one 429 of `limiter` (`rate_limit_refusals_total{limiter}`); nothing while metrics are off. */
 export function countRefusal(limiter: Limiter): void {
   if (enabled) refusedByLimiter[limiter].inc();
 }
 
-const redisFailures = counter('redis_command_failures_total', 'Redis commands that failed (timeout after REDIS_TIMEOUT_MS, connection lost or refused); each one answered 503 or failed open.');
-const redisConnectionErrors = counter('redis_connection_errors_total', 'Errors the Redis client reported on its connection (failed connects and reconnects, resets).');
+const redisFailures = counter(
+  'redis_command_failures_total',
+  'Redis commands that failed (timeout after REDIS_TIMEOUT_MS, connection lost or refused); each one answered 503 or failed open.',
+);
+const redisConnectionErrors = counter(
+  'redis_connection_errors_total',
+  'Errors the Redis client reported on its connection (failed connects and reconnects, resets).',
+);
 
 /** Counts one failed Redis command (`redis_command_failures_total`); nothing while metrics are off. */
 export function countRedisFailure(): void {

@@ -41,7 +41,11 @@ describe('serverSpanDetails (what a finished request adds to its server span)', 
   const redact = (url: string) => url.replace(/(access_token=)[^&]*/g, '$1[REDACTED]');
 
   it('names the span by method and route, and writes the URL through the log’s redaction', () => {
-    const req = { method: 'PATCH', url: '/v1/todos/7?access_token=abc&fields=id', route: { path: '/v1/todos/:id', methods: { patch: true } } } as unknown as IncomingMessage;
+    const req = {
+      method: 'PATCH',
+      url: '/v1/todos/7?access_token=abc&fields=id',
+      route: { path: '/v1/todos/:id', methods: { patch: true } },
+    } as unknown as IncomingMessage;
     expect(serverSpanDetails(req, redact)).toEqual({
       name: 'PATCH /v1/todos/{id}',
       attributes: { 'http.route': '/v1/todos/{id}', 'url.path': '/v1/todos/7', 'url.query': 'access_token=[REDACTED]&fields=id' },

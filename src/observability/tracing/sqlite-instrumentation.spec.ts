@@ -5,7 +5,6 @@ import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@open
 import Database from 'better-sqlite3';
 import { BetterSqlite3Instrumentation } from './sqlite-instrumentation.js';
 
-
 describe('BetterSqlite3Instrumentation (a span per SQLite statement)', () => {
   const exporter = new InMemorySpanExporter();
   const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });

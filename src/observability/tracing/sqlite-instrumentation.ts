@@ -68,17 +68,23 @@ export class BetterSqlite3Instrumentation extends InstrumentationBase<Instrument
 
   private patch(Database: DatabaseConstructor): DatabaseConstructor {
     const instrumentation = this;
-    this._wrap(Database.prototype, 'exec', (original) =>
-      function exec(this: unknown, sql: string) {
-        return instrumentation.traced(sql, () => original.call(this, sql));
-      },
+    this._wrap(
+      Database.prototype,
+      'exec',
+      (original) =>
+        function exec(this: unknown, sql: string) {
+          return instrumentation.traced(sql, () => original.call(this, sql));
+        },
     );
-    this._wrap(Database.prototype, 'prepare', (original) =>
-      function prepare(this: unknown, sql: string) {
-        const statement = original.call(this, sql);
-        instrumentation.patchStatements(Object.getPrototypeOf(statement) as Statement);
-        return statement;
-      },
+    this._wrap(
+      Database.prototype,
+      'prepare',
+      (original) =>
+        function prepare(this: unknown, sql: string) {
+          const statement = original.call(this, sql);
+          instrumentation.patchStatements(Object.getPrototypeOf(statement) as Statement);
+          return statement;
+        },
     );
     return Database;
   }
@@ -97,10 +103,13 @@ export class BetterSqlite3Instrumentation extends InstrumentationBase<Instrument
     if (this.statementPrototypes.has(proto)) return;
     this.statementPrototypes.add(proto);
     const instrumentation = this;
-    this._massWrap([proto], [...EXECUTING_METHODS], (original) =>
-      function execute(this: Statement, ...params: unknown[]) {
-        return instrumentation.traced(this.source, () => (original as (...args: unknown[]) => unknown).apply(this, params));
-      } as never,
+    this._massWrap(
+      [proto],
+      [...EXECUTING_METHODS],
+      (original) =>
+        function execute(this: Statement, ...params: unknown[]) {
+          return instrumentation.traced(this.source, () => (original as (...args: unknown[]) => unknown).apply(this, params));
+        } as never,
     );
   }
 

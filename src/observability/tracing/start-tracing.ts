@@ -56,17 +56,25 @@ async function registerEsmHooks(): Promise<void> {
  */
 export async function startTracing(raw: Record<string, unknown>): Promise<void> {
   await registerEsmHooks();
-  const [api, { NodeSDK }, { HttpInstrumentation }, { PgInstrumentation }, { IORedisInstrumentation }, { BetterSqlite3Instrumentation }, { serverSpanDetails }, { summarizeSql }] =
-    await Promise.all([
-      import('@opentelemetry/api'),
-      import('@opentelemetry/sdk-node'),
-      import('@opentelemetry/instrumentation-http'),
-      import('@opentelemetry/instrumentation-pg'),
-      import('@opentelemetry/instrumentation-ioredis'),
-      import('./sqlite-instrumentation.js'),
-      import('./http-route.js'),
-      import('./sql-summary.js'),
-    ]);
+  const [
+    api,
+    { NodeSDK },
+    { HttpInstrumentation },
+    { PgInstrumentation },
+    { IORedisInstrumentation },
+    { BetterSqlite3Instrumentation },
+    { serverSpanDetails },
+    { summarizeSql },
+  ] = await Promise.all([
+    import('@opentelemetry/api'),
+    import('@opentelemetry/sdk-node'),
+    import('@opentelemetry/instrumentation-http'),
+    import('@opentelemetry/instrumentation-pg'),
+    import('@opentelemetry/instrumentation-ioredis'),
+    import('./sqlite-instrumentation.js'),
+    import('./http-route.js'),
+    import('./sql-summary.js'),
+  ]);
   // loaded once tracing is set up: logging.ts is where the service's redaction rules live
   const redaction: { redactUrl?: (url: string) => string } = {};
 

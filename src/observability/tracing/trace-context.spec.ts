@@ -1,5 +1,15 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import { currentTraceparent, formatTraceparent, injectTraceContext, inSpan, installTraceContext, parseTraceparent, shutdownTracing, traceLogMixin, tracingActive } from './trace-context.js';
+import {
+  currentTraceparent,
+  formatTraceparent,
+  injectTraceContext,
+  inSpan,
+  installTraceContext,
+  parseTraceparent,
+  shutdownTracing,
+  traceLogMixin,
+  tracingActive,
+} from './trace-context.js';
 
 describe('trace context (what the service asks of tracing)', () => {
   afterEach(async () => {
@@ -30,7 +40,9 @@ describe('trace context (what the service asks of tracing)', () => {
     const value = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
     expect(parseTraceparent(value)).toEqual({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 });
     expect(formatTraceparent(parseTraceparent(value)!)).toBe(value);
-    expect(formatTraceparent({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 0 })).toBe('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00');
+    expect(formatTraceparent({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 0 })).toBe(
+      '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00',
+    );
     for (const bad of [
       '',
       '01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',

@@ -72,7 +72,12 @@ export class CreateOrderDto extends OrderContentDto {
 @ApiSchema({ name: 'ReplaceOrderBody' })
 export class ReplaceOrderDto extends OrderContentDto {
   /** Target status; omitted → `pending`, the initial status (docs/writes.md#put-replace). Moves as for PATCH. */
-  @ApiProperty({ required: false, enum: ORDER_STATUSES, example: 'pending', description: 'Target status; omitted → pending, the initial status. Moves as for PATCH.' })
+  @ApiProperty({
+    required: false,
+    enum: ORDER_STATUSES,
+    example: 'pending',
+    description: 'Target status; omitted → pending, the initial status. Moves as for PATCH.',
+  })
   @IsOmittable()
   @IsString()
   @IsIn(ORDER_STATUSES)

@@ -43,7 +43,14 @@ export class CreateWebhookDto {
   url: string;
 
   /** Event types to receive, at least one, each once; `*` = every type. */
-  @ApiProperty({ type: [String], enum: WEBHOOK_EVENT_CHOICES, minItems: 1, maxItems: registeredCount('eventTypes', 1), uniqueItems: true, example: ['todo.created', 'todo.updated'] })
+  @ApiProperty({
+    type: [String],
+    enum: WEBHOOK_EVENT_CHOICES,
+    minItems: 1,
+    maxItems: registeredCount('eventTypes', 1),
+    uniqueItems: true,
+    example: ['todo.created', 'todo.updated'],
+  })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxRegistered('eventTypes', ['*'])

@@ -36,7 +36,12 @@ export class WidgetsService {
     const row = { name: dto.name, colour: dto.colour, owner_id: caller.id, created_at: now, updated_at: now, version: 1 };
     const widget = await this.widgets.manager.transaction(async (manager) => {
       const created: Widget = { ...row, id: await insertRow(manager.getRepository(Widget), row) };
-      await this.outbox.append(manager, { type: 'widget.created' as EventType, ownerId: created.owner_id, resourceId: created.id, data: inBothVersions(() => toWidgetResponse(created)) });
+      await this.outbox.append(manager, {
+        type: 'widget.created' as EventType,
+        ownerId: created.owner_id,
+        resourceId: created.id,
+        data: inBothVersions(() => toWidgetResponse(created)),
+      });
       return created;
     });
     return toWidgetResponse(widget);
@@ -55,11 +60,20 @@ export class WidgetsService {
   /** PATCH: one conditional UPDATE (the request's `If-Match`) and `widget.updated`. @throws 403, 404, 412, 428 */
   async update(id: number, dto: UpdateWidgetDto, caller: AuthUser): Promise<WidgetResponse> {
     const current = authorize(WIDGETS_POLICY, 'write', caller, await this.widgets.findOne({ where: { id } }), id);
-    const patch: Partial<Widget> = { ...(dto.name !== undefined && { name: dto.name }), ...(dto.colour !== undefined && { colour: dto.colour }), updated_at: new Date() };
+    const patch: Partial<Widget> = {
+      ...(dto.name !== undefined && { name: dto.name }),
+      ...(dto.colour !== undefined && { colour: dto.colour }),
+      updated_at: new Date(),
+    };
     const next = { ...current, ...patch };
     await this.widgets.manager.transaction(async (manager) => {
       next.version = await updateVersioned(manager, Widget, { id }, current.version, patch, 'widget', id);
-      await this.outbox.append(manager, { type: 'widget.updated' as EventType, ownerId: next.owner_id, resourceId: id, data: inBothVersions(() => toWidgetResponse(next)) });
+      await this.outbox.append(manager, {
+        type: 'widget.updated' as EventType,
+        ownerId: next.owner_id,
+        resourceId: id,
+        data: inBothVersions(() => toWidgetResponse(next)),
+      });
     });
     return toWidgetResponse(next);
   }
