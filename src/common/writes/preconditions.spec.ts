@@ -1,16 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { refusal } from '../../../test/setup/refusal.js';
+import { withRequestContext } from '../context/request-context.js';
 import { serveAsVersion } from '../versioning/api-versions.js';
-import {
-  entityTag,
-  noRowWritten,
-  notModified,
-  parseEntityTags,
-  responseEntityTag,
-  versionCondition,
-  withEntityTag,
-  withPreconditions,
-} from './preconditions.js';
+import { entityTag, noRowWritten, notModified, parseEntityTags, responseEntityTag, versionCondition, withEntityTag } from './preconditions.js';
 import { notFound } from '../errors/api-exception.js';
 
 describe('parseEntityTags', () => {
@@ -44,7 +36,7 @@ describe('versionCondition', () => {
   const run =
     (ifMatch: '*' | string[] | undefined, required = false) =>
     () =>
-      withPreconditions({ ifMatch, required }, () => versionCondition('todo', 7, 3));
+      withRequestContext({ preconditions: { ifMatch, required } }, () => versionCondition('todo', 7, 3));
 
   it('adds the version when a listed tag is the current one (strong comparison)', () => {
     expect(run(['"3.v1"'])()).toEqual({ version: 3 });

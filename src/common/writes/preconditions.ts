@@ -1,4 +1,4 @@
-import { requestContext, withRequestContext, type RequestPreconditions } from '../context/request-context.js';
+import { requestContext } from '../context/request-context.js';
 import { type ApiException, preconditionFailed, preconditionRequired } from '../errors/api-exception.js';
 import { linkPrefix } from '../versioning/api-versions.js';
 
@@ -19,9 +19,6 @@ import { linkPrefix } from '../versioning/api-versions.js';
  * spreads copy it): computed when the mapper runs, inside the request's served API version.
  */
 export const ENTITY_TAG = Symbol('entityTag');
-
-/** What the request said about its precondition (the request context's `preconditions`). */
-export type WritePreconditions = RequestPreconditions;
 
 /**
  * The entity tags of an `If-Match` / `If-None-Match` field value (RFC 9110 §8.8.3, §13.1.1):
@@ -85,14 +82,6 @@ export function notModified(request: ConditionalRead, response: ReadValidators):
   const since = Date.parse(request.ifModifiedSince);
   const modified = Date.parse(response.lastModified);
   return !Number.isNaN(since) && !Number.isNaN(modified) && modified <= since;
-}
-
-/**
- * Runs `handle` (and everything it awaits) with the request's write preconditions, so that the
- * services' conditional writes ({@link versionCondition}) see them. RequestScopeInterceptor does this for PUT, PATCH and DELETE.
- */
-export function withPreconditions<T>(preconditions: WritePreconditions, handle: () => T): T {
-  return withRequestContext({ preconditions }, handle);
 }
 
 /** The strong entity tag of row `version` served as the current API version: `"3.v2"` (see the module comment). */

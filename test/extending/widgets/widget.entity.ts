@@ -1,5 +1,5 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation, VersionColumn } from 'typeorm';
-import { TIMESTAMP_TYPE } from '../../../src/config/database-kind.js';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from 'typeorm';
+import { VersionedEntity } from '../../../src/database/versioned-entity.js';
 import { User } from '../../../src/users/user.entity.js';
 
 /** The colours a widget comes in. */
@@ -9,7 +9,7 @@ export type WidgetColour = (typeof WIDGET_COLOURS)[number];
 /** A widget owned by one user: the throwaway resource of test/extending.e2e-spec.ts. */
 @Entity('widgets')
 @Index('idx_widgets_owner_id_id', ['owner_id', 'id'])
-export class Widget {
+export class Widget extends VersionedEntity {
   @PrimaryGeneratedColumn()
   id: number;
 
@@ -25,14 +25,4 @@ export class Widget {
   @ManyToOne(() => User, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'owner_id' })
   owner?: Relation<User>;
-
-  @Column({ type: TIMESTAMP_TYPE })
-  created_at: Date;
-
-  @Column({ type: TIMESTAMP_TYPE })
-  updated_at: Date;
-
-  /** The row version: the source of the widget's `ETag`. */
-  @VersionColumn({ type: 'integer', default: 1 })
-  version: number;
 }
