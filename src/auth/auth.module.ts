@@ -1,13 +1,16 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { IsNull } from 'typeorm';
 import type { Env } from '../config/env.validation.js';
+import { UserLifecycle } from '../users/user-lifecycle.js';
 import { UsersModule } from '../users/users.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
+import { TokenDenyList } from './deny-list.js';
 import { JwtKeys } from './jwt-keys.js';
 import { WellKnownController } from './well-known.controller.js';
 import { ApiKeysController } from './api-keys.controller.js';
@@ -19,6 +22,7 @@ import { AuthenticationGuard } from './guards/authentication.guard.js';
 import { ScopeGuard } from './guards/scope.guard.js';
 import { LoginThrottle } from './login-throttle.js';
 import { RateLimiter } from './rate-limiter.js';
+import { RefreshToken } from './refresh-token.entity.js';
 import { SessionsController } from './sessions.controller.js';
 import { SessionsService } from './sessions.service.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
@@ -30,7 +34,8 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
  * Authentication and authorization (docs/authentication.md): login, refresh, logout, the JWKS, API keys,
  * cookie sessions, the three passport strategies (JWT with its deny list, API key, session),
  * login throttling, the request-rate limit of every caller (docs/limits.md#rates), and the
- * global guards — authentication first (401), then roles (403).
+ * global guards — authentication first (401), then roles (403). Revokes a user's tokens when its
+ * password or role changes or it is deleted (docs/extending.md#user-lifecycle-events).
  */
 @Module({
   imports: [PassportModule, UsersModule, TypeOrmModule.forFeature([...AUTH.entities, ...API_KEYS.entities]), JwtModule.register({})],
@@ -63,4 +68,32 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
   // for the OAuth module: sign-in, sessions and the token keys (the deny list is the global SharedStateModule's)
   exports: [AuthService, SessionsService, JwtKeys],
 })
-export class AuthModule {}
+export class AuthModule implements OnModuleInit {
+  constructor(
+    private readonly lifecycle: UserLifecycle,
+    private readonly denyList: TokenDenyList,
+  ) {}
+
+  /**
+   * The tokens' reactions to the user lifecycle. Authority is current
+   * (docs/authentication.md#logging-out-and-the-deny-list): a new password or role, or a deletion,
+   * denies every access token of the user issued before it — stamped before the change (a store
+   * outage, 503, then leaves the change undone rather than old tokens alive) and again once it is
+   * committed (a token issued from a read of the old state falls before the second stamp). A new
+   * password also ends every password login (a stolen refresh token must not outlive it): its
+   * refresh tokens are revoked in the change's transaction, so the password never changes without
+   * them going.
+   */
+  onModuleInit(): void {
+    const revokeAccessTokens = async (userId: number): Promise<void> => {
+      await this.denyList.revokeUser(userId);
+    };
+    this.lifecycle.around(['user.password_changed', 'user.role_changed', 'user.deleted'], 'access tokens', {
+      before: revokeAccessTokens,
+      afterCommit: revokeAccessTokens,
+    });
+    this.lifecycle.on('user.password_changed', 'refresh tokens', async ({ manager, userId, at }) => {
+      await manager.update(RefreshToken, { user_id: userId, revoked_at: IsNull() }, { revoked_at: at });
+    });
+  }
+}

@@ -1,20 +1,16 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, IsNull, Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import type { AuthUser } from '../common/caller/auth-user.js';
 import { authorize } from '../common/access/access-policy.js';
-import { TokenDenyList } from '../auth/deny-list.js';
 import { hashPassword } from '../auth/passwords.js';
-import { RefreshToken } from '../auth/refresh-token.entity.js';
 import { conflict, forbidden, notFound, validationFailed } from '../common/errors/api-exception.js';
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
-import { bumpVersions, deleteVersioned, updateVersioned } from '../common/writes/conditional-write.js';
+import { deleteVersioned, updateVersioned } from '../common/writes/conditional-write.js';
 import { versionCondition } from '../common/writes/preconditions.js';
-import { Article } from '../articles/article.entity.js';
-import { Comment } from '../comments/comment.entity.js';
 import type { Env } from '../config/env.validation.js';
 import { insertRow } from '../database/insert-row.js';
 import { inBothVersions } from '../events/event-data.js';
@@ -22,6 +18,7 @@ import { EventOutbox } from '../events/event-outbox.js';
 import type { CreateUserDto } from './dto/create-user.dto.js';
 import type { ReplaceUserDto, UpdateUserDto } from './dto/replace-user.dto.js';
 import { User } from './user.entity.js';
+import { UserLifecycle, type UserLifecycleEvent } from './user-lifecycle.js';
 import { toUserResponse, type UserResponse } from './user.response.js';
 import type { UserSummary } from './user-summary.response.js';
 import { USERS_FIELDS } from './users.resource.js';
@@ -34,7 +31,9 @@ const EXISTS_CACHE_SIZE = 10_000;
 
 /**
  * Users (docs/resources/users.md): registration, reads, replace/update, delete, admin bootstrap. The only
- * holder of the users repository; other modules call it.
+ * holder of the users repository; other modules call it. A rename, a new password or role and a
+ * deletion raise their {@link UserLifecycle} events in the change's transaction
+ * (docs/extending.md#user-lifecycle-events): the modules owning what depends on the user react.
  */
 @Injectable()
 export class UsersService implements OnApplicationBootstrap {
@@ -45,7 +44,7 @@ export class UsersService implements OnApplicationBootstrap {
   constructor(
     @InjectRepository(User) private readonly users: Repository<User>,
     private readonly config: ConfigService<Env, true>,
-    private readonly denyList: TokenDenyList,
+    private readonly lifecycle: UserLifecycle,
     private readonly outbox: EventOutbox,
   ) {}
 
@@ -158,7 +157,9 @@ export class UsersService implements OnApplicationBootstrap {
 
   /**
    * PUT: replaces the user's editable fields; omitted `age`/`email` become null (docs/writes.md#put-replace). A role
-   * or password change revokes the user's earlier access tokens (and, for a password, refresh tokens).
+   * or password change revokes the user's earlier access tokens (and, for a password, refresh tokens); a
+   * rename changes the v2 articles and comments that embed the user — the auth, articles and comments
+   * modules' reactions to its {@link UserLifecycle} events, committed with the change or not at all.
    * @throws 403 (not the user itself or an admin; role change by non-admin), 404, 409 (email taken), 422 (username change), 503 (store unavailable).
    */
   replace(id: number, dto: ReplaceUserDto, caller: AuthUser): Promise<UserResponse> {
@@ -179,7 +180,8 @@ export class UsersService implements OnApplicationBootstrap {
 
   /**
    * Deletes a user; their rows (todos, refresh tokens, API keys, …) go by foreign-key cascade, their
-   * access tokens are denied at once (TokenDenyList.revokeUser, docs/authentication.md#logging-out-and-the-deny-list: authority is current) and
+   * access tokens are denied at once (the auth module's reaction to the `user.deleted` lifecycle event,
+   * docs/authentication.md#logging-out-and-the-deny-list: authority is current) and
    * their sessions end at next use. One conditional DELETE: of concurrent deletes exactly one succeeds.
    * `user.deleted` (the user as `GET /users/{id}` showed it, owned by the deleted id: in practice
    * admins see it) is appended in the same transaction; what the cascade removes emits nothing more.
@@ -193,18 +195,21 @@ export class UsersService implements OnApplicationBootstrap {
     if (!current) throw notFound('user', id);
     // If-Match before anything is revoked (evaluated again by the conditional DELETE)
     versionCondition('user', id, current.version);
-    // first, so that a store outage (503) leaves the user in place rather than their tokens alive
-    await this.denyList.revokeUser(id);
+    const events: UserLifecycleEvent[] = ['user.deleted'];
+    const at = new Date();
+    // first (the access tokens' revocation), so that a store outage (503) leaves the user in place rather than their tokens alive
+    await this.lifecycle.before(events, id);
     try {
       await this.users.manager.transaction(async (manager) => {
         await deleteVersioned(manager, User, { id }, current.version, 'user', id);
         await this.outbox.append(manager, { type: 'user.deleted', ownerId: id, resourceId: id, data: inBothVersions(() => toUserResponse(current)) });
+        await this.lifecycle.emit(events, { manager, userId: id, at });
       });
     } finally {
       this.known.delete(id);
     }
     // again once deleted: a token issued from a read made before the deletion falls before this stamp
-    await this.denyList.revokeUser(id);
+    await this.lifecycle.afterCommit(events, id);
   }
 
   private async applyChanges(id: number, changes: UpdateUserDto, caller: AuthUser): Promise<UserResponse> {
@@ -226,24 +231,21 @@ export class UsersService implements OnApplicationBootstrap {
     }
     if (changes.role !== undefined) patch.role = changes.role;
     if (changes.password !== undefined) patch.password_hash = await hashPassword(changes.password);
-    // authority is current (docs/authentication.md#logging-out-and-the-deny-list): a role or password change invalidates every access token issued before it
-    const authorityChanges = (changes.role !== undefined && changes.role !== current.role) || changes.password !== undefined;
+    // what the other modules react to (docs/extending.md#user-lifecycle-events): a name embedded in v2 articles and comments, the authority of tokens
+    const events: UserLifecycleEvent[] = [];
+    if (patch.name !== undefined && patch.name !== current.name) events.push('user.renamed');
+    if (changes.password !== undefined) events.push('user.password_changed');
+    if (changes.role !== undefined && changes.role !== current.role) events.push('user.role_changed');
     // a store outage (503) before the change leaves it undone rather than old tokens alive
-    if (authorityChanges) await this.denyList.revokeUser(id);
+    await this.lifecycle.before(events, id);
     const version = await this.users.manager.transaction(async (manager) => {
       const written = await updateVersioned(manager, User, { id }, current.version, patch, 'user', id);
-      // v2 articles and comments embed the author's name: their representations change with it
-      if (patch.name !== undefined && patch.name !== current.name) {
-        await bumpVersions(manager, Article, 'author_id = :id', { id }, patch.updated_at!);
-        await bumpVersions(manager, Comment, 'author_id = :id', { id }, patch.updated_at!);
-      }
-      // a new password also ends every password login (a stolen refresh token must not outlive it),
-      // in the same transaction: the password never changes without its refresh tokens going
-      if (changes.password !== undefined) await manager.update(RefreshToken, { user_id: id, revoked_at: IsNull() }, { revoked_at: patch.updated_at });
+      // in the same transaction: the change never commits without its consequences
+      await this.lifecycle.emit(events, { manager, userId: id, at: patch.updated_at! });
       return written;
     });
     // again once committed: a token issued from a read of the old state falls before this stamp
-    if (authorityChanges) await this.denyList.revokeUser(id);
+    await this.lifecycle.afterCommit(events, id);
     // the user as written: the loaded row with the change (no read after the commit)
     return toUserResponse({ ...current, ...patch, version });
   }
