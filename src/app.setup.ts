@@ -9,7 +9,7 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { installClientErrorHandler } from './common/errors/client-error.js';
 import { writeErrorResp } from './common/errors/write-error.js';
-import { enterRequestContext } from './common/context/request-context.js';
+import { enterRequestContext } from './context/request-context.js';
 import { ensureRequestId } from './common/middleware/request-id.js';
 import { requestTargetRules } from './common/middleware/wire.middleware.js';
 import { cors, refusePlainHttp, securityHeaders } from './common/middleware/transport-security.js';
@@ -45,7 +45,7 @@ export async function configureApp(app: NestExpressApplication): Promise<void> {
   const production = config.get('NODE_ENV', { infer: true }) === 'production';
   const trustProxy = config.get('TRUST_PROXY', { infer: true });
   // first of all: every response — docs pages included — carries X-Request-Id (docs/wire.md#x-request-id),
-  // and the rest of the request runs in its one request context (src/common/context/request-context.ts)
+  // and the rest of the request runs in its one request context (src/context/request-context.ts)
   app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
     enterRequestContext(ensureRequestId(req, res), next);
   });

@@ -501,6 +501,20 @@ describe('with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS (a receiver
       expect(verified(entry, rotated.body.secret).type).toBe('todo.created');
       expect(verified(entry, hook.secret).type).toBe('todo.created');
     });
+    it('secret rotation honours If-Match as its documents say: a stale tag → 412 and the secret stays; the current tag → 201 with the next tag', async () => {
+      const hook = await subscribe(alice, '/ok-rotate-if-match', ['todo.created']);
+      const read = await api().get(`/v1/webhooks/${hook.id}`).set('Authorization', bearer(alice.token));
+      const tag = read.headers.etag as string;
+      expect(tag).toMatch(/^"\d+\.v1"$/);
+      const stale = await api().post(`/v1/webhooks/${hook.id}/secret-rotations`).set('Authorization', bearer(alice.token)).set('If-Match', '"999.v1"');
+      expect(stale.status).toBe(412);
+      expect(stale.body).toMatchObject({ code: 'precondition_failed' });
+      expect((await api().get(`/v1/webhooks/${hook.id}`).set('Authorization', bearer(alice.token))).headers.etag).toBe(tag);
+      const rotated = await api().post(`/v1/webhooks/${hook.id}/secret-rotations`).set('Authorization', bearer(alice.token)).set('If-Match', tag);
+      expect(rotated.status).toBe(201);
+      expect(rotated.body.secret).not.toBe(hook.secret);
+      expect(rotated.headers.etag).toBe(`"${Number(tag.slice(1).split('.')[0]) + 1}.v1"`);
+    });
 
     it('redelivery: 202, a new delivery of the same event under the same webhook-id; 409 while one is pending; 404 for a delivery of another webhook', async () => {
       const hook = await subscribe(alice, '/ok-redeliver', ['todo.created']);

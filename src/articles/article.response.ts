@@ -5,7 +5,6 @@ import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { type Article, ARTICLE_STATUSES, type ArticleStatus } from './article.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
-import { withEntityTag } from '../common/writes/preconditions.js';
 
 /** An article as the API returns it (docs/resources/articles.md). */
 @ApiSchema({ name: 'Article' })
@@ -62,23 +61,20 @@ export function toArticleResponse(source: Row<Article, 'author_id'>, tags: strin
   const id = Number(row.id);
   const prefix = linkPrefix();
   const author = Number(row.author_id);
-  return withEntityTag(
-    {
-      id,
-      title: row.title as string,
-      body: row.body as string,
-      status: row.status as ArticleStatus,
-      tags: tags as string[],
-      author,
-      published_at: toIso(row.published_at) as string | null,
-      created_at: toIso(row.created_at) as string,
-      updated_at: toIso(row.updated_at) as string,
-      links: [
-        { rel: 'self', href: `${prefix}/articles/${id}` },
-        { rel: 'author', href: `${prefix}/users/${author}` },
-        { rel: 'comments', href: `${prefix}/articles/${id}/comments` },
-      ],
-    },
-    row.version,
-  );
+  return {
+    id,
+    title: row.title as string,
+    body: row.body as string,
+    status: row.status as ArticleStatus,
+    tags: tags as string[],
+    author,
+    published_at: toIso(row.published_at) as string | null,
+    created_at: toIso(row.created_at) as string,
+    updated_at: toIso(row.updated_at) as string,
+    links: [
+      { rel: 'self', href: `${prefix}/articles/${id}` },
+      { rel: 'author', href: `${prefix}/users/${author}` },
+      { rel: 'comments', href: `${prefix}/articles/${id}/comments` },
+    ],
+  };
 }

@@ -7,7 +7,9 @@ import { ListParams } from '../common/decorators/operation.decorators.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import { Page } from '../common/list/page.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
-import { embedAuthors, writtenAuthor } from '../users/user-summary.response.js';
+import type { Tagged, WritePreconditions } from '../common/writes/preconditions.js';
+import { WritePrecondition } from '../common/writes/write-precondition.decorator.js';
+import { Authored, embedAuthors } from '../users/user-summary.response.js';
 import { UsersService } from '../users/users.service.js';
 import { ArticleV2Response } from './article-v2.response.js';
 import type { ArticleResponse } from './article.response.js';
@@ -31,7 +33,7 @@ export class ArticlesV2Controller {
 
   /** Create an article authored by the caller (a draft unless `status` says otherwise). */
   @ArticleOperations.create(ArticleV2Response)
-  async create(@Body() body: CreateArticleDto, @CurrentUser() caller: AuthUser): Promise<ArticleV2Response> {
+  async create(@Body() body: CreateArticleDto, @CurrentUser() caller: AuthUser): Promise<Tagged<ArticleV2Response>> {
     return this.toV2(await this.articles.create(body, caller));
   }
 
@@ -45,38 +47,48 @@ export class ArticlesV2Controller {
 
   /** Read an article. */
   @ArticleOperations.findOne(ArticleV2Response)
-  async findOne(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<ArticleV2Response> {
+  async findOne(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<Tagged<ArticleV2Response>> {
     return this.toV2(await this.articles.findOne(id, caller));
   }
 
   /** Replace an article: omitted `body` → `""`, `status` → `draft`, `tags` → `[]`. */
   @ArticleOperations.replace(ArticleV2Response)
-  async replace(@Param('id', ParseIdPipe) id: number, @Body() body: ReplaceArticleDto, @CurrentUser() caller: AuthUser): Promise<ArticleV2Response> {
-    return this.toV2(await this.articles.replace(id, body, caller));
+  async replace(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: ReplaceArticleDto,
+    @CurrentUser() caller: AuthUser,
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<Tagged<ArticleV2Response>> {
+    return this.toV2(await this.articles.replace(id, body, caller, preconditions));
   }
 
   /** Update some fields of an article, e.g. `{"status": "published"}`. */
   @ArticleOperations.update(ArticleV2Response)
-  async update(@Param('id', ParseIdPipe) id: number, @Body() body: UpdateArticleDto, @CurrentUser() caller: AuthUser): Promise<ArticleV2Response> {
-    return this.toV2(await this.articles.update(id, body, caller));
+  async update(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: UpdateArticleDto,
+    @CurrentUser() caller: AuthUser,
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<Tagged<ArticleV2Response>> {
+    return this.toV2(await this.articles.update(id, body, caller, preconditions));
   }
 
   /** Delete an article with its comments. */
   @ArticleOperations.remove()
-  async remove(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<void> {
-    await this.articles.remove(id, caller);
+  async remove(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser, @WritePrecondition() preconditions: WritePreconditions): Promise<void> {
+    await this.articles.remove(id, caller, preconditions);
   }
 
   /**
-   * The v2 shape of one article: after a write, with the author summary its transaction read
-   * (writtenAuthor: no query after the commit); after a read, with the author looked up.
+   * The v2 shape of one article, with the same entity tag: after a write, with the author summary its
+   * transaction read ({@link Authored}: no query after the commit); after a read, with the author looked up.
    * @throws 404 when its author (and so the article) was deleted meanwhile
    */
-  private async toV2(article: ArticleResponse): Promise<ArticleV2Response> {
-    const author = writtenAuthor(article);
-    if (author) return { ...article, author };
-    const [embedded] = embedAuthors([article], await this.users.summaries([article.author]));
-    if (!embedded) throw notFound('article', article.id);
-    return embedded;
+  private async toV2(article: Tagged<ArticleResponse>): Promise<Tagged<ArticleV2Response>> {
+    const author = article instanceof Authored ? article.author : undefined;
+    if (author) return article.map((body) => ({ ...body, author }));
+    const [embedded] = embedAuthors([article.body], await this.users.summaries([article.body.author]));
+    if (!embedded) throw notFound('article', article.body.id);
+    return article.map(() => embedded);
   }
 }

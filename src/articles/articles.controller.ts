@@ -8,6 +8,8 @@ import type { Page } from '../common/list/page.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { ApiPageResponse } from '../common/openapi/api-page-response.decorator.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
+import type { Tagged, WritePreconditions } from '../common/writes/preconditions.js';
+import { WritePrecondition } from '../common/writes/write-precondition.decorator.js';
 import { DeprecatedVersion } from '../common/versioning/deprecation.js';
 import { ArticleResponse } from './article.response.js';
 import { ARTICLES_FIELDS } from './articles.resource.js';
@@ -87,7 +89,7 @@ export class ArticlesController {
 
   /** Create an article authored by the caller (a draft unless `status` says otherwise). */
   @ArticleOperations.create(ArticleResponse)
-  create(@Body() body: CreateArticleDto, @CurrentUser() caller: AuthUser): Promise<ArticleResponse> {
+  create(@Body() body: CreateArticleDto, @CurrentUser() caller: AuthUser): Promise<Tagged<ArticleResponse>> {
     return this.articles.create(body, caller);
   }
 
@@ -99,25 +101,35 @@ export class ArticlesController {
 
   /** Read an article. */
   @ArticleOperations.findOne(ArticleResponse)
-  findOne(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<ArticleResponse> {
+  findOne(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<Tagged<ArticleResponse>> {
     return this.articles.findOne(id, caller);
   }
 
   /** Replace an article: omitted `body` → `""`, `status` → `draft`, `tags` → `[]`. */
   @ArticleOperations.replace(ArticleResponse)
-  replace(@Param('id', ParseIdPipe) id: number, @Body() body: ReplaceArticleDto, @CurrentUser() caller: AuthUser): Promise<ArticleResponse> {
-    return this.articles.replace(id, body, caller);
+  replace(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: ReplaceArticleDto,
+    @CurrentUser() caller: AuthUser,
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<Tagged<ArticleResponse>> {
+    return this.articles.replace(id, body, caller, preconditions);
   }
 
   /** Update some fields of an article, e.g. `{"status": "published"}`. */
   @ArticleOperations.update(ArticleResponse)
-  update(@Param('id', ParseIdPipe) id: number, @Body() body: UpdateArticleDto, @CurrentUser() caller: AuthUser): Promise<ArticleResponse> {
-    return this.articles.update(id, body, caller);
+  update(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: UpdateArticleDto,
+    @CurrentUser() caller: AuthUser,
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<Tagged<ArticleResponse>> {
+    return this.articles.update(id, body, caller, preconditions);
   }
 
   /** Delete an article with its comments. */
   @ArticleOperations.remove()
-  async remove(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<void> {
-    await this.articles.remove(id, caller);
+  async remove(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser, @WritePrecondition() preconditions: WritePreconditions): Promise<void> {
+    await this.articles.remove(id, caller, preconditions);
   }
 }

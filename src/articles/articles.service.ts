@@ -9,12 +9,12 @@ import type { ListQuery } from '../common/list/list-query.js';
 import { Page } from '../common/list/page.js';
 import { notFound } from '../common/errors/api-exception.js';
 import { deleteVersioned, updateVersioned } from '../common/writes/conditional-write.js';
-import { versionCondition } from '../common/writes/preconditions.js';
+import { type Tagged, tagged, versionCondition, type WritePreconditions } from '../common/writes/preconditions.js';
 import { inBothVersions } from '../events/event-data.js';
 import { EventOutbox } from '../events/event-outbox.js';
 import type { EventType } from '../events/event-types.js';
 import { TagsService } from '../tags/tags.service.js';
-import { summaryIn, type UserSummary, withWrittenAuthor } from '../users/user-summary.response.js';
+import { type Authored, authored, summaryIn, type UserSummary } from '../users/user-summary.response.js';
 import { Article, ArticleTag, type ArticleStatus } from './article.entity.js';
 import { toArticleResponse, type ArticleResponse } from './article.response.js';
 import { ARTICLES_FIELDS } from './articles.resource.js';
@@ -64,7 +64,7 @@ export class ArticlesService {
    * read after the commit.
    * @throws 422 for an unknown tag name (nothing is written).
    */
-  async create(dto: CreateArticleDto, caller: AuthUser): Promise<ArticleResponse> {
+  async create(dto: CreateArticleDto, caller: AuthUser): Promise<Authored<ArticleResponse>> {
     const { id, state } = await this.dataSource.transaction(async (manager) => {
       const tagIds = await this.tags.requireIds(dto.tags ?? [], manager);
       const now = new Date();
@@ -105,12 +105,12 @@ export class ArticlesService {
    * @throws 404 when missing; 403 when it is a draft or archived and the caller is neither its
    *   author nor an admin.
    */
-  async findOne(id: number, caller: AuthUser): Promise<ArticleResponse> {
+  async findOne(id: number, caller: AuthUser): Promise<Tagged<ArticleResponse>> {
     const rows = await this.articles.query<Array<Row<Article, 'author_id'> & { tag_name: string | null }>>(this.findOneSql(), [id]);
     const article = rows[0];
     authorize(ARTICLES_POLICY, 'read', caller, article && { status: article.status as ArticleStatus, author_id: Number(article.author_id) }, id);
     const tags = rows.flatMap((row) => (row.tag_name === null ? [] : [row.tag_name]));
-    return toArticleResponse(article, tags.sort());
+    return tagged(toArticleResponse(article, tags.sort()), article.version);
   }
 
   /**
@@ -143,28 +143,28 @@ export class ArticlesService {
   /**
    * PUT: replaces the article; omitted `body` → `""`, `status` → `draft`, `tags` → `[]` (docs/writes.md#put-replace).
    * An omitted status on an archived article is therefore a refused transition.
-   * @throws 403, 404, 409 (transition), 422 (unknown tag)
+   * @throws 403, 404, 409 (transition), 412/428 (`If-Match`), 422 (unknown tag)
    */
-  replace(id: number, dto: CreateArticleDto, caller: AuthUser): Promise<ArticleResponse> {
-    return this.apply(id, { title: dto.title, body: dto.body ?? '', status: dto.status ?? 'draft', tags: dto.tags ?? [] }, caller);
+  replace(id: number, dto: CreateArticleDto, caller: AuthUser, preconditions?: WritePreconditions): Promise<Authored<ArticleResponse>> {
+    return this.apply(id, { title: dto.title, body: dto.body ?? '', status: dto.status ?? 'draft', tags: dto.tags ?? [] }, caller, preconditions);
   }
 
-  /** PATCH: changes only the fields sent. @throws 403, 404, 409 (transition), 422 (unknown tag) */
-  update(id: number, dto: UpdateArticleDto, caller: AuthUser): Promise<ArticleResponse> {
-    return this.apply(id, dto, caller);
+  /** PATCH: changes only the fields sent. @throws 403, 404, 409 (transition), 412/428 (`If-Match`), 422 (unknown tag) */
+  update(id: number, dto: UpdateArticleDto, caller: AuthUser, preconditions?: WritePreconditions): Promise<Authored<ArticleResponse>> {
+    return this.apply(id, dto, caller, preconditions);
   }
 
   /**
    * Deletes an article with its tag links and comments (foreign-key cascade): the access check on
    * the loaded row, then one conditional DELETE, so of concurrent deletes exactly one succeeds.
-   * @throws 403; 404 when missing or deleted meanwhile
+   * @throws 403; 404 when missing or deleted meanwhile; 412/428 (`If-Match`)
    */
-  async remove(id: number, caller: AuthUser): Promise<void> {
+  async remove(id: number, caller: AuthUser, preconditions?: WritePreconditions): Promise<void> {
     const current = authorize(ARTICLES_POLICY, 'write', caller, await this.articles.findOne({ where: { id } }), id);
     await this.dataSource.transaction(async (manager) => {
       const state = await this.readIn(manager, id);
       const gone = state && this.eventData(state);
-      await deleteVersioned(manager, Article, { id }, current.version, 'article', id);
+      await deleteVersioned(manager, Article, { id }, current.version, preconditions, 'article', id);
       if (gone) await this.outbox.append(manager, { type: 'article.deleted', ownerId: current.author_id, resourceId: id, data: gone });
     });
   }
@@ -175,12 +175,17 @@ export class ArticlesService {
    * writes the row and replaces its tag links. Publishing for the first time sets `published_at`.
    * The answer is the article as the transaction read it back before committing.
    */
-  private async apply(id: number, changes: ArticleChanges, caller: AuthUser): Promise<ArticleResponse> {
+  private async apply(
+    id: number,
+    changes: ArticleChanges,
+    caller: AuthUser,
+    preconditions: WritePreconditions | undefined,
+  ): Promise<Authored<ArticleResponse>> {
     const state = await this.dataSource.transaction(async (manager) => {
       const lock = manager.connection.options.type === 'postgres' ? { lock: { mode: 'pessimistic_write' as const } } : {};
       const current = authorize(ARTICLES_POLICY, 'write', caller, await manager.findOne(Article, { where: { id }, ...lock }), id);
       // If-Match before the content is checked (RFC 9110 §13.2.1); evaluated again by the UPDATE
-      versionCondition('article', id, current.version);
+      versionCondition(preconditions, 'article', id, current.version);
       const tagIds = changes.tags === undefined ? undefined : await this.tags.requireIds(changes.tags, manager);
       if (changes.status !== undefined) authorizeTransition(ARTICLES_POLICY, caller, current.status, changes.status);
       const now = new Date();
@@ -189,7 +194,7 @@ export class ArticlesService {
       if (changes.body !== undefined) patch.body = changes.body;
       if (changes.status !== undefined) patch.status = changes.status;
       if (changes.status === 'published' && current.published_at === null) patch.published_at = now;
-      await updateVersioned(manager, Article, { id }, current.version, patch, 'article', id);
+      await updateVersioned(manager, Article, { id }, current.version, preconditions, patch, 'article', id);
       if (tagIds !== undefined) {
         await manager.delete(ArticleTag, { article_id: id });
         await this.linkTags(manager, id, tagIds);
@@ -204,12 +209,12 @@ export class ArticlesService {
 
   /**
    * The answer of a write: `state` (read in its transaction) as the served API version shows it,
-   * carrying the author summary for v2 ({@link withWrittenAuthor}).
+   * tagged with its version, with the author summary for v2 ({@link Authored}).
    * @throws 404 when the transaction found no article `id` (it cannot: the write just succeeded).
    */
-  private respond(state: ArticleState | undefined, id: number): ArticleResponse {
+  private respond(state: ArticleState | undefined, id: number): Authored<ArticleResponse> {
     if (!state) throw notFound('article', id);
-    return withWrittenAuthor(toArticleResponse(state.row, state.tags), state.author);
+    return authored(tagged(toArticleResponse(state.row, state.tags), state.row.version), state.author);
   }
 
   /** Appends `types`, in order, for article `id` as `state` shows it (owned by its author); nothing when it is gone. */

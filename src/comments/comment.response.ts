@@ -4,7 +4,6 @@ import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
-import { withEntityTag } from '../common/writes/preconditions.js';
 import type { Comment } from './comment.entity.js';
 
 /** A comment as the API returns it (docs/resources/comments.md). */
@@ -50,20 +49,17 @@ export function toCommentResponse(source: Row<Comment, 'article_id' | 'author_id
   const prefix = linkPrefix();
   const article = Number(row.article_id);
   const author = Number(row.author_id);
-  return withEntityTag(
-    {
-      id,
-      body: row.body as string,
-      article,
-      author,
-      created_at: toIso(row.created_at) as string,
-      updated_at: toIso(row.updated_at) as string,
-      links: [
-        { rel: 'self', href: `${prefix}/articles/${article}/comments/${id}` },
-        { rel: 'article', href: `${prefix}/articles/${article}` },
-        { rel: 'author', href: `${prefix}/users/${author}` },
-      ],
-    },
-    row.version,
-  );
+  return {
+    id,
+    body: row.body as string,
+    article,
+    author,
+    created_at: toIso(row.created_at) as string,
+    updated_at: toIso(row.updated_at) as string,
+    links: [
+      { rel: 'self', href: `${prefix}/articles/${article}/comments/${id}` },
+      { rel: 'article', href: `${prefix}/articles/${article}` },
+      { rel: 'author', href: `${prefix}/users/${author}` },
+    ],
+  };
 }

@@ -7,7 +7,9 @@ import { notFound } from '../common/errors/api-exception.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import { Page } from '../common/list/page.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
-import { embedAuthors, writtenAuthor } from '../users/user-summary.response.js';
+import type { Tagged, WritePreconditions } from '../common/writes/preconditions.js';
+import { WritePrecondition } from '../common/writes/write-precondition.decorator.js';
+import { Authored, embedAuthors } from '../users/user-summary.response.js';
 import { UsersService } from '../users/users.service.js';
 import { CommentV2Response } from './comment-v2.response.js';
 import type { CommentResponse } from './comment.response.js';
@@ -32,7 +34,11 @@ export class CommentsV2Controller {
 
   /** Comment on a published article the caller can read. */
   @CommentOperations.create(CommentV2Response)
-  async create(@Param('id', ParseIdPipe) articleId: number, @Body() body: CreateCommentDto, @CurrentUser() caller: AuthUser): Promise<CommentV2Response> {
+  async create(
+    @Param('id', ParseIdPipe) articleId: number,
+    @Body() body: CreateCommentDto,
+    @CurrentUser() caller: AuthUser,
+  ): Promise<Tagged<CommentV2Response>> {
     return this.toV2(await this.comments.create(articleId, body, caller));
   }
 
@@ -50,7 +56,7 @@ export class CommentsV2Controller {
     @Param('id', ParseIdPipe) articleId: number,
     @Param('comment_id', ParseIdPipe) id: number,
     @CurrentUser() caller: AuthUser,
-  ): Promise<CommentV2Response> {
+  ): Promise<Tagged<CommentV2Response>> {
     return this.toV2(await this.comments.findOne(articleId, id, caller));
   }
 
@@ -61,8 +67,9 @@ export class CommentsV2Controller {
     @Param('comment_id', ParseIdPipe) id: number,
     @Body() body: CreateCommentDto,
     @CurrentUser() caller: AuthUser,
-  ): Promise<CommentV2Response> {
-    return this.toV2(await this.comments.update(articleId, id, body, caller));
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<Tagged<CommentV2Response>> {
+    return this.toV2(await this.comments.update(articleId, id, body, caller, preconditions));
   }
 
   /** Update a comment's body (its author only). */
@@ -72,26 +79,32 @@ export class CommentsV2Controller {
     @Param('comment_id', ParseIdPipe) id: number,
     @Body() body: UpdateCommentDto,
     @CurrentUser() caller: AuthUser,
-  ): Promise<CommentV2Response> {
-    return this.toV2(await this.comments.update(articleId, id, body, caller));
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<Tagged<CommentV2Response>> {
+    return this.toV2(await this.comments.update(articleId, id, body, caller, preconditions));
   }
 
   /** Delete a comment (its author, the article's author or an admin). */
   @CommentOperations.remove()
-  async remove(@Param('id', ParseIdPipe) articleId: number, @Param('comment_id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<void> {
-    await this.comments.remove(articleId, id, caller);
+  async remove(
+    @Param('id', ParseIdPipe) articleId: number,
+    @Param('comment_id', ParseIdPipe) id: number,
+    @CurrentUser() caller: AuthUser,
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<void> {
+    await this.comments.remove(articleId, id, caller, preconditions);
   }
 
   /**
-   * The v2 shape of one comment: after a write, with the author summary its transaction read
-   * (writtenAuthor: no query after the commit); after a read, with the author looked up.
+   * The v2 shape of one comment, with the same entity tag: after a write, with the author summary its
+   * transaction read ({@link Authored}: no query after the commit); after a read, with the author looked up.
    * @throws 404 when its author (and so the comment) was deleted meanwhile
    */
-  private async toV2(comment: CommentResponse): Promise<CommentV2Response> {
-    const author = writtenAuthor(comment);
-    if (author) return { ...comment, author };
-    const [embedded] = embedAuthors([comment], await this.users.summaries([comment.author]));
-    if (!embedded) throw notFound('comment', comment.id);
-    return embedded;
+  private async toV2(comment: Tagged<CommentResponse>): Promise<Tagged<CommentV2Response>> {
+    const author = comment instanceof Authored ? comment.author : undefined;
+    if (author) return comment.map((body) => ({ ...body, author }));
+    const [embedded] = embedAuthors([comment.body], await this.users.summaries([comment.body.author]));
+    if (!embedded) throw notFound('comment', comment.body.id);
+    return comment.map(() => embedded);
   }
 }

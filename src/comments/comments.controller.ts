@@ -8,6 +8,8 @@ import type { Page } from '../common/list/page.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { ApiPageResponse } from '../common/openapi/api-page-response.decorator.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
+import type { Tagged, WritePreconditions } from '../common/writes/preconditions.js';
+import { WritePrecondition } from '../common/writes/write-precondition.decorator.js';
 import { DeprecatedVersion } from '../common/versioning/deprecation.js';
 import { CommentResponse } from './comment.response.js';
 import { COMMENTS_FIELDS } from './comments.resource.js';
@@ -91,7 +93,7 @@ export class CommentsController {
 
   /** Comment on a published article the caller can read. */
   @CommentOperations.create(CommentResponse)
-  create(@Param('id', ParseIdPipe) articleId: number, @Body() body: CreateCommentDto, @CurrentUser() caller: AuthUser): Promise<CommentResponse> {
+  create(@Param('id', ParseIdPipe) articleId: number, @Body() body: CreateCommentDto, @CurrentUser() caller: AuthUser): Promise<Tagged<CommentResponse>> {
     return this.comments.create(articleId, body, caller);
   }
 
@@ -107,7 +109,7 @@ export class CommentsController {
     @Param('id', ParseIdPipe) articleId: number,
     @Param('comment_id', ParseIdPipe) id: number,
     @CurrentUser() caller: AuthUser,
-  ): Promise<CommentResponse> {
+  ): Promise<Tagged<CommentResponse>> {
     return this.comments.findOne(articleId, id, caller);
   }
 
@@ -118,8 +120,9 @@ export class CommentsController {
     @Param('comment_id', ParseIdPipe) id: number,
     @Body() body: CreateCommentDto,
     @CurrentUser() caller: AuthUser,
-  ): Promise<CommentResponse> {
-    return this.comments.update(articleId, id, body, caller);
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<Tagged<CommentResponse>> {
+    return this.comments.update(articleId, id, body, caller, preconditions);
   }
 
   /** Update a comment's body (its author only). */
@@ -129,13 +132,19 @@ export class CommentsController {
     @Param('comment_id', ParseIdPipe) id: number,
     @Body() body: UpdateCommentDto,
     @CurrentUser() caller: AuthUser,
-  ): Promise<CommentResponse> {
-    return this.comments.update(articleId, id, body, caller);
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<Tagged<CommentResponse>> {
+    return this.comments.update(articleId, id, body, caller, preconditions);
   }
 
   /** Delete a comment (its author, the article's author or an admin). */
   @CommentOperations.remove()
-  async remove(@Param('id', ParseIdPipe) articleId: number, @Param('comment_id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<void> {
-    await this.comments.remove(articleId, id, caller);
+  async remove(
+    @Param('id', ParseIdPipe) articleId: number,
+    @Param('comment_id', ParseIdPipe) id: number,
+    @CurrentUser() caller: AuthUser,
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<void> {
+    await this.comments.remove(articleId, id, caller, preconditions);
   }
 }

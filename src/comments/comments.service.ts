@@ -10,10 +10,11 @@ import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
 import { deleteVersioned, updateVersioned } from '../common/writes/conditional-write.js';
+import { type Tagged, tagged, type WritePreconditions } from '../common/writes/preconditions.js';
 import { inBothVersions } from '../events/event-data.js';
 import { EventOutbox } from '../events/event-outbox.js';
 import type { EventType } from '../events/event-types.js';
-import { summaryIn, type UserSummary, withWrittenAuthor } from '../users/user-summary.response.js';
+import { type Authored, authored, summaryIn, type UserSummary } from '../users/user-summary.response.js';
 import { Comment } from './comment.entity.js';
 import { toCommentResponse, type CommentResponse } from './comment.response.js';
 import { COMMENTS_FIELDS } from './comments.resource.js';
@@ -40,7 +41,7 @@ export class CommentsService {
    * nothing is read after the commit.
    * @throws 403/404 for the article; 409 `conflict` naming the status when it is not published.
    */
-  async create(articleId: number, dto: CreateCommentDto, caller: AuthUser): Promise<CommentResponse> {
+  async create(articleId: number, dto: CreateCommentDto, caller: AuthUser): Promise<Authored<CommentResponse>> {
     const article = await this.articles.requireReadable(articleId, caller);
     if (article.status !== 'published') throw conflict(`article ${articleId} is ${article.status}; only published articles take comments`);
     const now = new Date();
@@ -50,7 +51,7 @@ export class CommentsService {
       const written = { ...row, id: Number(result.identifiers[0].id), version: 1 } as Comment;
       return { created: written, author: await this.emit(manager, 'comment.created', written) };
     });
-    return withWrittenAuthor(toCommentResponse(created), author);
+    return authored(tagged(toCommentResponse(created), created.version), author);
   }
 
   /** One page of the article's comments. @throws 403/404 for the article */
@@ -64,40 +65,41 @@ export class CommentsService {
    * Reads one comment of the article.
    * @throws 403/404 for the article; 404 when the comment is missing or under another article.
    */
-  async findOne(articleId: number, id: number, caller: AuthUser): Promise<CommentResponse> {
+  async findOne(articleId: number, id: number, caller: AuthUser): Promise<Tagged<CommentResponse>> {
     const article = await this.articles.requireReadable(articleId, caller);
-    return toCommentResponse(await this.load(article, id, caller, 'read'));
+    const comment = await this.load(article, id, caller, 'read');
+    return tagged(toCommentResponse(comment), comment.version);
   }
 
   /**
    * PUT and PATCH: changes the body; only the comment's author may, not even an
    * admin (docs/resources/comments.md#permissions). An omitted body on PATCH changes nothing but `updated_at`.
-   * @throws 403/404 for the article; 404 for the comment; 403 when the caller is not its author.
+   * @throws 403/404 for the article; 404 for the comment; 403 when the caller is not its author; 412/428 (`If-Match`).
    */
-  async update(articleId: number, id: number, dto: UpdateCommentDto, caller: AuthUser): Promise<CommentResponse> {
+  async update(articleId: number, id: number, dto: UpdateCommentDto, caller: AuthUser, preconditions?: WritePreconditions): Promise<Authored<CommentResponse>> {
     const article = await this.articles.requireReadable(articleId, caller);
     const current = await this.load(article, id, caller, 'write');
     const patch: Partial<Comment> = { updated_at: new Date() };
     if (dto.body !== undefined) patch.body = dto.body;
     const next = { ...current, ...patch };
     const author = await this.comments.manager.transaction(async (manager) => {
-      next.version = await updateVersioned(manager, Comment, { id, article_id: articleId }, current.version, patch, 'comment', id);
+      next.version = await updateVersioned(manager, Comment, { id, article_id: articleId }, current.version, preconditions, patch, 'comment', id);
       return this.emit(manager, 'comment.updated', next);
     });
-    return withWrittenAuthor(toCommentResponse(next), author);
+    return authored(tagged(toCommentResponse(next), next.version), author);
   }
 
   /**
    * Deletes a comment: its author, the article's author or an admin may.
    * The access check on the loaded row, then one conditional DELETE: of concurrent deletes
    * exactly one succeeds.
-   * @throws 403/404 for the article; 404 for the comment (also when deleted meanwhile); 403 for anyone else.
+   * @throws 403/404 for the article; 404 for the comment (also when deleted meanwhile); 403 for anyone else; 412/428 (`If-Match`).
    */
-  async remove(articleId: number, id: number, caller: AuthUser): Promise<void> {
+  async remove(articleId: number, id: number, caller: AuthUser, preconditions?: WritePreconditions): Promise<void> {
     const article = await this.articles.requireReadable(articleId, caller);
     const current = await this.load(article, id, caller, 'delete');
     await this.comments.manager.transaction(async (manager) => {
-      await deleteVersioned(manager, Comment, { id, article_id: articleId }, current.version, 'comment', id);
+      await deleteVersioned(manager, Comment, { id, article_id: articleId }, current.version, preconditions, 'comment', id);
       await this.emit(manager, 'comment.deleted', current);
     });
   }

@@ -24,7 +24,7 @@ export interface PipelineOptions {
  * tests booting AppModule run exactly what production runs: wire middleware (request id; body
  * media type, encoding, size, UTF-8, depth, text rules — the query and path rules run before, in
  * configureApp), the validation pipe, the resource
- * interceptors (caching, query rules, envelope, Location, ETag, served version and preconditions:
+ * interceptors (caching, query rules, envelope, Location, ETag, served version:
  * interceptors/resource.interceptors.ts) after the refusal of a
  * body sent to an operation that takes none and the interceptors the application plugs in with
  * {@link forRoot} (the `Idempotency-Key` replay, src/idempotency/), the one exception

@@ -1,9 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DataSource, QueryRunner } from 'typeorm';
-import { runAsOwner, type TransactionOwner } from './sqlite-transactions.js';
-
-/** The request transaction the code running now belongs to (undefined outside one). */
-const transactionScope = new AsyncLocalStorage<RequestTransaction>();
+import { requestContext, type TransactionOwner, type TransactionScope, withRequestContext } from '../context/request-context.js';
 
 /** Data sources whose `createQueryRunner` routes into the current request transaction. */
 const routed = new WeakSet<DataSource>();
@@ -23,7 +19,7 @@ const BEGINNING = new Set<PropertyKey>(['query', 'startTransaction', 'commitTran
  * until it ends (its owner is active from the start, so transactions begun in it nest in it). Work
  * started in the callback's async context after {@link commit} or {@link rollback} no longer joins it.
  */
-export class RequestTransaction {
+export class RequestTransaction implements TransactionScope {
   private runner?: QueryRunner;
   private proxy?: QueryRunner;
   private begun?: Promise<void>;
@@ -35,9 +31,9 @@ export class RequestTransaction {
     routeQueryRunners(dataSource);
   }
 
-  /** Runs `fn` inside this transaction (see the class comment); returns what `fn` returns. */
+  /** Runs `fn` inside this transaction (see the class comment; the request context's `transaction` and `sqliteOwner`); returns what `fn` returns. */
   run<T>(fn: () => T): T {
-    return transactionScope.run(this, () => runAsOwner(this.owner, fn));
+    return withRequestContext({ transaction: this, sqliteOwner: this.owner }, fn);
   }
 
   /**
@@ -106,7 +102,7 @@ function routeQueryRunners(dataSource: DataSource): void {
   routed.add(dataSource);
   const create = dataSource.createQueryRunner.bind(dataSource);
   dataSource.createQueryRunner = (mode) => {
-    const transaction = transactionScope.getStore();
+    const transaction = requestContext()?.transaction;
     return transaction?.joins(dataSource) ? transaction.queryRunner(() => create(mode)) : create(mode);
   };
 }

@@ -1,22 +1,14 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager, type QueryRunner } from 'typeorm';
+import { requestContext, type TransactionOwner, withRequestContext } from '../context/request-context.js';
 
-/**
- * Who runs a statement on the SQLite connection: one token per top-level transaction (and per
- * request transaction, see request-transaction.ts), carried by the async context of everything
- * that transaction's callback does. `active` while that transaction holds the connection.
- */
-export interface TransactionOwner {
-  /** True while its transaction holds the connection (a request transaction's owner: from the start, see request-transaction.ts); transactions begun in its context then nest in it. */
-  active: boolean;
+/** The SQLite transaction owner of the code running now (the request context's `sqliteOwner`; undefined outside every transaction). */
+function currentOwner(): TransactionOwner | undefined {
+  return requestContext()?.sqliteOwner;
 }
 
-/** The owner of the code running now (undefined outside every transaction). */
-const ownerScope = new AsyncLocalStorage<TransactionOwner>();
-
-/** Runs `fn` as a new transaction owner (see {@link TransactionOwner}); returns what `fn` returns. */
+/** Runs `fn` as a new transaction owner (see {@link TransactionOwner}: the request context's `sqliteOwner`); returns what `fn` returns. */
 export function runAsOwner<T>(owner: TransactionOwner, fn: () => T): T {
-  return ownerScope.run(owner, fn);
+  return withRequestContext({ sqliteOwner: owner }, fn);
 }
 
 /** One request for the connection, waiting in line. */
@@ -35,7 +27,7 @@ interface Waiter {
  * The rule: a top-level transaction takes the connection at `BEGIN` and keeps it until its
  * `COMMIT` or `ROLLBACK` ended; meanwhile statements and transactions of every other async
  * context wait in line (first come, first served), while those of the holder (its owner token,
- * carried by AsyncLocalStorage) run — nested transactions of the holder stay savepoints. A plain
+ * carried by the request context) run — nested transactions of the holder stay savepoints. A plain
  * statement takes the connection for itself only while it runs. A wait longer than `timeoutMs`
  * (DB_QUERY_TIMEOUT_MS) fails with an error coded `SQLITE_BUSY` — a 503 with `Retry-After`, as a
  * file lock held past `busy_timeout` is.
@@ -148,7 +140,7 @@ export function installSqliteConnectionGate(dataSource: DataSource, timeoutMs: n
   };
 
   runner.query = async function query(this: QueryRunner, ...args: unknown[]) {
-    const owner = ownerScope.getStore();
+    const owner = currentOwner();
     if (gate.holds(owner)) return proto.query.apply(this, args);
     await gate.acquire(owner);
     try {
@@ -159,7 +151,7 @@ export function installSqliteConnectionGate(dataSource: DataSource, timeoutMs: n
   } as QueryRunner['query'];
 
   runner.startTransaction = async function startTransaction(this: QueryRunner, ...args: unknown[]) {
-    const owner = ownerScope.getStore();
+    const owner = currentOwner();
     // without an owner its own statements could not be told from other requests'
     if (!owner) throw new Error('a transaction on SQLite needs an owner: start it with EntityManager.transaction or inside runAsOwner()');
     if (gate.holds(owner) && runner.transactionDepth > 0) return proto.startTransaction.apply(this, args) as Promise<void>;
@@ -177,13 +169,13 @@ export function installSqliteConnectionGate(dataSource: DataSource, timeoutMs: n
   // a failed COMMIT leaves the transaction to the caller's ROLLBACK (TypeORM's transaction() and
   // the request transaction always send one), which then ends it — or finds it ended by SQLite
   runner.commitTransaction = async function commitTransaction(this: QueryRunner, ...args: unknown[]) {
-    const owner = ownerScope.getStore();
+    const owner = currentOwner();
     await proto.commitTransaction.apply(this, args);
     if (runner.transactionDepth === 0) gate.releaseBy(owner);
   } as QueryRunner['commitTransaction'];
 
   runner.rollbackTransaction = async function rollbackTransaction(this: QueryRunner, ...args: unknown[]) {
-    const owner = ownerScope.getStore();
+    const owner = currentOwner();
     if (runner.isTransactionActive && !connection().inTransaction) {
       // SQLite rolled the whole transaction back by itself (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM…),
       // savepoints included: nothing to send; every level is unwound and announced to the
@@ -231,8 +223,8 @@ function patchEntityManager(): void {
   for (const name of TRANSACTIONAL_METHODS) {
     const original = prototype[name];
     prototype[name] = function owned(this: EntityManager, ...args: unknown[]) {
-      if (!gates.has(this.connection) || ownerScope.getStore()?.active) return original.apply(this, args);
-      return ownerScope.run({ active: false }, () => original.apply(this, args));
+      if (!gates.has(this.connection) || currentOwner()?.active) return original.apply(this, args);
+      return runAsOwner({ active: false }, () => original.apply(this, args));
     };
   }
 }

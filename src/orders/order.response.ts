@@ -5,7 +5,6 @@ import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { CURRENCIES, type Order, ORDER_STATUSES, type Currency, type OrderStatus } from './order.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
-import { withEntityTag } from '../common/writes/preconditions.js';
 
 /** One line of an order as the API returns it. Money in cents. */
 @ApiSchema({ name: 'OrderItem' })
@@ -80,21 +79,18 @@ export function toOrderResponse(source: Row<Order, 'user_id'>, items?: readonly 
   const id = Number(row.id);
   const prefix = linkPrefix();
   const user = Number(row.user_id);
-  return withEntityTag(
-    {
-      id,
-      items: (items ?? []).map(toOrderItemResponse),
-      currency: row.currency as Currency,
-      status: row.status as OrderStatus,
-      total_cents: Number(row.total_cents),
-      user,
-      created_at: toIso(row.created_at) as string,
-      updated_at: toIso(row.updated_at) as string,
-      links: [
-        { rel: 'self', href: `${prefix}/orders/${id}` },
-        { rel: 'user', href: `${prefix}/users/${user}` },
-      ],
-    },
-    row.version,
-  );
+  return {
+    id,
+    items: (items ?? []).map(toOrderItemResponse),
+    currency: row.currency as Currency,
+    status: row.status as OrderStatus,
+    total_cents: Number(row.total_cents),
+    user,
+    created_at: toIso(row.created_at) as string,
+    updated_at: toIso(row.updated_at) as string,
+    links: [
+      { rel: 'self', href: `${prefix}/orders/${id}` },
+      { rel: 'user', href: `${prefix}/users/${user}` },
+    ],
+  };
 }

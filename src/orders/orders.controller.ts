@@ -9,6 +9,8 @@ import { Idempotent } from '../common/decorators/idempotent.decorator.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { ApiPageResponse } from '../common/openapi/api-page-response.decorator.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
+import type { Tagged, WritePreconditions } from '../common/writes/preconditions.js';
+import { WritePrecondition } from '../common/writes/write-precondition.decorator.js';
 import { CreateOrderDto, ReplaceOrderDto, UpdateOrderDto } from './dto/create-order.dto.js';
 import { OrderResponse } from './order.response.js';
 import { ORDERS_FIELDS } from './orders.resource.js';
@@ -34,7 +36,7 @@ export class OrdersController {
   })
   @ApiCreatedResponse({ type: OrderResponse, description: 'The new order; `Location` holds its path.' })
   @ApiErrors(400, 401, 413, 415, 422)
-  create(@Body() body: CreateOrderDto, @CurrentUser() caller: AuthUser): Promise<OrderResponse> {
+  create(@Body() body: CreateOrderDto, @CurrentUser() caller: AuthUser): Promise<Tagged<OrderResponse>> {
     return this.orders.create(body, caller);
   }
 
@@ -52,7 +54,7 @@ export class OrdersController {
   @ApiOperation({ summary: 'Read an order' })
   @ApiOkResponse({ type: OrderResponse })
   @ApiErrors(400, 401, 403, 404)
-  findOne(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<OrderResponse> {
+  findOne(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<Tagged<OrderResponse>> {
     return this.orders.findOne(id, caller);
   }
 
@@ -60,8 +62,13 @@ export class OrdersController {
   @ApiOperation({ summary: 'Replace an order (omitted status → pending)', description: TRANSITIONS_TEXT })
   @ApiOkResponse({ type: OrderResponse })
   @ApiErrors(400, 401, 403, 404, 409, 413, 415, 422)
-  replace(@Param('id', ParseIdPipe) id: number, @Body() body: ReplaceOrderDto, @CurrentUser() caller: AuthUser): Promise<OrderResponse> {
-    return this.orders.replace(id, body, caller);
+  replace(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: ReplaceOrderDto,
+    @CurrentUser() caller: AuthUser,
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<Tagged<OrderResponse>> {
+    return this.orders.replace(id, body, caller, preconditions);
   }
 
   @Patch(':id')
@@ -69,8 +76,13 @@ export class OrdersController {
   @ApiOperation({ summary: 'Update an order, e.g. {"status": "paid"}', description: TRANSITIONS_TEXT })
   @ApiOkResponse({ type: OrderResponse })
   @ApiErrors(400, 401, 403, 404, 409, 413, 415, 422)
-  update(@Param('id', ParseIdPipe) id: number, @Body() body: UpdateOrderDto, @CurrentUser() caller: AuthUser): Promise<OrderResponse> {
-    return this.orders.update(id, body, caller);
+  update(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: UpdateOrderDto,
+    @CurrentUser() caller: AuthUser,
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<Tagged<OrderResponse>> {
+    return this.orders.update(id, body, caller, preconditions);
   }
 
   @Delete(':id')
@@ -78,7 +90,7 @@ export class OrdersController {
   @ApiOperation({ summary: 'Delete an order (only while pending or cancelled, else 409)' })
   @ApiNoContentResponse({ description: 'Deleted, with its items.' })
   @ApiErrors(400, 401, 403, 404, 409)
-  async remove(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<void> {
-    await this.orders.remove(id, caller);
+  async remove(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser, @WritePrecondition() preconditions: WritePreconditions): Promise<void> {
+    await this.orders.remove(id, caller, preconditions);
   }
 }

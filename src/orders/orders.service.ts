@@ -8,7 +8,7 @@ import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import { Page } from '../common/list/page.js';
 import { requireAffected } from '../common/writes/conditional-write.js';
-import { versionCondition } from '../common/writes/preconditions.js';
+import { type Tagged, tagged, versionCondition, type WritePreconditions } from '../common/writes/preconditions.js';
 import type { CreateOrderDto, ReplaceOrderDto, UpdateOrderDto } from './dto/create-order.dto.js';
 import type { OrderItemDto } from './dto/order-item.dto.js';
 import { Order, OrderItem, type Currency, type OrderStatus } from './order.entity.js';
@@ -60,7 +60,7 @@ export class OrdersService {
   ) {}
 
   /** Creates a `pending` order of the caller with its items (positions in the order sent) and computed total. */
-  create(dto: CreateOrderDto, caller: AuthUser): Promise<OrderResponse> {
+  create(dto: CreateOrderDto, caller: AuthUser): Promise<Tagged<OrderResponse>> {
     return this.dataSource.transaction(async (manager) => {
       const now = new Date();
       const result = await manager.insert(Order, {
@@ -99,16 +99,16 @@ export class OrdersService {
    * Reads one order with its items.
    * @throws 404 when missing; 403 when another user's (and the caller is no admin).
    */
-  findOne(id: number, caller: AuthUser): Promise<OrderResponse> {
+  findOne(id: number, caller: AuthUser): Promise<Tagged<OrderResponse>> {
     return this.read(this.dataSource.manager, id, caller);
   }
 
   /**
    * PUT: the whole order (docs/writes.md#put-replace); an omitted `status` means `pending`, the initial status.
-   * @throws 403, 404, 409 (see {@link update}).
+   * @throws 403, 404, 409, 412/428 (see {@link update}).
    */
-  replace(id: number, dto: ReplaceOrderDto, caller: AuthUser): Promise<OrderResponse> {
-    return this.change(id, { items: dto.items, currency: dto.currency, status: dto.status ?? 'pending' }, caller);
+  replace(id: number, dto: ReplaceOrderDto, caller: AuthUser, preconditions?: WritePreconditions): Promise<Tagged<OrderResponse>> {
+    return this.change(id, { items: dto.items, currency: dto.currency, status: dto.status ?? 'pending' }, caller, preconditions);
   }
 
   /**
@@ -117,22 +117,23 @@ export class OrdersService {
    * current status is a 409 like every move `ORDER_TRANSITIONS` (orders.policy.ts) does not list.
    * @throws 404 (also when deleted meanwhile); 403 for another user's order or an admin-only move;
    *   409 when items or currency change on an order that is not `pending`, or for a move
-   *   `ORDER_TRANSITIONS` (orders.policy.ts) does not allow (including one a concurrent move made stale).
+   *   `ORDER_TRANSITIONS` (orders.policy.ts) does not allow (including one a concurrent move made stale);
+   *   412/428 for the request's `If-Match` (`preconditions`).
    */
-  update(id: number, dto: UpdateOrderDto, caller: AuthUser): Promise<OrderResponse> {
-    return this.change(id, { items: dto.items, currency: dto.currency, status: dto.status }, caller, true);
+  update(id: number, dto: UpdateOrderDto, caller: AuthUser, preconditions?: WritePreconditions): Promise<Tagged<OrderResponse>> {
+    return this.change(id, { items: dto.items, currency: dto.currency, status: dto.status }, caller, preconditions, true);
   }
 
   /**
    * Deletes an order and its items, only while `pending` or `cancelled`, in one conditional DELETE
    * (`WHERE id = ? AND status IN (pending, cancelled)`): of concurrent deletes exactly one succeeds.
-   * @throws 403; 404 when missing or deleted meanwhile; 409 naming the status otherwise.
+   * @throws 403; 404 when missing or deleted meanwhile; 409 naming the status otherwise; 412/428 (`If-Match`).
    */
-  async remove(id: number, caller: AuthUser): Promise<void> {
+  async remove(id: number, caller: AuthUser, preconditions?: WritePreconditions): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       const order = await this.load(manager, id, caller);
       const gone = await this.eventData(manager, order);
-      const { version } = versionCondition('order', id, order.version);
+      const { version } = versionCondition(preconditions, 'order', id, order.version);
       const result = await manager
         .createQueryBuilder()
         .delete()
@@ -153,12 +154,18 @@ export class OrdersService {
    * PUT and PATCH. `statusIsMove`: a `status` equal to the stored one is a move too (PATCH, where
    * sending `status` asks for a move); for PUT, the whole representation, it only says "keep".
    */
-  private change(id: number, wanted: OrderChange, caller: AuthUser, statusIsMove = false): Promise<OrderResponse> {
+  private change(
+    id: number,
+    wanted: OrderChange,
+    caller: AuthUser,
+    preconditions: WritePreconditions | undefined,
+    statusIsMove = false,
+  ): Promise<Tagged<OrderResponse>> {
     return this.dataSource.transaction(async (manager) => {
       const order = await this.load(manager, id, caller);
       // If-Match before the content is checked (RFC 9110 §13.2.1): each UPDATE below also requires
       // the version it expects (the loaded one, then one more)
-      let { version } = versionCondition('order', id, order.version);
+      let { version } = versionCondition(preconditions, 'order', id, order.version);
       const items = wanted.items !== undefined && !sameItems(wanted.items, (await this.itemsOf(manager, [id])).get(id) ?? []) ? wanted.items : undefined;
       const currency = wanted.currency !== undefined && wanted.currency !== order.currency ? wanted.currency : undefined;
       const status = wanted.status !== undefined && (statusIsMove || wanted.status !== order.status) ? wanted.status : undefined;
@@ -279,9 +286,10 @@ export class OrdersService {
     return inBothVersions(() => toOrderResponse(order, items));
   }
 
-  private async read(manager: EntityManager, id: number, caller: AuthUser): Promise<OrderResponse> {
+  /** The order `id` with its items, read through `manager`, tagged with its version. @throws 404, 403 */
+  private async read(manager: EntityManager, id: number, caller: AuthUser): Promise<Tagged<OrderResponse>> {
     const order = await this.load(manager, id, caller, 'read');
-    return toOrderResponse(order, (await this.itemsOf(manager, [id])).get(id) ?? []);
+    return tagged(toOrderResponse(order, (await this.itemsOf(manager, [id])).get(id) ?? []), order.version);
   }
 
   /** The order `id` if the caller may `action` it ({@link ORDERS_POLICY}). @throws 404, 403 */

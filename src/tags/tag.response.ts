@@ -4,7 +4,6 @@ import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
-import { withEntityTag } from '../common/writes/preconditions.js';
 import type { Tag } from './tag.entity.js';
 
 /** A tag as the API returns it (docs/resources/tags.md). */
@@ -41,17 +40,14 @@ export function toTagResponse(source: Row<Tag, 'name'>): TagResponse {
   const id = Number(row.id);
   const prefix = linkPrefix();
   const name = row.name as string;
-  return withEntityTag(
-    {
-      id,
-      name,
-      created_at: toIso(row.created_at) as string,
-      updated_at: toIso(row.updated_at) as string,
-      links: [
-        { rel: 'self', href: `${prefix}/tags/${id}` },
-        { rel: 'articles', href: `${prefix}/articles?tag=${encodeURIComponent(name)}` },
-      ],
-    },
-    row.version,
-  );
+  return {
+    id,
+    name,
+    created_at: toIso(row.created_at) as string,
+    updated_at: toIso(row.updated_at) as string,
+    links: [
+      { rel: 'self', href: `${prefix}/tags/${id}` },
+      { rel: 'articles', href: `${prefix}/articles?tag=${encodeURIComponent(name)}` },
+    ],
+  };
 }

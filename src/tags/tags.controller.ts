@@ -7,6 +7,8 @@ import type { Page } from '../common/list/page.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { ApiPageResponse } from '../common/openapi/api-page-response.decorator.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
+import type { Tagged, WritePreconditions } from '../common/writes/preconditions.js';
+import { WritePrecondition } from '../common/writes/write-precondition.decorator.js';
 import { CreateTagDto, UpdateTagDto } from './dto/create-tag.dto.js';
 import { TagResponse } from './tag.response.js';
 import { TAGS_FIELDS } from './tags.resource.js';
@@ -27,7 +29,7 @@ export class TagsController {
   @ApiOperation({ summary: 'Create a tag' })
   @ApiCreatedResponse({ type: TagResponse, description: 'The new tag; `Location` holds its path.' })
   @ApiErrors(400, 401, 409, 413, 415, 422)
-  create(@Body() body: CreateTagDto): Promise<TagResponse> {
+  create(@Body() body: CreateTagDto): Promise<Tagged<TagResponse>> {
     return this.tags.create(body);
   }
 
@@ -48,7 +50,7 @@ export class TagsController {
   @ApiOperation({ summary: 'Read a tag' })
   @ApiOkResponse({ type: TagResponse })
   @ApiErrors(400, 401, 404)
-  findOne(@Param('id', ParseIdPipe) id: number): Promise<TagResponse> {
+  findOne(@Param('id', ParseIdPipe) id: number): Promise<Tagged<TagResponse>> {
     return this.tags.findOne(id);
   }
 
@@ -59,8 +61,12 @@ export class TagsController {
   @ApiOperation({ summary: 'Rename a tag (admin)' })
   @ApiOkResponse({ type: TagResponse })
   @ApiErrors(400, 401, 403, 404, 409, 413, 415, 422)
-  replace(@Param('id', ParseIdPipe) id: number, @Body() body: CreateTagDto): Promise<TagResponse> {
-    return this.tags.rename(id, body);
+  replace(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: CreateTagDto,
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<Tagged<TagResponse>> {
+    return this.tags.rename(id, body, preconditions);
   }
 
   /** Rename a tag (admin); an empty body changes nothing. */
@@ -70,8 +76,12 @@ export class TagsController {
   @ApiOperation({ summary: 'Rename a tag (admin)' })
   @ApiOkResponse({ type: TagResponse })
   @ApiErrors(400, 401, 403, 404, 409, 413, 415, 422)
-  update(@Param('id', ParseIdPipe) id: number, @Body() body: UpdateTagDto): Promise<TagResponse> {
-    return this.tags.rename(id, body);
+  update(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: UpdateTagDto,
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<Tagged<TagResponse>> {
+    return this.tags.rename(id, body, preconditions);
   }
 
   /** Delete a tag (admin); articles carrying it lose it. */
@@ -82,7 +92,7 @@ export class TagsController {
   @ApiOperation({ summary: 'Delete a tag (admin)' })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors(400, 401, 403, 404)
-  async remove(@Param('id', ParseIdPipe) id: number): Promise<void> {
-    await this.tags.remove(id);
+  async remove(@Param('id', ParseIdPipe) id: number, @WritePrecondition() preconditions: WritePreconditions): Promise<void> {
+    await this.tags.remove(id, preconditions);
   }
 }

@@ -8,7 +8,7 @@ import type { Page } from '../common/list/page.js';
 import { Article } from '../articles/article.entity.js';
 import { insertRow } from '../database/insert-row.js';
 import { bumpVersions, deleteVersioned, updateVersioned } from '../common/writes/conditional-write.js';
-import { versionCondition } from '../common/writes/preconditions.js';
+import { type Tagged, tagged, versionCondition, type WritePreconditions } from '../common/writes/preconditions.js';
 import type { CreateTagDto, UpdateTagDto } from './dto/create-tag.dto.js';
 import { Tag } from './tag.entity.js';
 import { toTagResponse, type TagResponse } from './tag.response.js';
@@ -27,11 +27,11 @@ export class TagsService {
    * written (every column is set here, the id comes from the INSERT), nothing is read back.
    * @throws 409 `conflict` when the name is taken (checked first; the unique index decides a race).
    */
-  async create(dto: CreateTagDto): Promise<TagResponse> {
+  async create(dto: CreateTagDto): Promise<Tagged<TagResponse>> {
     await this.assertFree(dto.name);
     const now = new Date();
     const row = { name: dto.name, created_at: now, updated_at: now, version: 1 };
-    return toTagResponse({ ...row, id: await insertRow(this.tags, row) });
+    return tagged(toTagResponse({ ...row, id: await insertRow(this.tags, row) }), row.version);
   }
 
   /** One page of tags; the `name` filter is compared lower-case (every caller sees every tag). */
@@ -44,8 +44,9 @@ export class TagsService {
    * Reads one tag.
    * @throws 404 when it does not exist.
    */
-  async findOne(id: number): Promise<TagResponse> {
-    return toTagResponse(await this.load(id));
+  async findOne(id: number): Promise<Tagged<TagResponse>> {
+    const tag = await this.load(id);
+    return tagged(toTagResponse(tag), tag.version);
   }
 
   /**
@@ -55,17 +56,17 @@ export class TagsService {
    * same transaction (so their entity tags change).
    * @throws 404 when missing; 409 when another tag has the name; 412/428 (`If-Match`, see updateVersioned).
    */
-  async rename(id: number, dto: UpdateTagDto): Promise<TagResponse> {
+  async rename(id: number, dto: UpdateTagDto, preconditions?: WritePreconditions): Promise<Tagged<TagResponse>> {
     return this.tags.manager.transaction(async (manager) => {
       const current = await this.load(id, manager);
       // If-Match before the content is checked (RFC 9110 §13.2.1); evaluated again by the UPDATE
-      versionCondition('tag', id, current.version);
+      versionCondition(preconditions, 'tag', id, current.version);
       if (dto.name !== undefined && dto.name !== current.name) await this.assertFree(dto.name, manager);
       const patch: Partial<Tag> = { updated_at: new Date() };
       if (dto.name !== undefined) patch.name = dto.name;
-      const version = await updateVersioned(manager, Tag, { id }, current.version, patch, 'tag', id);
+      const version = await updateVersioned(manager, Tag, { id }, current.version, preconditions, patch, 'tag', id);
       if (patch.name !== undefined && patch.name !== current.name) await this.bumpArticles(manager, id, patch.updated_at!);
-      return toTagResponse({ ...current, ...patch, version });
+      return tagged(toTagResponse({ ...current, ...patch, version }), version);
     });
   }
 
@@ -73,12 +74,12 @@ export class TagsService {
    * Deletes a tag in one conditional DELETE; articles lose it (the join rows cascade), so their
    * versions are bumped first, in the same transaction. @throws 404; 412/428 (`If-Match`)
    */
-  async remove(id: number): Promise<void> {
+  async remove(id: number, preconditions?: WritePreconditions): Promise<void> {
     await this.tags.manager.transaction(async (manager) => {
       const current = await this.load(id, manager);
-      versionCondition('tag', id, current.version);
+      versionCondition(preconditions, 'tag', id, current.version);
       await this.bumpArticles(manager, id, new Date());
-      await deleteVersioned(manager, Tag, { id }, current.version, 'tag', id);
+      await deleteVersioned(manager, Tag, { id }, current.version, preconditions, 'tag', id);
     });
   }
 

@@ -5,7 +5,6 @@ import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { type Todo, TODO_STATUSES, type TodoStatus } from './todo.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
-import { withEntityTag } from '../common/writes/preconditions.js';
 
 /** A todo as the API returns it (docs/resources/todos.md). */
 @ApiSchema({ name: 'Todo' })
@@ -50,20 +49,17 @@ export function toTodoResponse(source: Row<Todo, 'owner_id'>): TodoResponse {
   const id = Number(row.id);
   const prefix = linkPrefix();
   const owner = Number(row.owner_id);
-  return withEntityTag(
-    {
-      id,
-      title: row.title as string,
-      content: row.content as string | null,
-      status: row.status as TodoStatus,
-      owner,
-      created_at: toIso(row.created_at) as string,
-      updated_at: toIso(row.updated_at) as string,
-      links: [
-        { rel: 'self', href: `${prefix}/todos/${id}` },
-        { rel: 'owner', href: `${prefix}/users/${owner}` },
-      ],
-    },
-    row.version,
-  );
+  return {
+    id,
+    title: row.title as string,
+    content: row.content as string | null,
+    status: row.status as TodoStatus,
+    owner,
+    created_at: toIso(row.created_at) as string,
+    updated_at: toIso(row.updated_at) as string,
+    links: [
+      { rel: 'self', href: `${prefix}/todos/${id}` },
+      { rel: 'owner', href: `${prefix}/users/${owner}` },
+    ],
+  };
 }

@@ -8,6 +8,8 @@ import type { Page } from '../common/list/page.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { ApiPageResponse } from '../common/openapi/api-page-response.decorator.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
+import type { Tagged, WritePreconditions } from '../common/writes/preconditions.js';
+import { WritePrecondition } from '../common/writes/write-precondition.decorator.js';
 import { CreateTodoDto, ReplaceTodoDto, UpdateTodoDto } from './dto/create-todo.dto.js';
 import { TodoResponse } from './todo.response.js';
 import { TODOS_FIELDS } from './todos.resource.js';
@@ -25,7 +27,7 @@ export class TodosController {
   @ApiOperation({ summary: 'Create a todo' })
   @ApiCreatedResponse({ type: TodoResponse, description: 'The new todo; `Location` holds its path.' })
   @ApiErrors(400, 401, 413, 415, 422)
-  create(@Body() body: CreateTodoDto, @CurrentUser() caller: AuthUser): Promise<TodoResponse> {
+  create(@Body() body: CreateTodoDto, @CurrentUser() caller: AuthUser): Promise<Tagged<TodoResponse>> {
     return this.todos.create(body, caller);
   }
 
@@ -43,7 +45,7 @@ export class TodosController {
   @ApiOperation({ summary: 'Read a todo' })
   @ApiOkResponse({ type: TodoResponse })
   @ApiErrors(400, 401, 403, 404)
-  findOne(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<TodoResponse> {
+  findOne(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<Tagged<TodoResponse>> {
     return this.todos.findOne(id, caller);
   }
 
@@ -51,16 +53,26 @@ export class TodosController {
   @ApiOperation({ summary: 'Replace a todo (omitted content → null, status → pending)' })
   @ApiOkResponse({ type: TodoResponse })
   @ApiErrors(400, 401, 403, 404, 413, 415, 422)
-  replace(@Param('id', ParseIdPipe) id: number, @Body() body: ReplaceTodoDto, @CurrentUser() caller: AuthUser): Promise<TodoResponse> {
-    return this.todos.replace(id, body, caller);
+  replace(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: ReplaceTodoDto,
+    @CurrentUser() caller: AuthUser,
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<Tagged<TodoResponse>> {
+    return this.todos.replace(id, body, caller, preconditions);
   }
 
   @Patch(':id')
   @ApiOperation({ summary: 'Update a todo, e.g. {"status": "done"}' })
   @ApiOkResponse({ type: TodoResponse })
   @ApiErrors(400, 401, 403, 404, 413, 415, 422)
-  update(@Param('id', ParseIdPipe) id: number, @Body() body: UpdateTodoDto, @CurrentUser() caller: AuthUser): Promise<TodoResponse> {
-    return this.todos.update(id, body, caller);
+  update(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: UpdateTodoDto,
+    @CurrentUser() caller: AuthUser,
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<Tagged<TodoResponse>> {
+    return this.todos.update(id, body, caller, preconditions);
   }
 
   @Delete(':id')
@@ -68,7 +80,7 @@ export class TodosController {
   @ApiOperation({ summary: 'Delete a todo' })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors(400, 401, 403, 404)
-  async remove(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<void> {
-    await this.todos.remove(id, caller);
+  async remove(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser, @WritePrecondition() preconditions: WritePreconditions): Promise<void> {
+    await this.todos.remove(id, caller, preconditions);
   }
 }

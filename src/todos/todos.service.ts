@@ -7,6 +7,7 @@ import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
 import { deleteVersioned, updateVersioned } from '../common/writes/conditional-write.js';
+import { type Tagged, tagged, type WritePreconditions } from '../common/writes/preconditions.js';
 import { insertRow } from '../database/insert-row.js';
 import { inBothVersions } from '../events/event-data.js';
 import { EventOutbox, type NewEvent } from '../events/event-outbox.js';
@@ -38,7 +39,7 @@ export class TodosService {
    * transaction of two INSERTs: the row and its `todo.created` event. The response is the inserted
    * row — every column is written here, only `id` comes back from the INSERT — so it is not read back.
    */
-  async create(dto: CreateTodoDto, caller: AuthUser): Promise<TodoResponse> {
+  async create(dto: CreateTodoDto, caller: AuthUser): Promise<Tagged<TodoResponse>> {
     const now = new Date();
     const row = {
       title: dto.title,
@@ -54,7 +55,7 @@ export class TodosService {
       await this.outbox.append(manager, todoEvent('todo.created', created));
       return created;
     });
-    return toTodoResponse(todo);
+    return tagged(toTodoResponse(todo), todo.version);
   }
 
   /** One page of the caller's todos (all todos for an admin); filters apply within that. */
@@ -66,46 +67,47 @@ export class TodosService {
    * Reads one todo.
    * @throws 404 when missing; 403 when another user's (and the caller is no admin).
    */
-  async findOne(id: number, caller: AuthUser): Promise<TodoResponse> {
-    return toTodoResponse(await this.load(id, caller, 'read'));
+  async findOne(id: number, caller: AuthUser): Promise<Tagged<TodoResponse>> {
+    const todo = await this.load(id, caller, 'read');
+    return tagged(toTodoResponse(todo), todo.version);
   }
 
-  /** PUT: replaces the todo; omitted `content` → null, `status` → `pending` (docs/writes.md#put-replace). @throws 403, 404 */
-  replace(id: number, dto: CreateTodoDto, caller: AuthUser): Promise<TodoResponse> {
-    return this.apply(id, { title: dto.title, content: dto.content ?? null, status: dto.status ?? 'pending' }, caller);
+  /** PUT: replaces the todo; omitted `content` → null, `status` → `pending` (docs/writes.md#put-replace). @throws 403, 404, 412/428 (`If-Match`) */
+  replace(id: number, dto: CreateTodoDto, caller: AuthUser, preconditions?: WritePreconditions): Promise<Tagged<TodoResponse>> {
+    return this.apply(id, { title: dto.title, content: dto.content ?? null, status: dto.status ?? 'pending' }, caller, preconditions);
   }
 
-  /** PATCH: changes only the fields sent; `null` clears `content`. @throws 403, 404 */
-  update(id: number, dto: UpdateTodoDto, caller: AuthUser): Promise<TodoResponse> {
+  /** PATCH: changes only the fields sent; `null` clears `content`. @throws 403, 404, 412/428 (`If-Match`) */
+  update(id: number, dto: UpdateTodoDto, caller: AuthUser, preconditions?: WritePreconditions): Promise<Tagged<TodoResponse>> {
     const patch: Partial<Todo> = {};
     if (dto.title !== undefined) patch.title = dto.title;
     if (dto.content !== undefined) patch.content = dto.content;
     if (dto.status !== undefined) patch.status = dto.status;
-    return this.apply(id, patch, caller);
+    return this.apply(id, patch, caller, preconditions);
   }
 
   /**
    * Deletes a todo: the access check on the loaded row, then one conditional DELETE, so of
    * concurrent deletes exactly one succeeds; `todo.deleted` (the todo as it was) in the same
-   * transaction. @throws 403; 404 when missing or deleted meanwhile
+   * transaction. @throws 403; 404 when missing or deleted meanwhile; 412/428 (`If-Match`)
    */
-  async remove(id: number, caller: AuthUser): Promise<void> {
+  async remove(id: number, caller: AuthUser, preconditions?: WritePreconditions): Promise<void> {
     const current = await this.load(id, caller);
     await this.todos.manager.transaction(async (manager) => {
-      await deleteVersioned(manager, Todo, { id }, current.version, 'todo', id);
+      await deleteVersioned(manager, Todo, { id }, current.version, preconditions, 'todo', id);
       await this.outbox.append(manager, todoEvent('todo.deleted', current));
     });
   }
 
   /** PUT and PATCH: one conditional UPDATE and `todo.updated` (the todo after it) in one transaction. */
-  private async apply(id: number, patch: Partial<Todo>, caller: AuthUser): Promise<TodoResponse> {
+  private async apply(id: number, patch: Partial<Todo>, caller: AuthUser, preconditions: WritePreconditions | undefined): Promise<Tagged<TodoResponse>> {
     const current = await this.load(id, caller);
     const next = { ...current, ...patch, updated_at: new Date() };
     await this.todos.manager.transaction(async (manager) => {
-      next.version = await updateVersioned(manager, Todo, { id }, current.version, { ...patch, updated_at: next.updated_at }, 'todo', id);
+      next.version = await updateVersioned(manager, Todo, { id }, current.version, preconditions, { ...patch, updated_at: next.updated_at }, 'todo', id);
       await this.outbox.append(manager, todoEvent('todo.updated', next));
     });
-    return toTodoResponse(next);
+    return tagged(toTodoResponse(next), next.version);
   }
 
   /** The todo `id` if the caller may `action` it ({@link TODOS_POLICY}). @throws 404, 403 */

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { EntityManager } from 'typeorm';
+import { Tagged } from '../common/writes/preconditions.js';
 import { User } from './user.entity.js';
 
 /**
@@ -42,22 +43,23 @@ export async function summaryIn(manager: EntityManager, id: number): Promise<Use
   return row ? { id: row.id, username: row.username, name: row.name } : undefined;
 }
 
-/** Where a write leaves, on its response, the author summary it read inside its transaction (see {@link withWrittenAuthor}). */
-const WRITTEN_AUTHOR = Symbol('writtenAuthor');
-
 /**
- * Gives a write's response (an article or comment) the summary of its author as the write's
- * transaction read it, so that API v2 embeds it without another query after the commit (a write
- * builds its answer from what it wrote: docs/writes.md#concurrency). Stored under a symbol that
- * is not enumerable: JSON, spreads and the v1 answer ignore it. Returns `response`; an undefined
- * `author` leaves it as it is.
+ * A write's answer (an article or comment, tagged with its version) with the summary of its author
+ * as the write's transaction read it, so that API v2 embeds it without another query after the
+ * commit (a write builds its answer from what it wrote: docs/writes.md#concurrency). The v1
+ * answer is the tagged representation as it is; `author` is undefined when the author was gone.
  */
-export function withWrittenAuthor<T extends object>(response: T, author: UserSummary | undefined): T {
-  if (author) Object.defineProperty(response, WRITTEN_AUTHOR, { value: author, enumerable: false });
-  return response;
+export class Authored<T> extends Tagged<T> {
+  constructor(
+    body: T,
+    entityTag: string | undefined,
+    readonly author: UserSummary | undefined,
+  ) {
+    super(body, entityTag);
+  }
 }
 
-/** The author summary {@link withWrittenAuthor} left on `response`, else undefined (a read: the caller looks it up). */
-export function writtenAuthor(response: object): UserSummary | undefined {
-  return (response as { [WRITTEN_AUTHOR]?: UserSummary })[WRITTEN_AUTHOR];
+/** `answer` with the `author` its write read ({@link Authored}). */
+export function authored<T>(answer: Tagged<T>, author: UserSummary | undefined): Authored<T> {
+  return new Authored(answer.body, answer.entityTag, author);
 }

@@ -6,7 +6,6 @@ import { LinkDto } from '../common/openapi/link.dto.js';
 import { ROLES, type Role } from '../common/caller/roles.js';
 import type { User } from './user.entity.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
-import { withEntityTag } from '../common/writes/preconditions.js';
 
 /** A user as the API returns it (docs/resources/users.md); the password is never included. */
 @ApiSchema({ name: 'User' })
@@ -52,21 +51,18 @@ export function toUserResponse(source: Row<User>): UserResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
   const prefix = linkPrefix();
-  return withEntityTag(
-    {
-      id,
-      username: row.username as string,
-      name: row.name as string,
-      age: row.age === undefined ? (undefined as never) : row.age === null ? null : Number(row.age),
-      email: row.email as string | null,
-      role: row.role as Role,
-      created_at: toIso(row.created_at) as string,
-      updated_at: toIso(row.updated_at) as string,
-      links: [
-        { rel: 'self', href: `${prefix}/users/${id}` },
-        { rel: 'todos', href: `${prefix}/todos?owner=${id}` },
-      ],
-    },
-    row.version,
-  );
+  return {
+    id,
+    username: row.username as string,
+    name: row.name as string,
+    age: row.age === undefined ? (undefined as never) : row.age === null ? null : Number(row.age),
+    email: row.email as string | null,
+    role: row.role as Role,
+    created_at: toIso(row.created_at) as string,
+    updated_at: toIso(row.updated_at) as string,
+    links: [
+      { rel: 'self', href: `${prefix}/users/${id}` },
+      { rel: 'todos', href: `${prefix}/todos?owner=${id}` },
+    ],
+  };
 }

@@ -10,6 +10,8 @@ import type { Page } from '../common/list/page.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { ApiPageResponse } from '../common/openapi/api-page-response.decorator.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
+import type { Tagged, WritePreconditions } from '../common/writes/preconditions.js';
+import { WritePrecondition } from '../common/writes/write-precondition.decorator.js';
 import { CreateUserDto } from './dto/create-user.dto.js';
 import { ReplaceUserDto, UpdateUserDto } from './dto/replace-user.dto.js';
 import { UserResponse } from './user.response.js';
@@ -31,7 +33,7 @@ export class UsersController {
   @ApiOperation({ summary: 'Register a user' })
   @ApiCreatedResponse({ type: UserResponse, description: 'The new user; `Location` holds its path.' })
   @ApiErrors(400, 403, 409, 413, 415, 422)
-  create(@Body() body: CreateUserDto): Promise<UserResponse> {
+  create(@Body() body: CreateUserDto): Promise<Tagged<UserResponse>> {
     return this.users.create(body);
   }
 
@@ -52,7 +54,7 @@ export class UsersController {
   @ApiOperation({ summary: 'Read a user' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors(400, 401, 403, 404)
-  findOne(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<UserResponse> {
+  findOne(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<Tagged<UserResponse>> {
     return this.users.findOne(id, caller);
   }
 
@@ -62,8 +64,13 @@ export class UsersController {
   @ApiOperation({ summary: 'Replace a user' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors(400, 401, 403, 404, 409, 413, 415, 422)
-  replace(@Param('id', ParseIdPipe) id: number, @Body() body: ReplaceUserDto, @CurrentUser() caller: AuthUser): Promise<UserResponse> {
-    return this.users.replace(id, body, caller);
+  replace(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: ReplaceUserDto,
+    @CurrentUser() caller: AuthUser,
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<Tagged<UserResponse>> {
+    return this.users.replace(id, body, caller, preconditions);
   }
 
   /** Update some fields of a user (JSON merge patch; `null` clears `age` or `email`). With `password`, counted as a password change (RATE_LIMIT_PASSWORD_CHANGES_PER_HOUR). */
@@ -72,8 +79,13 @@ export class UsersController {
   @ApiOperation({ summary: 'Update a user' })
   @ApiOkResponse({ type: UserResponse })
   @ApiErrors(400, 401, 403, 404, 409, 413, 415, 422)
-  update(@Param('id', ParseIdPipe) id: number, @Body() body: UpdateUserDto, @CurrentUser() caller: AuthUser): Promise<UserResponse> {
-    return this.users.update(id, body, caller);
+  update(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: UpdateUserDto,
+    @CurrentUser() caller: AuthUser,
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<Tagged<UserResponse>> {
+    return this.users.update(id, body, caller, preconditions);
   }
 
   /** Delete a user with their todos and tokens. */
@@ -82,7 +94,7 @@ export class UsersController {
   @ApiOperation({ summary: 'Delete a user' })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors(400, 401, 403, 404)
-  async remove(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<void> {
-    await this.users.remove(id, caller);
+  async remove(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser, @WritePrecondition() preconditions: WritePreconditions): Promise<void> {
+    await this.users.remove(id, caller, preconditions);
   }
 }

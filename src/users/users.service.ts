@@ -10,7 +10,7 @@ import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
 import { deleteVersioned, updateVersioned } from '../common/writes/conditional-write.js';
-import { versionCondition } from '../common/writes/preconditions.js';
+import { type Tagged, tagged, versionCondition, type WritePreconditions } from '../common/writes/preconditions.js';
 import type { Env } from '../config/env.validation.js';
 import { insertRow } from '../database/insert-row.js';
 import { inBothVersions } from '../events/event-data.js';
@@ -72,7 +72,7 @@ export class UsersService implements OnApplicationBootstrap {
    * INSERT (every column is set here, the id comes from the INSERT): nothing is read back.
    * @throws 403 when `role` asks for anything but `user`; 409 when the username or email is taken.
    */
-  async create(dto: CreateUserDto): Promise<UserResponse> {
+  async create(dto: CreateUserDto): Promise<Tagged<UserResponse>> {
     if (dto.role !== undefined && dto.role !== 'user') throw forbidden('only admins can set role; registration creates a user');
     const email = dto.email?.toLowerCase() ?? null;
     await this.assertUnique(dto.username, email);
@@ -88,7 +88,7 @@ export class UsersService implements OnApplicationBootstrap {
       updated_at: now,
       version: 1,
     };
-    return toUserResponse({ ...row, id: await insertRow(this.users, row) });
+    return tagged(toUserResponse({ ...row, id: await insertRow(this.users, row) }), row.version);
   }
 
   /** One page of users, admins only (the operation's role; {@link USERS_POLICY} `visible` is every user for them). */
@@ -100,9 +100,10 @@ export class UsersService implements OnApplicationBootstrap {
    * Reads one user: the user itself or an admin ({@link USERS_POLICY}).
    * @throws 403 for anyone else, whether or not the id exists; 404 when it does not exist.
    */
-  findOne(id: number, caller: AuthUser): Promise<UserResponse> {
+  async findOne(id: number, caller: AuthUser): Promise<Tagged<UserResponse>> {
     authorize(USERS_POLICY, 'read', caller, { id }, id);
-    return this.profile(id);
+    const row = await this.row(id);
+    return tagged(toUserResponse(row), row.version);
   }
 
   /**
@@ -110,9 +111,14 @@ export class UsersService implements OnApplicationBootstrap {
    * session, the OAuth consent page) and after {@link findOne}'s check. @throws 404 when it does not exist.
    */
   async profile(id: number): Promise<UserResponse> {
+    return toUserResponse(await this.row(id));
+  }
+
+  /** The row of user `id`. @throws 404 when it does not exist. */
+  private async row(id: number): Promise<User> {
     const row = await this.users.findOne({ where: { id } });
     if (!row) throw notFound('user', id);
-    return toUserResponse(row);
+    return row;
   }
 
   /**
@@ -162,11 +168,12 @@ export class UsersService implements OnApplicationBootstrap {
    * modules' reactions to its {@link UserLifecycle} events, committed with the change or not at all.
    * @throws 403 (not the user itself or an admin; role change by non-admin), 404, 409 (email taken), 422 (username change), 503 (store unavailable).
    */
-  replace(id: number, dto: ReplaceUserDto, caller: AuthUser): Promise<UserResponse> {
+  replace(id: number, dto: ReplaceUserDto, caller: AuthUser, preconditions?: WritePreconditions): Promise<Tagged<UserResponse>> {
     return this.applyChanges(
       id,
       { name: dto.name, age: dto.age ?? null, email: dto.email ?? null, role: dto.role, username: dto.username, password: dto.password },
       caller,
+      preconditions,
     );
   }
 
@@ -174,8 +181,8 @@ export class UsersService implements OnApplicationBootstrap {
    * PATCH: changes only the fields sent; `null` clears `age`/`email` (docs/writes.md#patch-json-merge-patch). Revocation as {@link replace}.
    * @throws 403 (not the user itself or an admin; role change by non-admin), 404, 409 (email taken), 422 (username change), 503 (store unavailable).
    */
-  update(id: number, dto: UpdateUserDto, caller: AuthUser): Promise<UserResponse> {
-    return this.applyChanges(id, dto, caller);
+  update(id: number, dto: UpdateUserDto, caller: AuthUser, preconditions?: WritePreconditions): Promise<Tagged<UserResponse>> {
+    return this.applyChanges(id, dto, caller, preconditions);
   }
 
   /**
@@ -189,19 +196,19 @@ export class UsersService implements OnApplicationBootstrap {
    *   {@link USERS_POLICY}); 404 when there is no such user (or it was deleted meanwhile); 503 when
    *   the shared store is unavailable (nothing deleted).
    */
-  async remove(id: number, caller: AuthUser): Promise<void> {
+  async remove(id: number, caller: AuthUser, preconditions?: WritePreconditions): Promise<void> {
     authorize(USERS_POLICY, 'write', caller, { id }, id);
     const current = await this.users.findOne({ where: { id } });
     if (!current) throw notFound('user', id);
     // If-Match before anything is revoked (evaluated again by the conditional DELETE)
-    versionCondition('user', id, current.version);
+    versionCondition(preconditions, 'user', id, current.version);
     const events: UserLifecycleEvent[] = ['user.deleted'];
     const at = new Date();
     // first (the access tokens' revocation), so that a store outage (503) leaves the user in place rather than their tokens alive
     await this.lifecycle.before(events, id);
     try {
       await this.users.manager.transaction(async (manager) => {
-        await deleteVersioned(manager, User, { id }, current.version, 'user', id);
+        await deleteVersioned(manager, User, { id }, current.version, preconditions, 'user', id);
         await this.outbox.append(manager, { type: 'user.deleted', ownerId: id, resourceId: id, data: inBothVersions(() => toUserResponse(current)) });
         await this.lifecycle.emit(events, { manager, userId: id, at });
       });
@@ -212,12 +219,18 @@ export class UsersService implements OnApplicationBootstrap {
     await this.lifecycle.afterCommit(events, id);
   }
 
-  private async applyChanges(id: number, changes: UpdateUserDto, caller: AuthUser): Promise<UserResponse> {
+  /** PUT and PATCH: the checks, the revocations and one conditional UPDATE (see {@link replace}); the user as written, tagged with its new version. */
+  private async applyChanges(
+    id: number,
+    changes: UpdateUserDto,
+    caller: AuthUser,
+    preconditions: WritePreconditions | undefined,
+  ): Promise<Tagged<UserResponse>> {
     authorize(USERS_POLICY, 'write', caller, { id }, id);
     const current = await this.users.findOne({ where: { id } });
     if (!current) throw notFound('user', id);
     // If-Match before the content is checked (RFC 9110 §13.2.1) and anything is revoked; evaluated again by the UPDATE
-    versionCondition('user', id, current.version);
+    versionCondition(preconditions, 'user', id, current.version);
     if (changes.username !== undefined && changes.username !== current.username) {
       throw validationFailed([{ field: 'username', message: 'username cannot be changed' }]);
     }
@@ -239,7 +252,7 @@ export class UsersService implements OnApplicationBootstrap {
     // a store outage (503) before the change leaves it undone rather than old tokens alive
     await this.lifecycle.before(events, id);
     const version = await this.users.manager.transaction(async (manager) => {
-      const written = await updateVersioned(manager, User, { id }, current.version, patch, 'user', id);
+      const written = await updateVersioned(manager, User, { id }, current.version, preconditions, patch, 'user', id);
       // in the same transaction: the change never commits without its consequences
       await this.lifecycle.emit(events, { manager, userId: id, at: patch.updated_at! });
       return written;
@@ -247,7 +260,7 @@ export class UsersService implements OnApplicationBootstrap {
     // again once committed: a token issued from a read of the old state falls before this stamp
     await this.lifecycle.afterCommit(events, id);
     // the user as written: the loaded row with the change (no read after the commit)
-    return toUserResponse({ ...current, ...patch, version });
+    return tagged(toUserResponse({ ...current, ...patch, version }), version);
   }
 
   private async assertUnique(username: string | undefined, email: string | null): Promise<void> {

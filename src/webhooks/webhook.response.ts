@@ -4,7 +4,6 @@ import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
-import { withEntityTag } from '../common/writes/preconditions.js';
 import { WEBHOOK_EVENT_CHOICES } from './dto/create-webhook.dto.js';
 import { DELIVERY_STATUSES, type DeliveryStatus, type WebhookDelivery } from './webhook-delivery.entity.js';
 import { WEBHOOK_API_VERSIONS, type WebhookApiVersion, type WebhookSubscription } from './webhook-subscription.entity.js';
@@ -150,33 +149,30 @@ export function toWebhookResponse(source: Row<WebhookSubscription, 'owner_id'>):
   const owner = Number(row.owner_id);
   const prefix = linkPrefix();
   const graceUntil = row.previous_secret_expires_at;
-  return withEntityTag(
-    {
-      id,
-      url: row.url as string,
-      events: row.events === undefined ? (undefined as unknown as string[]) : parseEvents(row.events),
-      description: row.description as string | null,
-      api_version: row.api_version as WebhookApiVersion,
-      enabled: row.enabled === undefined ? (undefined as unknown as boolean) : Boolean(row.enabled),
-      disabled_reason: row.disabled_reason as string | null,
-      consecutive_failures: row.consecutive_failures === undefined ? (undefined as unknown as number) : Number(row.consecutive_failures),
-      previous_secret_expires_at:
-        graceUntil === undefined
-          ? (undefined as unknown as null)
-          : graceUntil !== null && new Date(toIso(graceUntil) as string).getTime() > Date.now()
-            ? (toIso(graceUntil) as string)
-            : null,
-      owner,
-      created_at: toIso(row.created_at) as string,
-      updated_at: toIso(row.updated_at) as string,
-      links: [
-        { rel: 'self', href: `${prefix}/webhooks/${id}` },
-        { rel: 'owner', href: `${prefix}/users/${owner}` },
-        { rel: 'deliveries', href: `${prefix}/webhooks/${id}/deliveries` },
-      ],
-    },
-    row.version,
-  );
+  return {
+    id,
+    url: row.url as string,
+    events: row.events === undefined ? (undefined as unknown as string[]) : parseEvents(row.events),
+    description: row.description as string | null,
+    api_version: row.api_version as WebhookApiVersion,
+    enabled: row.enabled === undefined ? (undefined as unknown as boolean) : Boolean(row.enabled),
+    disabled_reason: row.disabled_reason as string | null,
+    consecutive_failures: row.consecutive_failures === undefined ? (undefined as unknown as number) : Number(row.consecutive_failures),
+    previous_secret_expires_at:
+      graceUntil === undefined
+        ? (undefined as unknown as null)
+        : graceUntil !== null && new Date(toIso(graceUntil) as string).getTime() > Date.now()
+          ? (toIso(graceUntil) as string)
+          : null,
+    owner,
+    created_at: toIso(row.created_at) as string,
+    updated_at: toIso(row.updated_at) as string,
+    links: [
+      { rel: 'self', href: `${prefix}/webhooks/${id}` },
+      { rel: 'owner', href: `${prefix}/users/${owner}` },
+      { rel: 'deliveries', href: `${prefix}/webhooks/${id}/deliveries` },
+    ],
+  };
 }
 
 /** Maps a webhook_deliveries row (its links need `subscription_id`) to {@link WebhookDeliveryResponse}. */

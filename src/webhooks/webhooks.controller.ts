@@ -8,6 +8,8 @@ import type { Page } from '../common/list/page.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import { ApiPageResponse } from '../common/openapi/api-page-response.decorator.js';
 import { ParseIdPipe } from '../common/pipes/parse-id.pipe.js';
+import type { Tagged, WritePreconditions } from '../common/writes/preconditions.js';
+import { WritePrecondition } from '../common/writes/write-precondition.decorator.js';
 import { CreateWebhookDto, UpdateWebhookDto } from './dto/create-webhook.dto.js';
 import { CreatedWebhookResponse, WebhookResponse } from './webhook.response.js';
 import { WEBHOOKS_FIELDS } from './webhooks.resource.js';
@@ -31,7 +33,7 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Subscribe a URL to events (the signing secret is in this response only)' })
   @ApiCreatedResponse({ type: CreatedWebhookResponse, description: 'The new webhook with its `secret`, shown this once; `Location` holds its path.' })
   @ApiErrors(400, 401, 403, 413, 415, 422)
-  create(@Body() body: CreateWebhookDto, @CurrentUser() caller: AuthUser): Promise<CreatedWebhookResponse> {
+  create(@Body() body: CreateWebhookDto, @CurrentUser() caller: AuthUser): Promise<Tagged<CreatedWebhookResponse>> {
     return this.webhooks.create(body, caller);
   }
 
@@ -50,7 +52,7 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Read a webhook (never its secret)' })
   @ApiOkResponse({ type: WebhookResponse })
   @ApiErrors(400, 401, 403, 404)
-  findOne(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<WebhookResponse> {
+  findOne(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<Tagged<WebhookResponse>> {
     return this.webhooks.findOne(id, caller);
   }
 
@@ -59,8 +61,13 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Update a webhook: url, events, description, api_version, enabled' })
   @ApiOkResponse({ type: WebhookResponse })
   @ApiErrors(400, 401, 403, 404, 412, 413, 415, 422, 428)
-  update(@Param('id', ParseIdPipe) id: number, @Body() body: UpdateWebhookDto, @CurrentUser() caller: AuthUser): Promise<WebhookResponse> {
-    return this.webhooks.update(id, body, caller);
+  update(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: UpdateWebhookDto,
+    @CurrentUser() caller: AuthUser,
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<Tagged<WebhookResponse>> {
+    return this.webhooks.update(id, body, caller, preconditions);
   }
 
   @Delete(':id')
@@ -69,8 +76,8 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Delete a webhook and its deliveries' })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors(400, 401, 403, 404, 412, 428)
-  async remove(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<void> {
-    await this.webhooks.remove(id, caller);
+  async remove(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser, @WritePrecondition() preconditions: WritePreconditions): Promise<void> {
+    await this.webhooks.remove(id, caller, preconditions);
   }
 
   @Post(':id/secret-rotations')
@@ -79,7 +86,11 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Rotate the signing secret (the previous one keeps signing for WEBHOOK_SECRET_GRACE_SECONDS)' })
   @ApiCreatedResponse({ type: CreatedWebhookResponse, description: 'The webhook with its new `secret`, shown this once; `Location` holds the webhook’s path.' })
   @ApiErrors(400, 401, 403, 404, 409, 412, 428)
-  rotateSecret(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<CreatedWebhookResponse> {
-    return this.webhooks.rotateSecret(id, caller);
+  rotateSecret(
+    @Param('id', ParseIdPipe) id: number,
+    @CurrentUser() caller: AuthUser,
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<Tagged<CreatedWebhookResponse>> {
+    return this.webhooks.rotateSecret(id, caller, preconditions);
   }
 }

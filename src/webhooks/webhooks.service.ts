@@ -10,6 +10,7 @@ import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
 import { deleteVersioned, updateVersioned } from '../common/writes/conditional-write.js';
+import { type Tagged, tagged, type WritePreconditions } from '../common/writes/preconditions.js';
 import type { Env } from '../config/env.validation.js';
 import { insertRow } from '../database/insert-row.js';
 import type { CreateRedeliveryDto, CreateWebhookDto, UpdateWebhookDto } from './dto/create-webhook.dto.js';
@@ -69,7 +70,7 @@ export class WebhooksService {
    * Creates a subscription owned by the caller, enabled unless `enabled: false`, and returns it
    * with its secret, shown this once. @throws 422 for a refused url
    */
-  async create(dto: CreateWebhookDto, caller: AuthUser): Promise<CreatedWebhookResponse> {
+  async create(dto: CreateWebhookDto, caller: AuthUser): Promise<Tagged<CreatedWebhookResponse>> {
     const url = await this.checkUrl(dto.url);
     const now = new Date();
     const secret = newWebhookSecret();
@@ -90,7 +91,7 @@ export class WebhooksService {
       version: 1,
     } satisfies Omit<WebhookSubscription, 'id'>;
     const id = await insertRow(this.subscriptions, row);
-    return { ...toWebhookResponse({ ...row, id }), secret };
+    return tagged({ ...toWebhookResponse({ ...row, id }), secret }, row.version);
   }
 
   /** One page of the caller's webhooks (every webhook for an admin). */
@@ -99,15 +100,16 @@ export class WebhooksService {
   }
 
   /** Reads one webhook (no secret). @throws 404 when missing or another user's */
-  async findOne(id: number, caller: AuthUser): Promise<WebhookResponse> {
-    return toWebhookResponse(await this.load(id, caller));
+  async findOne(id: number, caller: AuthUser): Promise<Tagged<WebhookResponse>> {
+    const subscription = await this.load(id, caller);
+    return tagged(toWebhookResponse(subscription), subscription.version);
   }
 
   /**
    * PATCH: changes the fields sent (`null` clears `description`). Enabling a webhook clears its
    * `disabled_reason` and failure count. @throws 404; 412/428 (`If-Match`); 422 for a refused url
    */
-  async update(id: number, dto: UpdateWebhookDto, caller: AuthUser): Promise<WebhookResponse> {
+  async update(id: number, dto: UpdateWebhookDto, caller: AuthUser, preconditions?: WritePreconditions): Promise<Tagged<WebhookResponse>> {
     const current = await this.load(id, caller);
     const patch: Partial<WebhookSubscription> = {};
     if (dto.url !== undefined) patch.url = await this.checkUrl(dto.url);
@@ -124,18 +126,19 @@ export class WebhooksService {
       WebhookSubscription,
       { id },
       current.version,
+      preconditions,
       { ...patch, updated_at: next.updated_at },
       'webhook',
       id,
     );
     if (patch.enabled) this.worker.wake();
-    return toWebhookResponse(next);
+    return tagged(toWebhookResponse(next), next.version);
   }
 
   /** Deletes a webhook with its deliveries. @throws 404; 412/428 (`If-Match`) */
-  async remove(id: number, caller: AuthUser): Promise<void> {
+  async remove(id: number, caller: AuthUser, preconditions?: WritePreconditions): Promise<void> {
     const current = await this.load(id, caller);
-    await deleteVersioned(this.subscriptions.manager, WebhookSubscription, { id }, current.version, 'webhook', id);
+    await deleteVersioned(this.subscriptions.manager, WebhookSubscription, { id }, current.version, preconditions, 'webhook', id);
   }
 
   /**
@@ -143,9 +146,10 @@ export class WebhooksService {
    * current one becomes the previous secret, still signing (beside the new one) for
    * WEBHOOK_SECRET_GRACE_SECONDS. A secret still in an earlier grace period is dropped.
    * One conditional UPDATE on the version read: of concurrent rotations one wins, the others 409.
+   * With `If-Match` (`preconditions`), the rotation happens only on the tagged version, as a PUT would.
    * @throws 404; 409 when the webhook changed meanwhile; 412/428 (`If-Match`)
    */
-  async rotateSecret(id: number, caller: AuthUser): Promise<CreatedWebhookResponse> {
+  async rotateSecret(id: number, caller: AuthUser, preconditions?: WritePreconditions): Promise<Tagged<CreatedWebhookResponse>> {
     const current = await this.load(id, caller);
     const now = new Date();
     const graceSeconds = this.config.get('WEBHOOK_SECRET_GRACE_SECONDS', { infer: true });
@@ -161,12 +165,13 @@ export class WebhooksService {
       WebhookSubscription,
       { id, version: current.version },
       current.version,
+      preconditions,
       patch,
       'webhook',
       id,
       () => conflict(`webhook ${id} changed while its secret was rotated; retry`),
     );
-    return { ...toWebhookResponse({ ...current, ...patch, version }), secret };
+    return tagged({ ...toWebhookResponse({ ...current, ...patch, version }), secret }, version);
   }
 
   /** One page of a webhook's deliveries, newest last by default (`sort=-id` for newest first). @throws 404 */

@@ -29,14 +29,14 @@ describe('ArticlesService on the database (docs/resources/articles.md)', () => {
   beforeEach(async () => {
     await truncateDataSource(dataSource);
     [author, other, admin] = [await insertCaller(dataSource), await insertCaller(dataSource), await insertCaller(dataSource, 'admin')];
-    ids.draft = (await articles.create({ title: 'A draft' }, author)).id;
-    ids.published = (await articles.create({ title: 'Published', status: 'published' }, author)).id;
-    ids.archived = (await articles.create({ title: 'Archived', status: 'published' }, author)).id;
+    ids.draft = (await articles.create({ title: 'A draft' }, author)).body.id;
+    ids.published = (await articles.create({ title: 'Published', status: 'published' }, author)).body.id;
+    ids.archived = (await articles.create({ title: 'Archived', status: 'published' }, author)).body.id;
     await articles.update(ids.archived, { status: 'archived' }, author);
   });
 
   it.each(['draft', 'archived'] as const)('a %s article: its author and admins read it, anyone else 403 naming the status', async (status) => {
-    for (const caller of [author, admin]) expect((await articles.findOne(ids[status], caller)).status).toBe(status);
+    for (const caller of [author, admin]) expect((await articles.findOne(ids[status], caller)).body.status).toBe(status);
     expect(await rejection(articles.findOne(ids[status], other))).toEqual({
       status: 403,
       code: 'forbidden',
@@ -46,7 +46,7 @@ describe('ArticlesService on the database (docs/resources/articles.md)', () => {
   });
 
   it('a published article is readable by everyone; a missing one is 404 for everyone', async () => {
-    for (const caller of [author, other, admin]) expect((await articles.findOne(ids.published, caller)).title).toBe('Published');
+    for (const caller of [author, other, admin]) expect((await articles.findOne(ids.published, caller)).body.title).toBe('Published');
     expect(await rejection(articles.findOne(999_999, admin))).toEqual({ status: 404, code: 'not_found', message: 'article 999999 not found' });
   });
 
@@ -57,7 +57,7 @@ describe('ArticlesService on the database (docs/resources/articles.md)', () => {
     expect(await list(other, { status: 'draft' })).toEqual([]);
     expect(await list(author)).toEqual(Object.values(ids).sort());
     expect(await list(admin)).toEqual(Object.values(ids).sort());
-    const own = (await articles.create({ title: 'Own draft' }, other)).id;
+    const own = (await articles.create({ title: 'Own draft' }, other)).body.id;
     expect(await list(other)).toEqual([ids.published, own].sort());
   });
 
@@ -65,8 +65,8 @@ describe('ArticlesService on the database (docs/resources/articles.md)', () => {
     const refused = { status: 403, code: 'forbidden', message: 'only the article’s author or an admin may change it' };
     expect(await rejection(articles.update(ids.published, { title: 'Hijacked' }, other))).toEqual(refused);
     expect(await rejection(articles.remove(ids.published, other))).toEqual(refused);
-    expect((await articles.findOne(ids.published, other)).title).toBe('Published');
-    expect((await articles.update(ids.published, { title: 'Edited by an admin' }, admin)).title).toBe('Edited by an admin');
+    expect((await articles.findOne(ids.published, other)).body.title).toBe('Published');
+    expect((await articles.update(ids.published, { title: 'Edited by an admin' }, admin)).body.title).toBe('Edited by an admin');
     await articles.remove(ids.published, author);
     expect(await rejection(articles.findOne(ids.published, author))).toMatchObject({ status: 404 });
   });
@@ -83,11 +83,11 @@ describe('ArticlesService on the database (docs/resources/articles.md)', () => {
       code: 'conflict',
       message: 'cannot change status from archived to draft',
     });
-    const published = await articles.update(ids.draft, { status: 'published' }, author);
+    const published = (await articles.update(ids.draft, { status: 'published' }, author)).body;
     expect(published.published_at).not.toBeNull();
-    const back = await articles.update(ids.draft, { status: 'draft' }, author);
-    const again = await articles.update(ids.draft, { status: 'published' }, author);
+    const back = (await articles.update(ids.draft, { status: 'draft' }, author)).body;
+    const again = (await articles.update(ids.draft, { status: 'published' }, author)).body;
     expect([back.published_at, again.published_at]).toEqual([published.published_at, published.published_at]);
-    expect((await articles.update(ids.draft, { status: 'published' }, author)).status).toBe('published'); // staying is no change
+    expect((await articles.update(ids.draft, { status: 'published' }, author)).body.status).toBe('published'); // staying is no change
   });
 });

@@ -56,7 +56,7 @@ describe('EventOutbox on the database', () => {
   });
 
   it('a committed write: one event row, afterCommit called once with it after COMMIT', async () => {
-    const todo = await services.todos.create({ title: 'Buy milk' }, alice);
+    const todo = (await services.todos.create({ title: 'Buy milk' }, alice)).body;
     expect(commits).toHaveLength(1);
     expect(commits[0]).toHaveLength(1);
     const [stored] = commits[0];
@@ -162,13 +162,13 @@ describe('EventOutbox on the database', () => {
         throw new Error('listener crashed');
       },
     });
-    const todo = await services.todos.create({ title: 'kept' }, alice);
+    const todo = (await services.todos.create({ title: 'kept' }, alice)).body;
     expect(await dataSource.getRepository(Todo).count({ where: { id: todo.id } })).toBe(1);
     expect(commits).toHaveLength(1);
   });
 
   it('an update that publishes an article emits article.updated then article.published, v2 data with the author embedded', async () => {
-    const article = await services.articles.create({ title: 'Draft' }, alice);
+    const article = (await services.articles.create({ title: 'Draft' }, alice)).body;
     commits = [];
     await services.articles.update(article.id, { status: 'published' }, alice);
     expect(commits.map((events) => events.map((e) => e.type))).toEqual([['article.updated', 'article.published']]);

@@ -33,7 +33,7 @@ describe('OrdersService on the database (docs/resources/orders.md)', () => {
 
   /** A new order of `owner` moved to `status` along the allowed path (by an admin where needed). */
   async function orderIn(status: OrderStatus, owner = alice): Promise<number> {
-    const { id } = await orders.create({ items, currency: 'EUR' }, owner);
+    const { id } = (await orders.create({ items, currency: 'EUR' }, owner)).body;
     const path: Record<OrderStatus, OrderStatus[]> = {
       pending: [],
       paid: ['paid'],
@@ -46,22 +46,22 @@ describe('OrdersService on the database (docs/resources/orders.md)', () => {
   }
 
   it('creates a pending order of the caller with the computed total', async () => {
-    const order = await orders.create({ items, currency: 'EUR' }, alice);
+    const order = (await orders.create({ items, currency: 'EUR' }, alice)).body;
     expect(order).toMatchObject({ status: 'pending', user: alice.id, total_cents: 500, currency: 'EUR', items });
   });
 
   it('the owner pays and cancels; only an admin ships and delivers (403 for the owner, nothing changed)', async () => {
     const id = await orderIn('pending');
-    expect((await orders.update(id, { status: 'paid' }, alice)).status).toBe('paid');
+    expect((await orders.update(id, { status: 'paid' }, alice)).body.status).toBe('paid');
     expect(await rejection(orders.update(id, { status: 'shipped' }, alice))).toEqual({
       status: 403,
       code: 'forbidden',
       message: 'only an admin can change status from paid to shipped',
     });
-    expect((await orders.findOne(id, alice)).status).toBe('paid');
-    expect((await orders.update(id, { status: 'shipped' }, admin)).status).toBe('shipped');
+    expect((await orders.findOne(id, alice)).body.status).toBe('paid');
+    expect((await orders.update(id, { status: 'shipped' }, admin)).body.status).toBe('shipped');
     expect(await rejection(orders.update(id, { status: 'delivered' }, alice))).toMatchObject({ status: 403 });
-    expect((await orders.update(id, { status: 'delivered' }, admin)).status).toBe('delivered');
+    expect((await orders.update(id, { status: 'delivered' }, admin)).body.status).toBe('delivered');
   });
 
   it.each([
@@ -79,7 +79,7 @@ describe('OrdersService on the database (docs/resources/orders.md)', () => {
         message: `cannot change status from ${from} to ${to}`,
       });
     }
-    expect((await orders.findOne(id, admin)).status).toBe(from);
+    expect((await orders.findOne(id, admin)).body.status).toBe(from);
   });
 
   it('PUT without status means pending: a paid order refuses it (409); items change only while pending (409)', async () => {
@@ -102,7 +102,7 @@ describe('OrdersService on the database (docs/resources/orders.md)', () => {
     expect(await rejection(orders.findOne(id, bob))).toEqual(forbidden);
     expect(await rejection(orders.update(id, { status: 'cancelled' }, bob))).toEqual(forbidden);
     expect(await rejection(orders.remove(id, bob))).toEqual(forbidden);
-    expect((await orders.findOne(id, admin)).id).toBe(id);
+    expect((await orders.findOne(id, admin)).body.id).toBe(id);
     expect(await rejection(orders.findOne(id + 1000, admin))).toEqual({ status: 404, code: 'not_found', message: `order ${id + 1000} not found` });
   });
 

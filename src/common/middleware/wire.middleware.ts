@@ -10,7 +10,7 @@ import { takesForm } from './form-body.js';
 import { bodyProblems, CREDENTIAL_QUERY_PARAMS, jsonDepth, MAX_JSON_DEPTH, pathProblem, queryProblems } from './input-rules.js';
 import { ensureRequestId } from './request-id.js';
 import { RouteTable } from '../routing/route-table.js';
-import { requestContext } from '../context/request-context.js';
+import { requestContext } from '../../context/request-context.js';
 
 export { CREDENTIAL_QUERY_PARAMS, MAX_JSON_DEPTH };
 
@@ -69,7 +69,7 @@ export function targetRefusal(url: string): ApiException | undefined {
  * Express middleware applying {@link targetRefusal} on every path, installed by configureApp
  * before the docs and routing. The docs (`/docs*`), served outside Nest's pipeline, are answered
  * here with `ErrorResp`; every other request carries its refusal on to the WireMiddleware (in the
- * request context's `targetRefusal`, src/common/context/request-context.ts), the
+ * request context's `targetRefusal`, src/context/request-context.ts), the
  * first middleware after the request logger, which throws it — so the refusal is logged (with
  * the credential parameters redacted) and written by the exception filter like any other.
  */

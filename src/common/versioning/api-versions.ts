@@ -1,7 +1,7 @@
 import { type INestApplication, VERSION_NEUTRAL, VersioningType } from '@nestjs/common';
 import { PATH_METADATA, VERSION_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
-import { requestContext, withRequestContext } from '../context/request-context.js';
+import { requestContext, withRequestContext } from '../../context/request-context.js';
 
 /** The API versions served, oldest first (docs/versioning.md). Each is a path prefix `/v<n>`. */
 export const API_VERSIONS = ['1', '2'] as const;

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { requestContext } from '../../context/request-context.js';
 import { writeErrorResp } from '../errors/write-error.js';
 import { API_VERSIONS, isApiVersion, isOperationalPath, versionOfPath } from './api-versions.js';
 
@@ -92,12 +93,9 @@ export function negotiateVersion(input: { path: string; accept?: string; hostnam
   return { kind: 'pass', vary: true };
 }
 
-/** Where the middleware leaves the request's URL as served (`/v2/articles?…`) when it rewrote it. */
-const SERVED_URL = Symbol.for('resource-api.served-url');
-
-/** The URL a request was routed with: the rewritten `/v<n>/…` one when a header or subdomain chose the version, else `originalUrl`. */
+/** The URL a request was routed with: the rewritten `/v<n>/…` one when a header or subdomain chose the version (the request context's `servedUrl`), else `originalUrl`. */
 export function servedUrl(req: Request): string {
-  return (req as Request & { [SERVED_URL]?: string })[SERVED_URL] ?? req.originalUrl;
+  return requestContext()?.servedUrl ?? req.originalUrl;
 }
 
 /**
@@ -114,7 +112,8 @@ export function versionNegotiation(baseHost: string | undefined) {
     if (decision.vary) res.vary('Accept');
     if (decision.kind === 'rewrite') {
       req.url = `/v${decision.version}${req.url}`;
-      (req as Request & { [SERVED_URL]?: string })[SERVED_URL] = req.url;
+      const context = requestContext();
+      if (context) context.servedUrl = req.url;
     }
     next();
   };

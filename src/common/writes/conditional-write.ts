@@ -1,6 +1,6 @@
 import type { EntityManager, EntityTarget, FindOptionsWhere, ObjectLiteral, QueryDeepPartialEntity } from 'typeorm';
 import { type ApiException, notFound } from '../errors/api-exception.js';
-import { noRowWritten, versionCondition } from './preconditions.js';
+import { noRowWritten, versionCondition, type WritePreconditions } from './preconditions.js';
 
 /** What a DELETE or UPDATE reports: the number of rows it changed (null/undefined when the driver says nothing). */
 export interface WriteResult {
@@ -55,7 +55,7 @@ export async function updateExisting<T extends ObjectLiteral>(
 
 /**
  * The conditional UPDATE of a resource write with its request's `If-Match` (RFC 9110 §13.1.1):
- * evaluates the precondition against `version`, the version of the row the caller loaded (and
+ * evaluates the precondition (`preconditions`, undefined outside a request) against `version`, the version of the row the caller loaded (and
  * authorized: 401/403/404 come first, §13.2.1), then runs one `UPDATE … SET …, version = version + 1
  * WHERE <where> [AND version = <version>]` — with the version condition when a tag was sent — and
  * checks that a row changed. Returns the row's new version (`version + 1`).
@@ -68,12 +68,13 @@ export async function updateVersioned<T extends ObjectLiteral>(
   entity: EntityTarget<T>,
   where: FindOptionsWhere<T>,
   version: number,
+  preconditions: WritePreconditions | undefined,
   set: QueryDeepPartialEntity<T>,
   resource: string,
   id: number,
   onNone: () => ApiException = () => notFound(resource, id),
 ): Promise<number> {
-  const condition = versionCondition(resource, id, version);
+  const condition = versionCondition(preconditions, resource, id, version);
   await updateExisting(manager, entity, { ...where, ...condition } as FindOptionsWhere<T>, set, resource, id, () =>
     noRowWritten(condition, resource, id, onNone),
   );
@@ -91,11 +92,12 @@ export async function deleteVersioned<T extends ObjectLiteral>(
   entity: EntityTarget<T>,
   where: FindOptionsWhere<T>,
   version: number,
+  preconditions: WritePreconditions | undefined,
   resource: string,
   id: number,
   onNone: () => ApiException = () => notFound(resource, id),
 ): Promise<void> {
-  const condition = versionCondition(resource, id, version);
+  const condition = versionCondition(preconditions, resource, id, version);
   await deleteExisting(manager, entity, { ...where, ...condition } as FindOptionsWhere<T>, resource, id, () => noRowWritten(condition, resource, id, onNone));
 }
 

@@ -1,8 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { refusal } from '../../../test/setup/refusal.js';
-import { withRequestContext } from '../context/request-context.js';
 import { serveAsVersion } from '../versioning/api-versions.js';
-import { entityTag, noRowWritten, notModified, parseEntityTags, responseEntityTag, versionCondition, withEntityTag } from './preconditions.js';
+import { entityTag, noRowWritten, notModified, parseEntityTags, Tagged, tagged, versionCondition } from './preconditions.js';
 import { notFound } from '../errors/api-exception.js';
 
 describe('parseEntityTags', () => {
@@ -22,13 +21,16 @@ describe('entity tags', () => {
     expect(serveAsVersion('2', () => entityTag(3))).toBe('"3.v2"');
   });
 
-  it('travel on the response under a symbol JSON ignores, and survive a spread', () => {
-    const response = withEntityTag({ id: 1 }, 4);
-    expect(JSON.stringify(response)).toBe('{"id":1}');
-    expect(responseEntityTag(response)).toBe('"4.v1"');
-    expect(responseEntityTag({ ...response, author: {} })).toBe('"4.v1"');
-    expect(responseEntityTag(withEntityTag({ id: 1 }, undefined))).toBeUndefined();
-    expect(responseEntityTag(null)).toBeUndefined();
+  it('travel beside the representation, not on it, and survive a change of shape', () => {
+    const answer = tagged({ id: 1 }, 4);
+    expect(answer).toBeInstanceOf(Tagged);
+    expect(answer.body).toEqual({ id: 1 });
+    expect(Object.getOwnPropertySymbols(answer.body)).toEqual([]);
+    expect(answer.entityTag).toBe('"4.v1"');
+    const v2 = serveAsVersion('2', () => tagged({ id: 1 }, 4).map((body) => ({ ...body, author: {} })));
+    expect([v2.body, v2.entityTag]).toEqual([{ id: 1, author: {} }, '"4.v2"']);
+    expect(tagged({ id: 1 }, undefined).entityTag).toBeUndefined();
+    expect(tagged({ id: 1 }, null).entityTag).toBeUndefined();
   });
 });
 
@@ -36,7 +38,7 @@ describe('versionCondition', () => {
   const run =
     (ifMatch: '*' | string[] | undefined, required = false) =>
     () =>
-      withRequestContext({ preconditions: { ifMatch, required } }, () => versionCondition('todo', 7, 3));
+      versionCondition({ ifMatch, required }, 'todo', 7, 3);
 
   it('adds the version when a listed tag is the current one (strong comparison)', () => {
     expect(run(['"3.v1"'])()).toEqual({ version: 3 });
@@ -46,7 +48,7 @@ describe('versionCondition', () => {
   it('adds nothing without If-Match, with *, or outside a request', () => {
     expect(run(undefined)()).toEqual({});
     expect(run('*', true)()).toEqual({});
-    expect(versionCondition('todo', 7, 3)).toEqual({});
+    expect(versionCondition(undefined, 'todo', 7, 3)).toEqual({});
   });
 
   it('refuses a tag that is not the current one with 412 — weak tags and other versions included', () => {

@@ -1,4 +1,3 @@
-import { requestContext } from '../context/request-context.js';
 import { type ApiException, preconditionFailed, preconditionRequired } from '../errors/api-exception.js';
 import { linkPrefix } from '../versioning/api-versions.js';
 
@@ -13,12 +12,6 @@ import { linkPrefix } from '../versioning/api-versions.js';
  * served as v1 and as v2 (different representations) has different tags; a `fields` projection
  * does not change it (the tag names the full representation).
  */
-
-/**
- * Symbol under which a resource mapper leaves the response's entity tag (JSON ignores symbols,
- * spreads copy it): computed when the mapper runs, inside the request's served API version.
- */
-export const ENTITY_TAG = Symbol('entityTag');
 
 /**
  * The entity tags of an `If-Match` / `If-None-Match` field value (RFC 9110 §8.8.3, §13.1.1):
@@ -90,33 +83,56 @@ export function entityTag(version: number): string {
 }
 
 /**
- * Gives a resource response the entity tag of row `version` served as the current API version
- * (see {@link ENTITY_TAG}); EntityTagInterceptor sends it as `ETag`. Returns `response`. A row
- * without `version` (a list's narrowed select) leaves the response untagged.
+ * A single resource's representation with the entity tag of the row version it shows — what a
+ * service's read or write of one resource returns, and its controller answers:
+ * EntityTagInterceptor sends `entityTag` as `ETag` and `body` as the JSON
+ * (docs/writes.md#conditional-requests-etag-if-none-match-if-match). `entityTag` is undefined for
+ * a row read without its `version`.
  */
-export function withEntityTag<T extends object>(response: T, version: unknown): T {
-  if (version !== undefined && version !== null) Object.defineProperty(response, ENTITY_TAG, { value: entityTag(Number(version)), enumerable: true });
-  return response;
-}
+export class Tagged<T> {
+  constructor(
+    readonly body: T,
+    readonly entityTag: string | undefined,
+  ) {}
 
-/** The entity tag of a response {@link withEntityTag} by its mapper, else undefined. */
-export function responseEntityTag(response: unknown): string | undefined {
-  return response && typeof response === 'object' ? (response as { [ENTITY_TAG]?: string })[ENTITY_TAG] : undefined;
+  /** Another representation of the same row version (v2's shape built from v1's, inside the v2 request) with the same tag. */
+  map<U>(shape: (body: T) => U): Tagged<U> {
+    return new Tagged(shape(this.body), this.entityTag);
+  }
 }
 
 /**
- * Evaluates the request's `If-Match` against the loaded row (RFC 9110 §13.1.1, strong comparison;
+ * `body` with the entity tag of row `version` served as the current API version ({@link entityTag}):
+ * a {@link Tagged} representation. A row without `version` (undefined or null) leaves it untagged.
+ */
+export function tagged<T>(body: T, version: unknown): Tagged<T> {
+  return new Tagged(body, version === undefined || version === null ? undefined : entityTag(Number(version)));
+}
+
+/**
+ * A resource write's precondition as its request states it (docs/writes.md#conditional-requests-etag-if-none-match-if-match),
+ * handed by the controller to the service (`@WritePrecondition()`, src/common/writes/write-precondition.decorator.ts):
+ * the parsed `If-Match`, and whether one is required.
+ */
+export interface WritePreconditions {
+  /** `'*'`, the listed entity tags (quotes included, `W/` kept), or undefined without `If-Match`. */
+  ifMatch?: '*' | string[];
+  /** REQUIRE_IF_MATCH: a PUT/PATCH/DELETE of a resource without `If-Match` → 428. */
+  required: boolean;
+}
+
+/**
+ * Evaluates the request's `If-Match` (`preconditions`) against the loaded row (RFC 9110 §13.1.1, strong comparison;
  * §13.2.2: after authentication, authorization and existence, which the caller has checked by
  * loading it) and returns the extra condition of the one conditional UPDATE/DELETE that follows:
  * `{version}` when a tag matched — the write then changes the row only if nobody wrote it
  * meanwhile, so of two writes sent with the same `If-Match` exactly one succeeds — and `{}`
  * without `If-Match` or with `If-Match: *` (the row exists: it was just loaded).
- * Outside a request (services called directly) there is no precondition: `{}`.
+ * Without `preconditions` (services called outside a request) there is no precondition: `{}`.
  * @throws 428 `precondition_required` when REQUIRE_IF_MATCH is on and no `If-Match` came;
  *   412 `precondition_failed` when no listed tag is the row's current one.
  */
-export function versionCondition(resource: string, id: number, version: number): { version?: number } {
-  const preconditions = requestContext()?.preconditions;
+export function versionCondition(preconditions: WritePreconditions | undefined, resource: string, id: number, version: number): { version?: number } {
   if (!preconditions) return {};
   const { ifMatch, required } = preconditions;
   if (ifMatch === undefined) {

@@ -35,7 +35,7 @@ type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) 
  * Server-Timing (README.md#metrics, W3C Server Timing): `Server-Timing: db;dur=<ms>, total;dur=<ms>` on
  * every response, `db` the summed time of the request's database statements so far and `total`
  * the time until the headers were written (ms, one decimal). The timing lives in the request
- * context (src/common/context/request-context.ts), set only when SERVER_TIMING is true; this
+ * context (src/context/request-context.ts), set only when SERVER_TIMING is true; this
  * middleware runs after the one that enters the context.
  */
 export function httpMetrics(options: HttpMetricsOptions): Middleware | undefined {

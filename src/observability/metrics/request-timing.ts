@@ -1,4 +1,4 @@
-import { requestContext, type RequestTiming } from '../../common/context/request-context.js';
+import { requestContext, type RequestTiming } from '../../context/request-context.js';
 
 export type { RequestTiming };
 

@@ -4,7 +4,6 @@ import type { Link } from '../../../src/common/list/page.js';
 import { toIso } from '../../../src/common/list/timestamps.js';
 import { LinkDto } from '../../../src/common/openapi/link.dto.js';
 import { linkPrefix } from '../../../src/common/versioning/api-versions.js';
-import { withEntityTag } from '../../../src/common/writes/preconditions.js';
 import { type Widget, WIDGET_COLOURS, type WidgetColour } from './widget.entity.js';
 
 /** A widget as the API returns it. */
@@ -36,16 +35,13 @@ export class WidgetResponse {
 export function toWidgetResponse(source: Row<Widget, 'owner_id'>): WidgetResponse {
   const row = source as Record<string, unknown>;
   const id = Number(row.id);
-  return withEntityTag(
-    {
-      id,
-      name: row.name as string,
-      colour: row.colour as WidgetColour,
-      owner: Number(row.owner_id),
-      created_at: toIso(row.created_at) as string,
-      updated_at: toIso(row.updated_at) as string,
-      links: [{ rel: 'self', href: `${linkPrefix()}/widgets/${id}` }],
-    },
-    row.version,
-  );
+  return {
+    id,
+    name: row.name as string,
+    colour: row.colour as WidgetColour,
+    owner: Number(row.owner_id),
+    created_at: toIso(row.created_at) as string,
+    updated_at: toIso(row.updated_at) as string,
+    links: [{ rel: 'self', href: `${linkPrefix()}/widgets/${id}` }],
+  };
 }

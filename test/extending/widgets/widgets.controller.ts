@@ -8,6 +8,8 @@ import type { Page } from '../../../src/common/list/page.js';
 import { ApiErrors } from '../../../src/common/openapi/api-errors.decorator.js';
 import { ApiPageResponse } from '../../../src/common/openapi/api-page-response.decorator.js';
 import { ParseIdPipe } from '../../../src/common/pipes/parse-id.pipe.js';
+import type { Tagged, WritePreconditions } from '../../../src/common/writes/preconditions.js';
+import { WritePrecondition } from '../../../src/common/writes/write-precondition.decorator.js';
 import { CreateWidgetDto, UpdateWidgetDto } from './dto/create-widget.dto.js';
 import { WidgetResponse } from './widget.response.js';
 import { WIDGETS_FIELDS } from './widgets.resource.js';
@@ -25,7 +27,7 @@ export class WidgetsController {
   @ApiOperation({ summary: 'Create a widget' })
   @ApiCreatedResponse({ type: WidgetResponse, description: 'The new widget; `Location` holds its path.' })
   @ApiErrors(400, 401, 413, 415, 422)
-  create(@Body() body: CreateWidgetDto, @CurrentUser() caller: AuthUser): Promise<WidgetResponse> {
+  create(@Body() body: CreateWidgetDto, @CurrentUser() caller: AuthUser): Promise<Tagged<WidgetResponse>> {
     return this.widgets.create(body, caller);
   }
 
@@ -43,7 +45,7 @@ export class WidgetsController {
   @ApiOperation({ summary: 'Read a widget' })
   @ApiOkResponse({ type: WidgetResponse })
   @ApiErrors(400, 401, 403, 404)
-  findOne(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<WidgetResponse> {
+  findOne(@Param('id', ParseIdPipe) id: number, @CurrentUser() caller: AuthUser): Promise<Tagged<WidgetResponse>> {
     return this.widgets.findOne(id, caller);
   }
 
@@ -51,7 +53,12 @@ export class WidgetsController {
   @ApiOperation({ summary: 'Update a widget' })
   @ApiOkResponse({ type: WidgetResponse })
   @ApiErrors(400, 401, 403, 404, 413, 415, 422)
-  update(@Param('id', ParseIdPipe) id: number, @Body() body: UpdateWidgetDto, @CurrentUser() caller: AuthUser): Promise<WidgetResponse> {
-    return this.widgets.update(id, body, caller);
+  update(
+    @Param('id', ParseIdPipe) id: number,
+    @Body() body: UpdateWidgetDto,
+    @CurrentUser() caller: AuthUser,
+    @WritePrecondition() preconditions: WritePreconditions,
+  ): Promise<Tagged<WidgetResponse>> {
+    return this.widgets.update(id, body, caller, preconditions);
   }
 }

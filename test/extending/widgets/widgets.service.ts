@@ -7,6 +7,7 @@ import { findPage } from '../../../src/common/list/find-page.js';
 import type { ListQuery } from '../../../src/common/list/list-query.js';
 import type { Page } from '../../../src/common/list/page.js';
 import { updateVersioned } from '../../../src/common/writes/conditional-write.js';
+import { type Tagged, tagged, type WritePreconditions } from '../../../src/common/writes/preconditions.js';
 import { insertRow } from '../../../src/database/insert-row.js';
 import { inBothVersions } from '../../../src/events/event-data.js';
 import { EventOutbox } from '../../../src/events/event-outbox.js';
@@ -31,7 +32,7 @@ export class WidgetsService {
   ) {}
 
   /** Creates a widget owned by the caller, with its `widget.created` event. */
-  async create(dto: CreateWidgetDto, caller: AuthUser): Promise<WidgetResponse> {
+  async create(dto: CreateWidgetDto, caller: AuthUser): Promise<Tagged<WidgetResponse>> {
     const now = new Date();
     const row = { name: dto.name, colour: dto.colour, owner_id: caller.id, created_at: now, updated_at: now, version: 1 };
     const widget = await this.widgets.manager.transaction(async (manager) => {
@@ -44,7 +45,7 @@ export class WidgetsService {
       });
       return created;
     });
-    return toWidgetResponse(widget);
+    return tagged(toWidgetResponse(widget), widget.version);
   }
 
   /** One page of the caller's widgets (all for an admin). */
@@ -53,12 +54,13 @@ export class WidgetsService {
   }
 
   /** One widget. @throws 404, 403 */
-  async findOne(id: number, caller: AuthUser): Promise<WidgetResponse> {
-    return toWidgetResponse(authorize(WIDGETS_POLICY, 'read', caller, await this.widgets.findOne({ where: { id } }), id));
+  async findOne(id: number, caller: AuthUser): Promise<Tagged<WidgetResponse>> {
+    const widget = authorize(WIDGETS_POLICY, 'read', caller, await this.widgets.findOne({ where: { id } }), id);
+    return tagged(toWidgetResponse(widget), widget.version);
   }
 
   /** PATCH: one conditional UPDATE (the request's `If-Match`) and `widget.updated`. @throws 403, 404, 412, 428 */
-  async update(id: number, dto: UpdateWidgetDto, caller: AuthUser): Promise<WidgetResponse> {
+  async update(id: number, dto: UpdateWidgetDto, caller: AuthUser, preconditions: WritePreconditions): Promise<Tagged<WidgetResponse>> {
     const current = authorize(WIDGETS_POLICY, 'write', caller, await this.widgets.findOne({ where: { id } }), id);
     const patch: Partial<Widget> = {
       ...(dto.name !== undefined && { name: dto.name }),
@@ -67,7 +69,7 @@ export class WidgetsService {
     };
     const next = { ...current, ...patch };
     await this.widgets.manager.transaction(async (manager) => {
-      next.version = await updateVersioned(manager, Widget, { id }, current.version, patch, 'widget', id);
+      next.version = await updateVersioned(manager, Widget, { id }, current.version, preconditions, patch, 'widget', id);
       await this.outbox.append(manager, {
         type: 'widget.updated' as EventType,
         ownerId: next.owner_id,
@@ -75,6 +77,6 @@ export class WidgetsService {
         data: inBothVersions(() => toWidgetResponse(next)),
       });
     });
-    return toWidgetResponse(next);
+    return tagged(toWidgetResponse(next), next.version);
   }
 }
