@@ -709,6 +709,16 @@ describe('validateEnv', () => {
     });
   });
 
+  describe('order of the checks', () => {
+    it("reports a variable's own rule before a rule that combines variables", () => {
+      expect(configError({ ADMIN_USERNAME: 'ab' }).message).toBe('Invalid configuration: ADMIN_USERNAME must be 3-32 characters of a-z, 0-9 and _');
+      expect(configError({ DATABASE_LISTEN_URL: 'redis://db:6379' }).message).toBe(
+        'Invalid configuration: DATABASE_LISTEN_URL must be postgres://user@host:port/db',
+      );
+      expect(configError({ ROLE: 'api', PORT: 'abc' }).message).toBe('Invalid configuration: PORT must be an integer from 0 to 65535 (got "abc")');
+    });
+  });
+
   describe('TLS_CERT and TLS_KEY', () => {
     let dir: string;
     let cert: string;

@@ -2,6 +2,7 @@ import { createPrivateKey, createPublicKey, randomBytes, sign, verify } from 'no
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import { ConfigError } from './config-error.js';
+import { invalid, readSchema, type Schema } from './env-schema.js';
 import { tracingEnabled } from './tracing.config.js';
 
 /** Runtime environment names accepted in `NODE_ENV` (docs/operations.md#configuration). */
@@ -187,6 +188,242 @@ export interface Env {
 
 export { ConfigError } from './config-error.js';
 
+/** The default WEBHOOK_RETRY_SCHEDULE: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h (about 3.1 days in all). */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18_000, 36_000, 36_000, 86_400, 86_400];
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const SQLITE_URL = /^sqlite:.+/;
+const POSTGRES_URL = /^postgres(ql)?:\/\/.+/;
+
+/** The upper limit of the rate-limit quotas (docs/limits.md#rates). */
+const QUOTA_MAX = 1_000_000;
+const DAY = 86_400;
+
+/**
+ * Parses CORS_ORIGINS: comma-separated origins (`scheme://host[:port]`, http or https, no path,
+ * no wildcard). Returns them de-duplicated; `[]` when only separators are given.
+ * @throws ConfigError naming CORS_ORIGINS and the refused entry.
+ */
+function corsOrigins(text: string): string[] {
+  const origins = new Set<string>();
+  for (const entry of text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0)) {
+    let origin: string | undefined;
+    try {
+      const url = new URL(entry);
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && url.origin === entry && !entry.includes('*')) origin = url.origin;
+    } catch {
+      origin = undefined;
+    }
+    if (origin === undefined) {
+      throw new ConfigError(
+        `Invalid configuration: CORS_ORIGINS must be comma-separated origins such as https://app.example.com (lower case, no path, no wildcard; got ${JSON.stringify(entry)})`,
+      );
+    }
+    origins.add(origin);
+  }
+  return [...origins];
+}
+
+/**
+ * Parses WEBHOOK_RETRY_SCHEDULE: 1-50 comma-separated whole seconds (0 to 604800, one week) to
+ * wait before each retry; blank → {@link DEFAULT_WEBHOOK_RETRY_SCHEDULE}.
+ * @throws ConfigError naming `key` and echoing the value.
+ */
+function retrySchedule(text: string, key: string): number[] {
+  const trimmed = text.trim();
+  if (trimmed === '') return [...DEFAULT_WEBHOOK_RETRY_SCHEDULE];
+  const parts = trimmed.split(',').map((part) => part.trim());
+  if (parts.length > 50 || parts.some((part) => !/^\d{1,6}$/.test(part) || Number(part) > 604_800)) {
+    invalid(key, '1-50 comma-separated whole seconds from 0 to 604800, e.g. 5,300,1800', trimmed);
+  }
+  return parts.map(Number);
+}
+
+/**
+ * Parses TRUST_PROXY: `false`, a hop count (0-99) or a list of proxy addresses/subnets; `true`
+ * (trust every proxy, so clients could spoof their address) is refused.
+ * @throws ConfigError naming `key`.
+ */
+function trustProxy(text: string, key: string): boolean | number | string {
+  if (text === 'false') return false;
+  if (/^\d{1,2}$/.test(text)) return Number(text);
+  if (/^[0-9A-Za-z.:/_,\s-]+$/.test(text) && text !== 'true') return text;
+  return invalid(key, 'false, a hop count, or a comma-separated list of proxy addresses (never "true")');
+}
+
+/** True for `https://host[:port]` (or `http://` with a loopback host), without path, query or fragment. */
+function isIssuerOrigin(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  return (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) && url.origin === value.replace(/\/$/, '') && !url.username && !url.password;
+}
+
+/** A PEM given on one line with `\n` escapes, as several lines. */
+const unescapeNewlines = (pem: string): string => pem.replace(/\\n/g, '\n');
+
+/** What the schema reads: {@link Env}, except that the two secrets may be unset (the rules settle them). */
+type EnvRead = Omit<Env, 'JWT_SECRET' | 'LIST_CURSOR_SECRET'> & { JWT_SECRET?: string; LIST_CURSOR_SECRET?: string };
+
+/**
+ * The environment schema (docs/operations.md#configuration; the README's configuration table
+ * lists the same variables): per variable its type, default, bounds or allowed values and meaning.
+ * Unset and empty are the same; integers, booleans, dates, ROLE, DB_POOLER and API_BASE_HOST are
+ * trimmed. A refused value stops start-up with `Invalid configuration: <VARIABLE> must be …`,
+ * echoing the value only where it cannot be a secret. The rules that combine variables follow in
+ * {@link applyRules}.
+ */
+const ENV_SCHEMA: Schema<EnvRead> = {
+  NODE_ENV: {
+    type: 'text',
+    values: ['development', 'test', 'production'],
+    rule: 'development, test or production',
+    echo: true,
+    default: 'development',
+    meaning: 'runtime environment',
+  },
+  ROLE: {
+    type: 'text',
+    values: PROCESS_ROLES,
+    caseInsensitive: true,
+    rule: 'all, api or worker',
+    echo: true,
+    default: 'all',
+    meaning: 'what the process runs; api and worker need PostgreSQL',
+  },
+  PORT: { type: 'int', min: 0, max: 65_535, default: 3000, meaning: 'HTTP(S) port; 0 picks a free one' },
+  DATABASE_URL: {
+    type: 'text',
+    valid: (url) => SQLITE_URL.test(url) || POSTGRES_URL.test(url),
+    rule: 'sqlite:<path> or postgres://user@host:port/db',
+    default: 'sqlite:data/app.sqlite',
+    meaning: 'the database: a SQLite file or PostgreSQL',
+  },
+  DATABASE_LISTEN_URL: {
+    type: 'text',
+    valid: POSTGRES_URL,
+    rule: 'postgres://user@host:port/db',
+    default: (env) => (POSTGRES_URL.test(env.DATABASE_URL) ? env.DATABASE_URL : undefined),
+    meaning: 'PostgreSQL only: the connection the webhook worker LISTENs on (DATABASE_URL by default)',
+  },
+  JWT_SECRET: { type: 'text', meaning: 'HS256 secret of access tokens (generated per process when unset outside production)' },
+  LIST_CURSOR_SECRET: { type: 'text', meaning: 'HMAC secret of list cursors (derived from the JWT secret or key when unset)' },
+  JWT_PRIVATE_KEY: { type: 'text', output: unescapeNewlines, meaning: 'RS256 private key (PEM, `\\n` escapes allowed)' },
+  JWT_PUBLIC_KEY: { type: 'text', output: unescapeNewlines, meaning: 'RS256 public key (PEM), served at /.well-known/jwks.json' },
+  ACCESS_TOKEN_TTL: { type: 'int', min: 1, max: DAY, default: 300, meaning: 'access-token lifetime, seconds' },
+  REFRESH_TOKEN_TTL: { type: 'int', min: 60, max: 365 * DAY, default: 30 * DAY, meaning: 'refresh-token lifetime, seconds' },
+  ADMIN_USERNAME: {
+    type: 'text',
+    valid: /^[a-z0-9_]{3,32}$/,
+    rule: '3-32 characters of a-z, 0-9 and _',
+    meaning: 'admin created at start-up when none exists',
+  },
+  ADMIN_PASSWORD: { type: 'text', valid: (pw) => pw.length >= 8 && pw.length <= 128, rule: '8-128 characters', meaning: "that admin's password" },
+  LOG_LEVEL: {
+    type: 'text',
+    values: LOG_LEVELS,
+    rule: `one of ${LOG_LEVELS.join(', ')}`,
+    echo: true,
+    default: (env) => (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    meaning: 'pino level (silent in test, else info)',
+  },
+  DOCS_USERNAME: { type: 'text', meaning: 'HTTP Basic user of the docs in production (off without it)' },
+  DOCS_PASSWORD: { type: 'text', meaning: 'HTTP Basic password of the docs in production' },
+  DB_POOL_SIZE: { type: 'int', min: 1, max: 200, default: 10, meaning: 'PostgreSQL connection pool size' },
+  RATE_LIMIT_PER_MINUTE: { type: 'int', min: 1, max: QUOTA_MAX, default: 60, meaning: 'requests per minute per API key' },
+  RATE_LIMIT_USER_PER_MINUTE: { type: 'int', min: 1, max: QUOTA_MAX, default: 600, meaning: 'requests per minute per user' },
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: { type: 'int', min: 1, max: QUOTA_MAX, default: 120, meaning: 'anonymous requests per minute per client address' },
+  RATE_LIMIT_REGISTRATIONS_PER_HOUR: { type: 'int', min: 1, max: QUOTA_MAX, default: 20, meaning: 'registrations per hour per client address' },
+  RATE_LIMIT_SIGN_INS_PER_MINUTE: { type: 'int', min: 1, max: QUOTA_MAX, default: 20, meaning: 'password sign-ins per minute per client address' },
+  RATE_LIMIT_PASSWORD_CHANGES_PER_HOUR: { type: 'int', min: 1, max: QUOTA_MAX, default: 10, meaning: 'password changes per hour per user' },
+  SESSION_IDLE_TTL: { type: 'int', min: 60, max: 30 * DAY, default: 1800, meaning: 'seconds unused after which a cookie session ends' },
+  SESSION_ABSOLUTE_TTL: { type: 'int', min: 60, max: 90 * DAY, default: 12 * 3600, meaning: 'seconds after sign-in at which a cookie session ends' },
+  TRUST_PROXY: { type: 'custom', parse: trustProxy, default: false, meaning: 'Express trust proxy: false, a hop count or proxy addresses' },
+  REDIS_URL: {
+    type: 'text',
+    valid: /^rediss?:\/\/[^\s/]+(\/\d{1,2})?\/?$/,
+    rule: 'redis://[user:password@]host:port[/db] or rediss://…',
+    meaning: 'shared state in Redis for several instances (unset: in process)',
+  },
+  REDIS_TIMEOUT_MS: { type: 'int', min: 50, max: 60_000, default: 1000, meaning: 'milliseconds before a Redis command counts as failed' },
+  IDEMPOTENCY_TTL: { type: 'int', min: 60, max: 30 * DAY, default: DAY, meaning: 'seconds an idempotent response is kept and replayed' },
+  SHUTDOWN_DELAY_MS: { type: 'int', min: 0, max: 600_000, default: 5000, meaning: 'lame-duck period on SIGTERM/SIGINT (readiness 503)' },
+  SHUTDOWN_TIMEOUT_MS: { type: 'int', min: 0, max: 600_000, default: 10_000, meaning: 'how long the drain after it may take' },
+  DB_QUERY_TIMEOUT_MS: { type: 'int', min: 100, max: 600_000, default: 5000, meaning: 'bound of one database operation (then 503)' },
+  DB_POOLER: {
+    type: 'text',
+    values: ['none', 'transaction'],
+    caseInsensitive: true,
+    rule: 'none (PostgreSQL directly) or transaction (a transaction-mode pooler such as PgBouncer)',
+    echo: true,
+    default: 'none',
+    meaning: 'whether PostgreSQL is reached through a transaction-mode pooler',
+  },
+  DB_PREPARED_STATEMENTS: { type: 'bool', default: true, meaning: 'false: statements run unnamed (poolers without prepared statements)' },
+  HEALTH_CHECK_TIMEOUT_MS: { type: 'int', min: 100, max: 60_000, default: 2000, meaning: 'bound of each readiness check' },
+  TLS_CERT: { type: 'text', meaning: 'PEM certificate (chain) file: HTTPS with TLS_KEY' },
+  TLS_KEY: { type: 'text', meaning: 'PEM private key file of TLS_CERT' },
+  CORS_ORIGINS: { type: 'custom', parse: corsOrigins, default: () => [], meaning: 'origins allowed to call the API from a browser' },
+  HSTS_MAX_AGE: { type: 'int', min: 365 * DAY, max: 3650 * DAY, default: 365 * DAY, meaning: 'Strict-Transport-Security max-age in production, seconds' },
+  V1_DEPRECATED_AT: { type: 'date', default: '2026-12-01', meaning: 'when API v1 is deprecated (Deprecation header)' },
+  V1_SUNSET_AT: { type: 'date', default: '2027-06-30', meaning: 'when API v1 stops being served (Sunset header)' },
+  API_BASE_HOST: {
+    type: 'text',
+    caseInsensitive: true,
+    valid: /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/,
+    rule: 'a host name such as api.example.com, without scheme or port',
+    echo: true,
+    meaning: 'base host of the version subdomains (v2.<host>)',
+  },
+  OAUTH_ISSUER: {
+    type: 'text',
+    valid: isIssuerOrigin,
+    output: (origin) => origin.replace(/\/$/, ''),
+    rule: 'an origin such as https://api.example.com (https, or http for a loopback host; no path, query or fragment)',
+    meaning: 'OAuth issuer identifier (unset: the request origin; required in production)',
+  },
+  REQUIRE_IF_MATCH: { type: 'bool', default: false, meaning: 'true: PUT, PATCH and DELETE without If-Match are 428' },
+  TRACING: { type: 'derived', from: tracingEnabled, meaning: 'whether traces are exported, decided by the standard OTEL_* variables' },
+  EVENT_RETENTION_DAYS: { type: 'int', min: 1, max: 3650, default: 30, meaning: 'days an event stays in the event log' },
+  WEBHOOK_ALLOW_HTTP: { type: 'bool', default: false, meaning: 'true: webhook URLs may be http:' },
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: { type: 'bool', default: false, meaning: 'true: webhook URLs may resolve to private addresses' },
+  WEBHOOK_RETRY_SCHEDULE: {
+    type: 'custom',
+    parse: retrySchedule,
+    default: () => [...DEFAULT_WEBHOOK_RETRY_SCHEDULE],
+    meaning: 'seconds before each retry of a failed delivery',
+  },
+  WEBHOOK_TIMEOUT_MS: { type: 'int', min: 100, max: 120_000, default: 10_000, meaning: 'bound of one delivery attempt' },
+  WEBHOOK_POLL_INTERVAL_MS: { type: 'int', min: 50, max: 3_600_000, default: 1000, meaning: 'milliseconds between two looks for due deliveries' },
+  WEBHOOK_SECRET_GRACE_SECONDS: { type: 'int', min: 0, max: 30 * DAY, default: DAY, meaning: 'seconds the previous secret signs after a rotation' },
+  WEBHOOK_DISABLE_AFTER_FAILURES: { type: 'int', min: 1, max: 1000, default: 5, meaning: 'failed deliveries in a row that disable a webhook' },
+  WEBHOOK_CONCURRENCY: { type: 'int', min: 1, max: 256, default: 8, meaning: 'delivery attempts one process makes at the same time' },
+  METRICS: { type: 'bool', default: true, meaning: 'false: no GET /metrics and no collection' },
+  METRICS_TOKEN: {
+    type: 'text',
+    valid: /^[\x21-\x7e]{16,512}$/,
+    rule: '16-512 printable ASCII characters without spaces',
+    meaning: 'bearer token of GET /metrics in production and on METRICS_PORT',
+  },
+  METRICS_PORT: { type: 'int', min: 0, max: 65_535, meaning: 'separate plain-HTTP port of /metrics (0: a free one)' },
+  SERVER_TIMING: { type: 'bool', default: false, meaning: 'true: every response carries Server-Timing' },
+};
+
+/** Variables set together or not at all, with what the message adds. */
+const PAIRS: readonly [keyof EnvRead, keyof EnvRead, string][] = [
+  ['JWT_PRIVATE_KEY', 'JWT_PUBLIC_KEY', ''],
+  ['ADMIN_USERNAME', 'ADMIN_PASSWORD', ''],
+  ['DOCS_USERNAME', 'DOCS_PASSWORD', ''],
+  ['TLS_CERT', 'TLS_KEY', ' (file paths of a PEM certificate and its key)'],
+];
+
 /** Checks that two PEM strings are an RSA key pair of at least 2048 bits that belong together. */
 function checkRsaKeyPair(privatePem: string, publicPem: string): void {
   let privateKey;
@@ -220,12 +457,8 @@ function readConfiguredFile(key: string, file: string): Buffer {
   }
 }
 
-/** Checks TLS_CERT/TLS_KEY: both or neither, readable, PEM, and a certificate with its own key. */
-function checkTls(cert: string | undefined, key: string | undefined): void {
-  if ((cert === undefined) !== (key === undefined)) {
-    throw new ConfigError('Invalid configuration: TLS_CERT and TLS_KEY must be set together (file paths of a PEM certificate and its key)');
-  }
-  if (cert === undefined || key === undefined) return;
+/** Checks the files of TLS_CERT and TLS_KEY: readable, PEM, and a certificate with its own key. */
+function checkTls(cert: string, key: string): void {
   const certPem = readConfiguredFile('TLS_CERT', cert);
   const keyPem = readConfiguredFile('TLS_KEY', key);
   if (!certPem.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError('Invalid configuration: TLS_CERT is not a PEM certificate');
@@ -242,287 +475,66 @@ function checkTls(cert: string | undefined, key: string | undefined): void {
 }
 
 /**
- * Parses CORS_ORIGINS: comma-separated origins (`scheme://host[:port]`, http or https, no path,
- * no wildcard). Returns them de-duplicated; `[]` for unset or empty.
- */
-function corsOrigins(raw: Record<string, unknown>): string[] {
-  const text = optional(raw, 'CORS_ORIGINS');
-  if (text === undefined) return [];
-  const origins = new Set<string>();
-  for (const entry of text
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part.length > 0)) {
-    let origin: string | undefined;
-    try {
-      const url = new URL(entry);
-      if ((url.protocol === 'http:' || url.protocol === 'https:') && url.origin === entry && !entry.includes('*')) origin = url.origin;
-    } catch {
-      origin = undefined;
-    }
-    if (origin === undefined) {
-      throw new ConfigError(
-        `Invalid configuration: CORS_ORIGINS must be comma-separated origins such as https://app.example.com (lower case, no path, no wildcard; got ${JSON.stringify(entry)})`,
-      );
-    }
-    origins.add(origin);
-  }
-  return [...origins];
-}
-
-/** True for `https://host[:port]` (or `http://` with a loopback host), without path, query or fragment. */
-function isIssuerOrigin(value: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-  return (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) && url.origin === value.replace(/\/$/, '') && !url.username && !url.password;
-}
-
-/** The default WEBHOOK_RETRY_SCHEDULE: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h (about 3.1 days in all). */
-export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18_000, 36_000, 36_000, 86_400, 86_400];
-
-/**
- * Parses WEBHOOK_RETRY_SCHEDULE: 1-50 comma-separated whole seconds (0 to 604800, one week) to
- * wait before each retry; unset or empty → {@link DEFAULT_WEBHOOK_RETRY_SCHEDULE}.
- */
-function retrySchedule(raw: Record<string, unknown>): number[] {
-  const text = optional(raw, 'WEBHOOK_RETRY_SCHEDULE')?.trim();
-  if (text === undefined || text === '') return [...DEFAULT_WEBHOOK_RETRY_SCHEDULE];
-  const parts = text.split(',').map((part) => part.trim());
-  if (parts.length > 50 || parts.some((part) => !/^\d{1,6}$/.test(part) || Number(part) > 604_800)) {
-    throw new ConfigError(
-      `Invalid configuration: WEBHOOK_RETRY_SCHEDULE must be 1-50 comma-separated whole seconds from 0 to 604800, e.g. 5,300,1800 (got ${JSON.stringify(text)})`,
-    );
-  }
-  return parts.map(Number);
-}
-
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-function int(raw: Record<string, unknown>, key: string, def: number, min: number, max: number): number {
-  const value = raw[key];
-  if (value === undefined || value === '') return def;
-  const text = String(value).trim();
-  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
-    throw new ConfigError(`Invalid configuration: ${key} must be an integer from ${min} to ${max} (got ${JSON.stringify(text)})`);
-  }
-  return Number(text);
-}
-
-/** ISO 8601 date (`2026-12-01`, midnight UTC) or date-time with `Z` or an offset. */
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
-
-function date(raw: Record<string, unknown>, key: string, def: string): Date {
-  const text = optional(raw, key)?.trim() ?? def;
-  const value = new Date(/T/.test(text) ? text : `${text}T00:00:00Z`);
-  // the round trip refuses calendar overflows such as 2026-02-30
-  if (!ISO_DATE.test(text) || Number.isNaN(value.getTime()) || (!/T/.test(text) && value.toISOString().slice(0, 10) !== text)) {
-    throw new ConfigError(
-      `Invalid configuration: ${key} must be an ISO 8601 date or date-time, e.g. 2026-12-01 or 2026-12-01T00:00:00Z (got ${JSON.stringify(text)})`,
-    );
-  }
-  return value;
-}
-
-/** `true` or `false` (any case); unset or empty → `def`. */
-function bool(raw: Record<string, unknown>, key: string, def: boolean): boolean {
-  const text = optional(raw, key)?.trim().toLowerCase();
-  if (text === undefined) return def;
-  if (text !== 'true' && text !== 'false') throw new ConfigError(`Invalid configuration: ${key} must be true or false (got ${JSON.stringify(text)})`);
-  return text === 'true';
-}
-
-function optional(raw: Record<string, unknown>, key: string): string | undefined {
-  const value = raw[key];
-  return value === undefined || value === '' ? undefined : String(value);
-}
-
-/**
- * Validates and normalises the environment (docs/operations.md#configuration: validated at start-up; a bad value stops
- * start-up with a clear message). Takes `process.env`-shaped input, returns {@link Env}.
+ * The rules that combine variables, after the schema: ROLE `api`/`worker` and DATABASE_LISTEN_URL
+ * need PostgreSQL; the {@link PAIRS} are set together; the RS256 pair and the TLS files belong
+ * together; production needs JWT_SECRET (or the RS256 pair) and OAUTH_ISSUER, and 32 bytes of each
+ * secret set; V1_SUNSET_AT is after V1_DEPRECATED_AT; METRICS_PORT differs from PORT (unless 0).
+ * Then settles the unset secrets: a random JWT_SECRET per process; the list-cursor secret derived
+ * from JWT_SECRET, else the RS256 private key.
  * @throws ConfigError with a one-line message naming the variable.
  */
-export function validateEnv(raw: Record<string, unknown>): Env {
-  const nodeEnv = optional(raw, 'NODE_ENV') ?? 'development';
-  if (!['development', 'test', 'production'].includes(nodeEnv)) {
-    throw new ConfigError(`Invalid configuration: NODE_ENV must be development, test or production (got ${JSON.stringify(nodeEnv)})`);
-  }
-  const url = optional(raw, 'DATABASE_URL') ?? 'sqlite:data/app.sqlite';
-  if (!/^sqlite:.+/.test(url) && !/^postgres(ql)?:\/\/.+/.test(url)) {
-    throw new ConfigError('Invalid configuration: DATABASE_URL must be sqlite:<path> or postgres://user@host:port/db');
-  }
-  const postgres = url.startsWith('postgres');
-  const role = (optional(raw, 'ROLE')?.trim().toLowerCase() ?? 'all') as ProcessRole;
-  if (!PROCESS_ROLES.includes(role)) {
-    throw new ConfigError(`Invalid configuration: ROLE must be all, api or worker (got ${JSON.stringify(role)})`);
-  }
-  if (role !== 'all' && !postgres) {
+function applyRules(env: EnvRead): Env {
+  const production = env.NODE_ENV === 'production';
+  const postgres = POSTGRES_URL.test(env.DATABASE_URL);
+  if (env.ROLE !== 'all' && !postgres) {
     // SQLite is one process: an api process alone would never deliver, a worker would be a second process on the file
-    throw new ConfigError(`Invalid configuration: ROLE=${role} needs PostgreSQL (DATABASE_URL=postgres://…); on SQLite one process runs everything (ROLE=all)`);
+    throw new ConfigError(
+      `Invalid configuration: ROLE=${env.ROLE} needs PostgreSQL (DATABASE_URL=postgres://…); on SQLite one process runs everything (ROLE=all)`,
+    );
   }
-  const listenUrl = optional(raw, 'DATABASE_LISTEN_URL');
-  if (listenUrl !== undefined && !postgres) {
+  if (env.DATABASE_LISTEN_URL !== undefined && !postgres) {
     throw new ConfigError('Invalid configuration: DATABASE_LISTEN_URL is for PostgreSQL only (DATABASE_URL is SQLite)');
   }
-  if (listenUrl !== undefined && !/^postgres(ql)?:\/\/.+/.test(listenUrl)) {
-    throw new ConfigError('Invalid configuration: DATABASE_LISTEN_URL must be postgres://user@host:port/db');
+  for (const [first, second, note] of PAIRS) {
+    if ((env[first] === undefined) !== (env[second] === undefined))
+      throw new ConfigError(`Invalid configuration: ${first} and ${second} must be set together${note}`);
   }
-  const privateKey = optional(raw, 'JWT_PRIVATE_KEY')?.replace(/\\n/g, '\n');
-  const publicKey = optional(raw, 'JWT_PUBLIC_KEY')?.replace(/\\n/g, '\n');
-  if ((privateKey === undefined) !== (publicKey === undefined)) {
-    throw new ConfigError('Invalid configuration: JWT_PRIVATE_KEY and JWT_PUBLIC_KEY must be set together');
+  if (env.JWT_PRIVATE_KEY !== undefined && env.JWT_PUBLIC_KEY !== undefined) checkRsaKeyPair(env.JWT_PRIVATE_KEY, env.JWT_PUBLIC_KEY);
+  if (production && env.JWT_SECRET === undefined && env.JWT_PRIVATE_KEY === undefined) {
+    throw new ConfigError('Invalid configuration: JWT_SECRET is required in production (or JWT_PRIVATE_KEY/JWT_PUBLIC_KEY for RS256)');
   }
-  if (privateKey !== undefined && publicKey !== undefined) checkRsaKeyPair(privateKey, publicKey);
-  let secret = optional(raw, 'JWT_SECRET');
-  if (secret === undefined) {
-    if (nodeEnv === 'production' && privateKey === undefined) {
-      throw new ConfigError('Invalid configuration: JWT_SECRET is required in production (or JWT_PRIVATE_KEY/JWT_PUBLIC_KEY for RS256)');
-    }
-    secret = randomBytes(32).toString('base64url');
-  } else if (nodeEnv === 'production' && Buffer.byteLength(secret) < 32) {
-    throw new ConfigError('Invalid configuration: JWT_SECRET must be at least 32 bytes in production');
+  for (const key of ['JWT_SECRET', 'LIST_CURSOR_SECRET'] as const) {
+    const secret = env[key];
+    if (production && secret !== undefined && Buffer.byteLength(secret) < 32)
+      throw new ConfigError(`Invalid configuration: ${key} must be at least 32 bytes in production`);
   }
-  const cursorSecret = optional(raw, 'LIST_CURSOR_SECRET');
-  if (cursorSecret !== undefined && nodeEnv === 'production' && Buffer.byteLength(cursorSecret) < 32) {
-    throw new ConfigError('Invalid configuration: LIST_CURSOR_SECRET must be at least 32 bytes in production');
-  }
-  const listCursorSecret =
-    cursorSecret ?? (optional(raw, 'JWT_SECRET') !== undefined ? `jwt:${secret}` : privateKey !== undefined ? `rsa:${privateKey}` : `jwt:${secret}`);
-  const logLevel = optional(raw, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'silent' : 'info');
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError(`Invalid configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)})`);
-  }
-  const adminUsername = optional(raw, 'ADMIN_USERNAME');
-  const adminPassword = optional(raw, 'ADMIN_PASSWORD');
-  if ((adminUsername === undefined) !== (adminPassword === undefined)) {
-    throw new ConfigError('Invalid configuration: ADMIN_USERNAME and ADMIN_PASSWORD must be set together');
-  }
-  if (adminUsername !== undefined && !/^[a-z0-9_]{3,32}$/.test(adminUsername)) {
-    throw new ConfigError('Invalid configuration: ADMIN_USERNAME must be 3-32 characters of a-z, 0-9 and _');
-  }
-  if (adminPassword !== undefined && (adminPassword.length < 8 || adminPassword.length > 128)) {
-    throw new ConfigError('Invalid configuration: ADMIN_PASSWORD must be 8-128 characters');
-  }
-  const docsUsername = optional(raw, 'DOCS_USERNAME');
-  const docsPassword = optional(raw, 'DOCS_PASSWORD');
-  if ((docsUsername === undefined) !== (docsPassword === undefined)) {
-    throw new ConfigError('Invalid configuration: DOCS_USERNAME and DOCS_PASSWORD must be set together');
-  }
-  const trustProxyText = optional(raw, 'TRUST_PROXY') ?? 'false';
-  let trustProxy: boolean | number | string;
-  if (trustProxyText === 'false') trustProxy = false;
-  else if (/^\d{1,2}$/.test(trustProxyText)) trustProxy = Number(trustProxyText);
-  else if (/^[0-9A-Za-z.:/_,\s-]+$/.test(trustProxyText) && trustProxyText !== 'true') trustProxy = trustProxyText;
-  else {
-    throw new ConfigError('Invalid configuration: TRUST_PROXY must be false, a hop count, or a comma-separated list of proxy addresses (never "true")');
-  }
-  const redisUrl = optional(raw, 'REDIS_URL');
-  if (redisUrl !== undefined && !/^rediss?:\/\/[^\s/]+(\/\d{1,2})?\/?$/.test(redisUrl)) {
-    throw new ConfigError('Invalid configuration: REDIS_URL must be redis://[user:password@]host:port[/db] or rediss://…');
-  }
-  const tlsCert = optional(raw, 'TLS_CERT');
-  const tlsKey = optional(raw, 'TLS_KEY');
-  checkTls(tlsCert, tlsKey);
-  const deprecatedAt = date(raw, 'V1_DEPRECATED_AT', '2026-12-01');
-  const sunsetAt = date(raw, 'V1_SUNSET_AT', '2027-06-30');
-  if (sunsetAt.getTime() <= deprecatedAt.getTime()) {
-    throw new ConfigError(`Invalid configuration: V1_SUNSET_AT (${sunsetAt.toISOString()}) must be after V1_DEPRECATED_AT (${deprecatedAt.toISOString()})`);
-  }
-  const baseHost = optional(raw, 'API_BASE_HOST')?.trim().toLowerCase();
-  if (baseHost !== undefined && !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(baseHost)) {
+  if (env.TLS_CERT !== undefined && env.TLS_KEY !== undefined) checkTls(env.TLS_CERT, env.TLS_KEY);
+  if (env.V1_SUNSET_AT.getTime() <= env.V1_DEPRECATED_AT.getTime()) {
     throw new ConfigError(
-      `Invalid configuration: API_BASE_HOST must be a host name such as api.example.com, without scheme or port (got ${JSON.stringify(baseHost)})`,
+      `Invalid configuration: V1_SUNSET_AT (${env.V1_SUNSET_AT.toISOString()}) must be after V1_DEPRECATED_AT (${env.V1_DEPRECATED_AT.toISOString()})`,
     );
   }
-  const issuer = optional(raw, 'OAUTH_ISSUER');
-  if (issuer !== undefined && !isIssuerOrigin(issuer)) {
-    throw new ConfigError(
-      'Invalid configuration: OAUTH_ISSUER must be an origin such as https://api.example.com (https, or http for a loopback host; no path, query or fragment)',
-    );
-  }
-  if (issuer === undefined && nodeEnv === 'production') {
+  if (production && env.OAUTH_ISSUER === undefined) {
     // taken from the request's Host otherwise: a forged Host would then name another issuer (RFC 9207 mix-up)
     throw new ConfigError(
       'Invalid configuration: OAUTH_ISSUER is required in production (the origin clients reach the service at, e.g. https://api.example.com)',
     );
   }
-  const metricsToken = optional(raw, 'METRICS_TOKEN');
-  if (metricsToken !== undefined && !/^[\x21-\x7e]{16,512}$/.test(metricsToken)) {
-    throw new ConfigError('Invalid configuration: METRICS_TOKEN must be 16-512 printable ASCII characters without spaces');
+  if (env.METRICS_PORT !== undefined && env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
+    throw new ConfigError(`Invalid configuration: METRICS_PORT must differ from PORT (both ${env.PORT})`);
   }
-  const pooler = optional(raw, 'DB_POOLER')?.trim().toLowerCase() ?? 'none';
-  if (pooler !== 'none' && pooler !== 'transaction') {
-    throw new ConfigError(
-      `Invalid configuration: DB_POOLER must be none (PostgreSQL directly) or transaction (a transaction-mode pooler such as PgBouncer) (got ${JSON.stringify(pooler)})`,
-    );
-  }
-  const port = int(raw, 'PORT', 3000, 0, 65535);
-  const metricsPort = optional(raw, 'METRICS_PORT') === undefined ? undefined : int(raw, 'METRICS_PORT', 0, 0, 65535);
-  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
-    throw new ConfigError(`Invalid configuration: METRICS_PORT must differ from PORT (both ${port})`);
-  }
-  return {
-    NODE_ENV: nodeEnv as NodeEnv,
-    ROLE: role,
-    PORT: port,
-    DATABASE_URL: url,
-    DATABASE_LISTEN_URL: postgres ? (listenUrl ?? url) : undefined,
-    JWT_SECRET: secret,
-    LIST_CURSOR_SECRET: listCursorSecret,
-    JWT_PRIVATE_KEY: privateKey,
-    JWT_PUBLIC_KEY: publicKey,
-    ACCESS_TOKEN_TTL: int(raw, 'ACCESS_TOKEN_TTL', 300, 1, 86_400),
-    REFRESH_TOKEN_TTL: int(raw, 'REFRESH_TOKEN_TTL', 30 * 86_400, 60, 365 * 86_400),
-    ADMIN_USERNAME: adminUsername,
-    ADMIN_PASSWORD: adminPassword,
-    LOG_LEVEL: logLevel,
-    DOCS_USERNAME: docsUsername,
-    DOCS_PASSWORD: docsPassword,
-    DB_POOL_SIZE: int(raw, 'DB_POOL_SIZE', 10, 1, 200),
-    RATE_LIMIT_PER_MINUTE: int(raw, 'RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
-    RATE_LIMIT_USER_PER_MINUTE: int(raw, 'RATE_LIMIT_USER_PER_MINUTE', 600, 1, 1_000_000),
-    RATE_LIMIT_ANONYMOUS_PER_MINUTE: int(raw, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 120, 1, 1_000_000),
-    RATE_LIMIT_REGISTRATIONS_PER_HOUR: int(raw, 'RATE_LIMIT_REGISTRATIONS_PER_HOUR', 20, 1, 1_000_000),
-    RATE_LIMIT_SIGN_INS_PER_MINUTE: int(raw, 'RATE_LIMIT_SIGN_INS_PER_MINUTE', 20, 1, 1_000_000),
-    RATE_LIMIT_PASSWORD_CHANGES_PER_HOUR: int(raw, 'RATE_LIMIT_PASSWORD_CHANGES_PER_HOUR', 10, 1, 1_000_000),
-    SESSION_IDLE_TTL: int(raw, 'SESSION_IDLE_TTL', 1800, 60, 30 * 86_400),
-    SESSION_ABSOLUTE_TTL: int(raw, 'SESSION_ABSOLUTE_TTL', 12 * 3600, 60, 90 * 86_400),
-    TRUST_PROXY: trustProxy,
-    REDIS_URL: redisUrl,
-    REDIS_TIMEOUT_MS: int(raw, 'REDIS_TIMEOUT_MS', 1000, 50, 60_000),
-    IDEMPOTENCY_TTL: int(raw, 'IDEMPOTENCY_TTL', 86_400, 60, 30 * 86_400),
-    SHUTDOWN_DELAY_MS: int(raw, 'SHUTDOWN_DELAY_MS', 5000, 0, 600_000),
-    SHUTDOWN_TIMEOUT_MS: int(raw, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
-    DB_QUERY_TIMEOUT_MS: int(raw, 'DB_QUERY_TIMEOUT_MS', 5000, 100, 600_000),
-    DB_POOLER: pooler,
-    DB_PREPARED_STATEMENTS: bool(raw, 'DB_PREPARED_STATEMENTS', true),
-    HEALTH_CHECK_TIMEOUT_MS: int(raw, 'HEALTH_CHECK_TIMEOUT_MS', 2000, 100, 60_000),
-    TLS_CERT: tlsCert,
-    TLS_KEY: tlsKey,
-    CORS_ORIGINS: corsOrigins(raw),
-    HSTS_MAX_AGE: int(raw, 'HSTS_MAX_AGE', 31_536_000, 31_536_000, 315_360_000),
-    V1_DEPRECATED_AT: deprecatedAt,
-    V1_SUNSET_AT: sunsetAt,
-    API_BASE_HOST: baseHost,
-    OAUTH_ISSUER: issuer?.replace(/\/$/, ''),
-    REQUIRE_IF_MATCH: bool(raw, 'REQUIRE_IF_MATCH', false),
-    TRACING: tracingEnabled(raw),
-    EVENT_RETENTION_DAYS: int(raw, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
-    WEBHOOK_ALLOW_HTTP: bool(raw, 'WEBHOOK_ALLOW_HTTP', false),
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool(raw, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
-    WEBHOOK_RETRY_SCHEDULE: retrySchedule(raw),
-    WEBHOOK_TIMEOUT_MS: int(raw, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
-    WEBHOOK_POLL_INTERVAL_MS: int(raw, 'WEBHOOK_POLL_INTERVAL_MS', 1000, 50, 3_600_000),
-    WEBHOOK_SECRET_GRACE_SECONDS: int(raw, 'WEBHOOK_SECRET_GRACE_SECONDS', 86_400, 0, 30 * 86_400),
-    WEBHOOK_DISABLE_AFTER_FAILURES: int(raw, 'WEBHOOK_DISABLE_AFTER_FAILURES', 5, 1, 1000),
-    WEBHOOK_CONCURRENCY: int(raw, 'WEBHOOK_CONCURRENCY', 8, 1, 256),
-    METRICS: bool(raw, 'METRICS', true),
-    METRICS_TOKEN: metricsToken,
-    METRICS_PORT: metricsPort,
-    SERVER_TIMING: bool(raw, 'SERVER_TIMING', false),
-  };
+  const jwtSecret = env.JWT_SECRET ?? randomBytes(32).toString('base64url');
+  const listCursorSecret =
+    env.LIST_CURSOR_SECRET ?? (env.JWT_SECRET === undefined && env.JWT_PRIVATE_KEY !== undefined ? `rsa:${env.JWT_PRIVATE_KEY}` : `jwt:${jwtSecret}`);
+  return { ...env, JWT_SECRET: jwtSecret, LIST_CURSOR_SECRET: listCursorSecret };
+}
+
+/**
+ * Validates and normalises the environment (docs/operations.md#configuration: validated at start-up; a bad value stops
+ * start-up with a clear message): each variable by {@link ENV_SCHEMA}, then the rules that combine
+ * them ({@link applyRules}). Takes `process.env`-shaped input, returns {@link Env}.
+ * @throws ConfigError with a one-line message naming the variable.
+ */
+export function validateEnv(raw: Record<string, unknown>): Env {
+  return applyRules(readSchema(ENV_SCHEMA, raw));
 }
