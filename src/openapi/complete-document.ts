@@ -318,6 +318,7 @@ export function completeDocument(document: OpenAPIObject, resources: readonly Re
       // own copies: the generator may share response objects between operations
       const responses: Json = (operation.responses = structuredClone(operation.responses ?? {}));
 
+      // here rather than DocumentBuilder.addGlobalResponse: that registers ErrorResp before the first controller's schemas, reordering the components
       const statuses = [400, 500];
       // the database may be down or too slow for any operation that reads it (docs/errors.md#the-body, docs/operations.md#faults)
       if (!operation[NO_DATABASE_EXTENSION]) statuses.push(503);

@@ -106,8 +106,8 @@ function describeIdParameters(operation: Operation, path: string): void {
  * Builds the OpenAPI 3.0 document of every controller from the application and the Swagger
  * plugin's metadata (src/metadata.ts): adds the shared `ErrorResp`, `Link` and `…List` schemas,
  * writes the registry's scopes and event types where the decorators name them
- * ({@link fillRegisteredLists}) and the validators' rules into the DTO schemas
- * ({@link applyValidationRules}), and removes the security requirement from public operations.
+ * ({@link fillRegisteredLists}) and the validators' rules the plugin cannot state into the DTO
+ * schemas ({@link applyValidationRules}), and removes the security requirement from public operations.
  * Cut per version by {@link buildOpenApiDocuments}.
  */
 async function buildCombinedDocument(app: INestApplication, registry: ResourceRegistry): Promise<OpenAPIObject> {
@@ -155,7 +155,7 @@ async function buildCombinedDocument(app: INestApplication, registry: ResourceRe
   document.components ??= {};
   document.components.schemas = { ...document.components.schemas, ...envelopeSchemas(), ...namedSchemas() } as typeof document.components.schemas;
   fillRegisteredLists(document, registry);
-  // the DTOs' validators, as schema keywords: every length, pattern and format rule the service enforces
+  // the validators the Swagger plugin's metadata cannot carry (IsNotEmpty, a Matches of a constant or with `each`)
   applyValidationRules(document.components.schemas as Record<string, Record<string, any>>);
   for (const [path, pathItem] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(pathItem) as [string, Operation][]) {

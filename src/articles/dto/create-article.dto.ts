@@ -26,14 +26,14 @@ export class CreateArticleDto {
   declare published_at?: never;
 
   /** 1-200 characters. */
-  @ApiProperty({ example: 'Hello, NestJS 12', minLength: 1, maxLength: 200 })
+  @ApiProperty({ example: 'Hello, NestJS 12', minLength: 1 })
   @IsNotEmpty()
   @IsString()
   @MaxLength(200)
   title: string;
 
   /** Up to 100,000 characters; `""` when absent. Not nullable. */
-  @ApiProperty({ required: false, maxLength: 100_000, default: '', example: 'NestJS 12 is published as ES modules only.' })
+  @ApiProperty({ required: false, default: '', example: 'NestJS 12 is published as ES modules only.' })
   @IsOmittable()
   @IsString()
   @MaxLength(100_000)

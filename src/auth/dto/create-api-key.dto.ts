@@ -7,7 +7,7 @@ import { registeredCount, registeredList } from '../../common/resources/resource
 @ApiSchema({ name: 'CreateApiKeyBody' })
 export class CreateApiKeyDto {
   /** A label for the key, 1-100 characters. */
-  @ApiProperty({ example: 'nightly export', maxLength: 100 })
+  @ApiProperty({ example: 'nightly export' })
   @IsNotEmpty()
   @IsString()
   @MaxLength(100)
@@ -24,7 +24,7 @@ export class CreateApiKeyDto {
   scopes: string[];
 
   /** When the key stops working (ISO 8601, in the future); never when absent. */
-  @ApiProperty({ type: 'string', format: 'date-time', required: false, nullable: true, maxLength: 64, example: '2027-01-01T00:00:00.000Z' })
+  @ApiProperty({ type: 'string', format: 'date-time', required: false, nullable: true, example: '2027-01-01T00:00:00.000Z' })
   @IsOptional()
   @IsString()
   @MaxLength(64)

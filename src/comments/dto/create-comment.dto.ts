@@ -16,7 +16,7 @@ export class CreateCommentDto {
   declare article?: never;
 
   /** 1-5,000 characters. */
-  @ApiProperty({ example: 'Thanks, this helped.', minLength: 1, maxLength: 5_000 })
+  @ApiProperty({ example: 'Thanks, this helped.', minLength: 1 })
   @IsNotEmpty()
   @IsString()
   @MaxLength(5_000)

@@ -11,50 +11,38 @@ const API_SCHEMA_METADATA = 'swagger/apiSchema';
 /** The schema keywords one class-validator constraint stands for, merged into a property's schema. */
 type Rule = (schema: Json, constraints: any[]) => void;
 
-const atLeast = (key: string, value: number) => (schema: Json) => {
-  schema[key] = typeof schema[key] === 'number' ? Math.max(schema[key], value) : value;
-};
-const atMost = (key: string, value: number) => (schema: Json) => {
-  schema[key] = typeof schema[key] === 'number' ? Math.min(schema[key], value) : value;
-};
-
 /**
- * What each validator the DTOs use means as OpenAPI 3.0 schema keywords. A bound keeps the
- * strictest of the validators and the `@ApiProperty` (which may state what a pattern implies,
- * e.g. `minLength: 3` beside `^[a-z0-9_]{3,32}$`). Validators without a schema counterpart (custom rules such as the
- * redirect-URI check, `IsDefined`, `ValidateNested`) are described in the property's text instead.
+ * The validators the Swagger CLI plugin cannot state, as OpenAPI 3.0 schema keywords. Everything
+ * else comes from the plugin's `classValidatorShim` (src/metadata.ts, written by
+ * scripts/swagger-metadata.mjs): `MinLength`, `MaxLength`, `Length`, `Min`, `Max`,
+ * `ArrayMinSize`, `ArrayMaxSize`, `ArrayUnique`, `IsEmail`, `IsUrl`, `IsUUID` and a `Matches`
+ * whose argument is a regular-expression literal. Left here:
+ * - `IsNotEmpty` → `minLength: 1` on a string: the shim has no mapping for it;
+ * - `Matches` where the schema states no `pattern` yet: the shim ignores `each: true` (it would
+ *   describe the array, not its items) and the generated metadata holds literals only, so a regular
+ *   expression kept in a constant (`TAG_NAME`) never reaches it. A pattern with flags (other than
+ *   `u`) has no JSON Schema form; the property's text says it.
+ * The rest the shim cannot state is written in the DTO's `@ApiProperty`, which the bodies derived
+ * with `PartialType` inherit (these rules reach only classes with validators of their own): a bound
+ * held in a constant (`maxLength: MAX_WEBHOOK_URL_LENGTH`, literals only, as above), `type:
+ * 'integer'` of `IsInt`, `format: 'date-time'` of `IsDateString`, the enumerations of `IsIn` (the
+ * shim skips `IsIn` when it writes a metadata file), custom rules (redirect URIs, registered scopes
+ * and event types), and a bound a pattern implies (`minLength: 3` beside `^[a-z0-9_]{3,32}$`).
  */
 const RULES: Record<string, Rule> = {
   // `IsNotEmpty` refuses "" (and null/undefined): a string must have at least one character
   isNotEmpty: (schema) => {
-    if (schema.type === 'string') atLeast('minLength', 1)(schema);
-  },
-  minLength: (schema, [min]) => atLeast('minLength', Number(min))(schema),
-  maxLength: (schema, [max]) => atMost('maxLength', Number(max))(schema),
-  isLength: (schema, [min, max]) => {
-    atLeast('minLength', Number(min))(schema);
-    if (max !== undefined) atMost('maxLength', Number(max))(schema);
+    if (schema.type !== 'string') return;
+    schema.minLength = typeof schema.minLength === 'number' ? Math.max(schema.minLength, 1) : 1;
   },
   matches: (schema, [pattern, modifiers]) => {
-    // a pattern with flags (other than `u`) has no JSON Schema form; the property's text says it
+    if (schema.pattern !== undefined) return;
     const flags = pattern instanceof RegExp ? pattern.flags : (modifiers ?? '');
     if (flags.replace('u', '') === '') schema.pattern = pattern instanceof RegExp ? pattern.source : String(pattern);
   },
-  isEmail: (schema) => void (schema.format ??= 'email'),
-  isUrl: (schema) => void (schema.format ??= 'uri'),
-  isDateString: (schema) => void (schema.format = 'date-time'),
-  isIso8601: (schema) => void (schema.format = 'date-time'),
-  isUuid: (schema) => void (schema.format = 'uuid'),
-  min: (schema, [min]) => atLeast('minimum', Number(min))(schema),
-  max: (schema, [max]) => atMost('maximum', Number(max))(schema),
-  arrayMinSize: (schema, [min]) => atLeast('minItems', Number(min))(schema),
-  arrayMaxSize: (schema, [max]) => atMost('maxItems', Number(max))(schema),
-  arrayUnique: (schema) => void (schema.uniqueItems = true),
-  isIn: (schema, [values]) => void (schema.enum ??= [...values]),
-  isInt: (schema) => void (schema.type = 'integer'),
 };
 
-/** The constraint's name as class-validator reports it (`isNotEmpty`, `maxLength`, …). */
+/** The constraint's name as class-validator reports it (`isNotEmpty`, `matches`, …). */
 function constraintName(metadata: ValidationMetadata): string {
   return metadata.name ?? metadata.type;
 }
@@ -65,7 +53,7 @@ function schemaNameOf(type: Function): string {
   return schemas[schemas.length - 1]?.name ?? type.name;
 }
 
-/** Every class class-validator holds rules for (the DTOs of request bodies and forms). */
+/** Every class class-validator holds rules of its own for (the DTOs of request bodies and forms). */
 function validatedClasses(): Function[] {
   const storage = getMetadataStorage() as unknown as { validationMetadatas?: unknown };
   const byTarget = storage.validationMetadatas;
@@ -74,14 +62,13 @@ function validatedClasses(): Function[] {
 }
 
 /**
- * Writes the rules of the class-validator decorators into the component schema of each DTO
- * (README.md#api-documentation-and-clients: the document is as strict as the validators, every length and pattern rule), for all
- * DTOs at once rather than per class: `IsNotEmpty` on a string → `minLength: 1`; `MinLength`,
- * `MaxLength`, `Length` → `minLength`/`maxLength`; `Matches` → `pattern`; `IsEmail`, `IsUrl`,
- * `IsDateString`, `IsISO8601`, `IsUUID` → `format`; `Min`/`Max` → `minimum`/`maximum`;
- * `ArrayMinSize`/`ArrayMaxSize`/`ArrayUnique` → `minItems`/`maxItems`/`uniqueItems`; `IsIn` →
- * `enum`; `IsInt` → `type: integer`. Rules with `each: true` go to the array's `items`.
- * Inherited rules (`PartialType`, base classes) count. `schemas` is changed in place.
+ * Writes into the component schema of each DTO the rules of the class-validator decorators the
+ * Swagger plugin cannot state ({@link RULES}: `IsNotEmpty` on a string → `minLength: 1`; `Matches`
+ * without a pattern in the schema → `pattern`), so that the document is as strict as the
+ * validators (README.md#api-documentation-and-clients: every length and pattern rule). Rules with
+ * `each: true` go to the array's `items`; inherited rules (base classes, `PartialType`) count, for
+ * each class class-validator holds rules of its own for. A `$ref` or `allOf` property is left
+ * alone. `schemas` is changed in place; nothing is thrown for a DTO without a schema.
  */
 export function applyValidationRules(schemas: Record<string, Json>): void {
   const storage = getMetadataStorage();

@@ -46,7 +46,7 @@ function IsRedirectUris() {
 @ApiSchema({ name: 'CreateOAuthClientBody' })
 export class CreateOAuthClientDto {
   /** The application's name, shown to users on the consent page; 1-100 characters. */
-  @ApiProperty({ example: 'Todo Sync', maxLength: 100 })
+  @ApiProperty({ example: 'Todo Sync' })
   @IsNotEmpty()
   @IsString()
   @MaxLength(100)
@@ -58,8 +58,6 @@ export class CreateOAuthClientDto {
    */
   @ApiProperty({
     type: [String],
-    minItems: 1,
-    maxItems: 10,
     example: ['https://todo-sync.example/callback'],
     items: { type: 'string', format: 'uri', maxLength: 2000 },
   })
@@ -72,7 +70,7 @@ export class CreateOAuthClientDto {
   redirect_uris: string[];
 
   /** The widest access the client may ever be granted; users approve a subset. */
-  @ApiProperty({ type: [String], enum: registeredList('scopes'), minItems: 1, maxItems: registeredCount('scopes'), example: ['todos:read', 'todos:write'] })
+  @ApiProperty({ type: [String], enum: registeredList('scopes'), maxItems: registeredCount('scopes'), example: ['todos:read', 'todos:write'] })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxRegistered('scopes')

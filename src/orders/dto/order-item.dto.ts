@@ -15,14 +15,14 @@ export const MAX_QUANTITY = 1000;
 @ApiSchema({ name: 'OrderItemBody' })
 export class OrderItemDto {
   /** Stock-keeping unit, 1-64 characters. */
-  @ApiProperty({ example: 'BOOK-0042', minLength: 1, maxLength: 64 })
+  @ApiProperty({ example: 'BOOK-0042', minLength: 1 })
   @IsNotEmpty()
   @IsString()
   @MaxLength(64)
   sku: string;
 
   /** Integer, 1-1000. */
-  @ApiProperty({ type: 'integer', example: 2, minimum: 1, maximum: MAX_QUANTITY })
+  @ApiProperty({ type: 'integer', example: 2, maximum: MAX_QUANTITY })
   @IsDefined()
   @IsInt()
   @Min(1)
@@ -30,7 +30,7 @@ export class OrderItemDto {
   quantity: number;
 
   /** Price of one unit in cents (minor units of the order's currency), integer 0-1,000,000,000. */
-  @ApiProperty({ type: 'integer', format: 'int64', example: 1999, minimum: 0, maximum: MAX_UNIT_PRICE_CENTS })
+  @ApiProperty({ type: 'integer', format: 'int64', example: 1999, maximum: MAX_UNIT_PRICE_CENTS })
   @IsDefined()
   @IsInt()
   @Min(0)

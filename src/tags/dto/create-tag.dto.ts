@@ -12,7 +12,7 @@ export const toLowerCase = ({ value }: { value: unknown }) => (typeof value === 
 @ApiSchema({ name: 'CreateTagBody' })
 export class CreateTagDto {
   /** 1-50 characters of a-z, 0-9 and `-`; lower-cased on the way in; unique (409 when taken). */
-  @ApiProperty({ example: 'nestjs', pattern: '^[a-z0-9-]{1,50}$', minLength: 1, maxLength: 50 })
+  @ApiProperty({ example: 'nestjs', pattern: TAG_NAME, minLength: 1, maxLength: 50 })
   @Transform(toLowerCase)
   @IsNotEmpty()
   @IsString()

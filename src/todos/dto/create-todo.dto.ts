@@ -12,14 +12,14 @@ export class CreateTodoDto {
   declare owner?: never;
 
   /** 1-200 characters. */
-  @ApiProperty({ example: 'Buy milk', minLength: 1, maxLength: 200 })
+  @ApiProperty({ example: 'Buy milk', minLength: 1 })
   @IsNotEmpty()
   @IsString()
   @MaxLength(200)
   title: string;
 
   /** Up to 10,000 characters; null when absent. */
-  @ApiProperty({ type: 'string', required: false, nullable: true, maxLength: 10_000, example: 'Two litres, semi-skimmed.' })
+  @ApiProperty({ type: 'string', required: false, nullable: true, example: 'Two litres, semi-skimmed.' })
   @IsOptional()
   @IsString()
   @MaxLength(10_000)

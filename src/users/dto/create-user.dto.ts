@@ -7,28 +7,28 @@ import { ROLES, type Role } from '../../common/caller/roles.js';
 @ApiSchema({ name: 'CreateUserBody' })
 export class CreateUserDto {
   /** 3-32 characters of a-z, 0-9 and _; unique; cannot change later. */
-  @ApiProperty({ example: 'ada_l', pattern: '^[a-z0-9_]{3,32}$', minLength: 3, maxLength: 32 })
+  @ApiProperty({ example: 'ada_l', minLength: 3, maxLength: 32 })
   @IsNotEmpty()
   @IsString()
   @Matches(/^[a-z0-9_]{3,32}$/, { message: 'username must be 3-32 characters of a-z, 0-9 and _' })
   username: string;
 
   /** 8-128 characters. Never returned. */
-  @ApiProperty({ writeOnly: true, format: 'password', minLength: 8, maxLength: 128, example: 'correct horse battery' })
+  @ApiProperty({ writeOnly: true, format: 'password', example: 'correct horse battery' })
   @IsNotEmpty()
   @IsString()
   @Length(8, 128)
   password: string;
 
   /** Display name, 1-100 characters. */
-  @ApiProperty({ example: 'Ada Lovelace', minLength: 1, maxLength: 100 })
+  @ApiProperty({ example: 'Ada Lovelace', minLength: 1 })
   @IsNotEmpty()
   @IsString()
   @MaxLength(100)
   name: string;
 
   /** Age in years, 0-150. */
-  @ApiProperty({ required: false, nullable: true, minimum: 0, maximum: 150, example: 36, type: 'integer' })
+  @ApiProperty({ required: false, nullable: true, example: 36, type: 'integer' })
   @IsOptional()
   @IsInt()
   @Min(0)
@@ -36,7 +36,7 @@ export class CreateUserDto {
   age?: number | null;
 
   /** Unique e-mail address (compared case-insensitively). */
-  @ApiProperty({ type: 'string', required: false, nullable: true, format: 'email', maxLength: 254, example: 'ada@example.com' })
+  @ApiProperty({ type: 'string', required: false, nullable: true, example: 'ada@example.com' })
   @IsOptional()
   @IsString()
   @IsEmail()

@@ -16,7 +16,7 @@ export class ReplaceUserDto extends OmitType(CreateUserDto, ['username', 'passwo
   username?: string;
 
   /** A new password, 8-128 characters; omitted keeps the current one. */
-  @ApiProperty({ required: false, writeOnly: true, format: 'password', minLength: 8, maxLength: 128, example: 'an even better passphrase' })
+  @ApiProperty({ required: false, writeOnly: true, format: 'password', example: 'an even better passphrase' })
   @IsOmittable()
   @IsString()
   @Length(8, 128)

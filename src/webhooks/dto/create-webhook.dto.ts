@@ -46,9 +46,7 @@ export class CreateWebhookDto {
   @ApiProperty({
     type: [String],
     enum: WEBHOOK_EVENT_CHOICES,
-    minItems: 1,
     maxItems: registeredCount('eventTypes', 1),
-    uniqueItems: true,
     example: ['todo.created', 'todo.updated'],
   })
   @IsArray()
@@ -60,7 +58,7 @@ export class CreateWebhookDto {
   events: string[];
 
   /** Free text for the owner, up to 500 characters; null when absent. */
-  @ApiProperty({ type: 'string', required: false, nullable: true, maxLength: 500, example: 'todo sync for the mobile app' })
+  @ApiProperty({ type: 'string', required: false, nullable: true, example: 'todo sync for the mobile app' })
   @IsOptional()
   @IsString()
   @MaxLength(500)
@@ -88,7 +86,7 @@ export class UpdateWebhookDto extends PartialType(CreateWebhookDto, { skipNullPr
 @ApiSchema({ name: 'CreateRedeliveryBody' })
 export class CreateRedeliveryDto {
   /** Id of a delivery of this webhook (from `GET /v{version}/webhooks/{id}/deliveries`). */
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: 2_147_483_647, example: 7 })
+  @ApiProperty({ type: 'integer', example: 7 })
   @IsInt()
   @Min(1)
   @Max(2_147_483_647)
