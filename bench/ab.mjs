@@ -21,12 +21,21 @@
  *          --tolerance 0.10  --no-save
  * Exit status: 1 when a build does not build or a run fails (non-2xx answers included); the
  * verdict itself does not set the exit status (timings are noisy on a shared machine: read them).
+ *
+ * Builds from before the resource registry run the same harness: bench/lib/migrate.mjs tells the
+ * two kinds of build apart by the exports of their dist/ (see its header). Each build seeds its own
+ * PostgreSQL template and run database, under `<BENCH_PG_PREFIX>_ab<n>` (n: the ref's position,
+ * 0 for the base): the seeded template is keyed by the build's migrations and data source
+ * (bench/lib/seed.mjs, seedKey), which differ between builds, and a template of another key under
+ * the same prefix is dropped as stale, so with one prefix the builds would drop each other's
+ * template and re-seed at every round. The SQLite files are per build already (each worktree's
+ * bench/.cache).
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CACHE_DIR, ROOT } from './lib/seed.mjs';
+import { CACHE_DIR, PG_PREFIX, ROOT } from './lib/seed.mjs';
 
 const refs = [];
 const options = { db: 'sqlite,postgres', endpoints: 'get,post,list', pairs: 4, seconds: 6, size: '10k', tolerance: 0.1, save: true };
@@ -48,11 +57,12 @@ if (refs.length === 1) refs.push('.');
 const git = (...args) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
 const lockOf = (dir) => readFileSync(path.join(dir, 'package-lock.json'), 'utf8');
 
-/** Checks out and builds one ref; returns { ref, commit, dir }. */
-function prepare(ref) {
+/** Checks out and builds the `index`th ref; returns { ref, commit, dir, pgPrefix } (pgPrefix: its PostgreSQL databases', see the header). */
+function prepare(ref, index) {
+  const pgPrefix = `${PG_PREFIX}_ab${index}`;
   if (ref === '.') {
     execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-    return { ref: 'working tree', commit: `${git('rev-parse', '--short', 'HEAD')}+`, dir: ROOT };
+    return { ref: 'working tree', commit: `${git('rev-parse', '--short', 'HEAD')}+`, dir: ROOT, pgPrefix };
   }
   const commit = git('rev-parse', '--short', `${ref}^{commit}`);
   const dir = path.join(CACHE_DIR, 'ab', commit);
@@ -68,7 +78,7 @@ function prepare(ref) {
   cpSync(path.join(ROOT, 'bench/lib'), path.join(dir, 'bench/lib'), { recursive: true });
   console.log(`building ${ref} (${commit}) in ${path.relative(ROOT, dir)}…`);
   execFileSync('npm', ['run', 'build'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
-  return { ref, commit, dir };
+  return { ref, commit, dir, pgPrefix };
 }
 
 /** One measurement: { rps, cpu } (cpu: µs per request, service + PostgreSQL backends). */
@@ -76,7 +86,7 @@ function measure(build, db, endpoint) {
   const out = execFileSync(
     'node',
     ['bench/profile.mjs', '--noprof', '--db', db, '--size', options.size, '--endpoint', endpoint, '--seconds', String(options.seconds)],
-    { cwd: build.dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+    { cwd: build.dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_PG_PREFIX: build.pgPrefix } },
   );
   const line = out.trim().split('\n').pop();
   const m = line.match(/: (\d+) req\/s, non2xx (\d+), CPU (\d+) µs\/req \(process\)(?: \+ (\d+))?/);
@@ -100,7 +110,7 @@ function verdict(base, other, tolerance) {
   return 'same';
 }
 
-const builds = refs.map(prepare);
+const builds = refs.map((ref, index) => prepare(ref, index));
 const loadAtStart = os
   .loadavg()
   .map((l) => l.toFixed(2))

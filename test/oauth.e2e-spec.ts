@@ -628,6 +628,35 @@ describe('OAuth 2.0 authorization code with PKCE', () => {
       const json = await api().post('/v1/oauth/token').send({ grant_type: 'refresh_token' });
       expect(json.status).toBe(415);
     });
+
+    // docs/wire.md#paths: the router matches paths case-insensitively, with or without one trailing
+    // slash, after the version chosen by Accept is put in the path; the form rule of the endpoint follows it
+    it.each<{ how: string; path: string; accept?: string }>([
+      { how: 'another case', path: '/v1/OAuth/Token' },
+      { how: 'a trailing slash', path: '/v1/oauth/token/' },
+      { how: 'upper case and a trailing slash', path: '/v1/OAUTH/TOKEN/' },
+      { how: 'the version from Accept, another case', path: '/OAuth/Token', accept: 'application/vnd.resource-api.v1+json' },
+    ])('$how (POST $path) is the token endpoint: a JSON body 415 asking for a form, a form answered by the endpoint', async ({ path, accept }) => {
+      const json = api().post(path).set('Content-Type', 'application/json');
+      if (accept) json.set('Accept', accept);
+      const refused = await json.send(JSON.stringify({ grant_type: 'refresh_token', refresh_token: 'rt_unknown', client_id: client.client_id }));
+      expect(refused.status).toBe(415);
+      expect(refused.headers['content-type']).toMatch(/^application\/json/);
+      expect(refused.body).toEqual(
+        errorBody('unsupported_media_type', 'content type application/json is not supported; send application/x-www-form-urlencoded'),
+      );
+      const posted = api().post(path).set('Content-Type', FORM);
+      if (accept) posted.set('Accept', accept);
+      const answered = await posted.send(form({ grant_type: 'refresh_token', refresh_token: 'rt_unknown', client_id: client.client_id }));
+      expect(answered.status).toBe(400);
+      expect(answered.body).toEqual(oauthError('invalid_grant'));
+    });
+
+    it('a JSON operation in another case stays JSON: a form body on POST /v1/TODOS is 415 asking for application/json', async () => {
+      const res = await api().post('/v1/TODOS').set('Authorization', bearer(alice.token)).set('Content-Type', FORM).send('title=x');
+      expect(res.status).toBe(415);
+      expect(res.body).toEqual(errorBody('unsupported_media_type', 'content type application/x-www-form-urlencoded is not supported; send application/json'));
+    });
   });
 
   describe('refresh tokens: rotation with reuse detection', () => {

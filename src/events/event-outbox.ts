@@ -170,6 +170,14 @@ export class EventOutbox {
   }
 }
 
+declare module '../common/resources/define-resource.js' {
+  /** The service tier's outbox (declaration merging: the kernel's ServiceTier names no module above common/). */
+  interface ServiceTier {
+    /** The outbox every service appends its events to (test/services/services.ts builds one for all of them). */
+    readonly outbox: EventOutbox;
+  }
+}
+
 /**
  * The wire payload `{id, type, timestamp, data}` (timestamp: ISO 8601 UTC with ms) for API version
  * '1' or '2' — the same object GET /events shows and webhooks deliver. `data` is the resource as

@@ -3,7 +3,10 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import formatsModule from 'ajv-formats';
 import type { NextFunction, Request, Response } from 'express';
+import type { HttpServer } from '@nestjs/common';
+import type { RouteMatchingOptions } from '@nestjs/common/internal';
 import { buildOpenApiDocuments } from '../../src/openapi/docs.js';
+import { EXPRESS_DEFAULT_MATCHING } from '../../src/common/routing/route-table.js';
 import { type ApiVersion, isApiVersion, LATEST_VERSION, versionOfPath } from '../../src/common/versioning/api-versions.js';
 import { servedUrl } from '../../src/common/versioning/version-negotiation.js';
 
@@ -14,7 +17,9 @@ import { servedUrl } from '../../src/common/versioning/version-negotiation.js';
  * the version was chosen by `Accept` or subdomain — against the v2 one, unversioned paths against
  * the newest) —
  *
- * - the request's path and method are matched against the document's path templates; the status
+ * - the request's path and method are matched against the document's path templates as the router
+ *   matches paths (the HTTP adapter's options; Express: case-insensitive, one trailing slash
+ *   optional — docs/wire.md#paths), so `POST /v1/OAuth/Token/` is checked as `POST /v1/oauth/token`; the status
  *   must be one the operation documents, and the body must validate against that response's
  *   schema (objects are closed: a property the schema does not list is a violation; a `writeOnly`
  *   property in a response is a violation; `nullable: true` is honoured; with the documented
@@ -82,7 +87,11 @@ export class ResponseValidator {
   private readonly cache = new Map<string, ValidateFunction>();
   private readonly components: Record<string, Schema>;
 
-  constructor(private readonly document: OpenAPIObject) {
+  /** `matching`: how the router matches paths (default: Express's, what the application runs with). */
+  constructor(
+    private readonly document: OpenAPIObject,
+    matching: RouteMatchingOptions = EXPRESS_DEFAULT_MATCHING,
+  ) {
     addFormats(this.ajv);
     this.ajv.addKeyword({
       keyword: 'x-write-only',
@@ -108,7 +117,8 @@ export class ResponseValidator {
           `^${template
             .split(/\{[^}]+\}/)
             .map(escapeRegExp)
-            .join('[^/]+')}$`,
+            .join('[^/]+')}${matching.ignoreTrailingSlash ? '/?' : ''}$`,
+          matching.caseSensitive ? '' : 'i',
         ),
       }))
       // a literal segment wins over a template parameter (/v1/sessions/current before /v1/sessions/{id})
@@ -384,7 +394,10 @@ export function installResponseRecorder(app: INestApplication): { attach: () => 
   return {
     attach: async () => {
       const documents = await buildOpenApiDocuments(app);
-      validators = Object.fromEntries(Object.entries(documents).map(([version, document]) => [version, new ResponseValidator(document)])) as Record<
+      // declared by the HttpServer interface the adapters implement, not by AbstractHttpAdapter (as RouteTableModule reads it)
+      const adapter: HttpServer = app.getHttpAdapter();
+      const matching = adapter.getRouteMatchingOptions?.();
+      validators = Object.fromEntries(Object.entries(documents).map(([version, document]) => [version, new ResponseValidator(document, matching)])) as Record<
         ApiVersion,
         ResponseValidator
       >;

@@ -31,7 +31,10 @@ export function markFormBody(req: IncomingMessage, _res: ServerResponse, next: (
 /**
  * The routes of the handlers marked {@link FormBody} among `controllers`, as `forRoutes()` takes
  * them (controller path + handler path, method, the handler's or controller's version if any):
- * Nest then mounts them as the router serves them (version prefixes included).
+ * Nest then mounts them as the router serves them (version prefixes included), on the same
+ * Express application, so a request is marked exactly when the router gives it to the operation:
+ * case-insensitively, with or without one trailing slash, after the version chosen by `Accept` or
+ * the subdomain is put in the path (docs/wire.md#paths: `POST /v1/OAuth/Token` takes a form too).
  */
 export function formBodyRoutes(controllers: Type[]): RouteInfo[] {
   const scanner = new MetadataScanner();

@@ -1,6 +1,5 @@
 import type { INestApplicationContext, Type } from '@nestjs/common';
 import type { DataSource, MigrationInterface } from 'typeorm';
-import type { EventOutbox } from '../../events/event-outbox.js';
 import type { ListQuery, ListSpec } from '../list/list-query.js';
 
 /** An entity class, as TypeORM's `entities` option takes it. */
@@ -35,11 +34,13 @@ export interface ListPlan {
   ) => Promise<{ items: Array<{ id: number }> }>;
 }
 
-/** What a declaration's service-tier hook builds its service from (test/services/services.ts): no Nest, no HTTP. */
+/**
+ * What a declaration's service-tier hook builds its service from (test/services/services.ts): no Nest, no HTTP.
+ * A module above the kernel adds what it provides by declaration merging, so that common/ names no module above
+ * it: events/ adds `outbox`, the EventOutbox every service appends its events to (src/events/event-outbox.ts).
+ */
 export interface ServiceTier {
   readonly dataSource: DataSource;
-  /** The outbox every service appends its events to. */
-  readonly outbox: EventOutbox;
   /** The service another declaration's hook builds (built once, on first use): `tier.service<TagsService>('tags')`. */
   service<T>(name: string): T;
 }
