@@ -50,7 +50,7 @@ describe('request logs (docs/operations.md#logs: credentials never reach logs)',
       .send({ name: 'logs', scopes: ['todos:read'] });
     expect(key.status).toBe(201);
     secrets.push(key.body.key);
-    const viaKey = await api().get('/v1/todos').set('X-API-Key', key.body.key);
+    const viaKey = await api().get('/v1/todos').set('X-API-Key', key.body.key).set('User-Agent', 'logs-test/1.0');
     expect(viaKey.status).toBe(200);
 
     const session = await api().post('/v1/sessions').send({ username: 'logged_user', password });
@@ -209,31 +209,40 @@ describe('request logs (docs/operations.md#logs: credentials never reach logs)',
     expect(text).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\.eyJ/);
   });
 
-  it('writes one structured line per request: method, path without credential parameters, status, duration, request id, user and scheme', async () => {
+  it('writes one short structured line per request: request id, method, path without credential parameters, client address, user agent, status, duration, user and scheme; no header maps', async () => {
     const entries = capture.lines.map((line) => JSON.parse(line) as Record<string, any>).filter((entry) => entry.req && entry.res);
     const keyCall = entries.find((e) => e.req.method === 'GET' && e.req.url === '/v1/todos' && e.auth_scheme === 'api_key');
-    expect(keyCall).toMatchObject({ res: { statusCode: 200 }, user_id: expect.any(Number), responseTime: expect.any(Number), req: { id: expect.any(String) } });
-    expect(keyCall!.req.headers['x-api-key']).toBe('[REDACTED]');
+    expect(keyCall).toEqual({
+      level: 30,
+      time: expect.any(Number),
+      pid: process.pid,
+      hostname: expect.any(String),
+      req: { id: expect.any(String), method: 'GET', url: '/v1/todos', client_address: expect.stringMatching(/127\.0\.0\.1|::1/), user_agent: 'logs-test/1.0' },
+      user_id: expect.any(Number),
+      auth_scheme: 'api_key',
+      res: { statusCode: 200 },
+      responseTime: expect.any(Number),
+      msg: 'request completed',
+    });
+    // no header map on any request line: no credential header can reach the log
+    for (const entry of entries) {
+      expect(Object.keys(entry.req).sort()).toEqual(expect.arrayContaining(['id', 'method', 'url']));
+      expect(entry.req).not.toHaveProperty('headers');
+      expect(Object.keys(entry.res)).toEqual(['statusCode']);
+    }
 
     const cookieCall = entries.find((e) => e.req.method === 'POST' && e.req.url === '/v1/todos');
     expect(cookieCall).toMatchObject({ auth_scheme: 'session', res: { statusCode: 201 } });
-    expect(cookieCall!.req.headers.cookie).toBe('[REDACTED]');
-    expect(cookieCall!.req.headers['x-csrf-token']).toBe('[REDACTED]');
-
-    const sessionStart = entries.find((e) => e.req.method === 'POST' && e.req.url === '/v1/sessions');
-    expect(sessionStart!.res.headers['set-cookie']).toBe('[REDACTED]');
 
     const refused = entries.find((e) => e.res.statusCode === 400 && e.req.url.startsWith('/v1/todos'));
     expect(refused!.req.url).toBe('/v1/todos?status=done&access_token=[REDACTED]');
 
     const consent = entries.find((e) => e.req.method === 'POST' && e.req.url === '/v1/oauth/authorize');
-    expect(consent!.res).toMatchObject({
-      statusCode: 302,
-      headers: { location: expect.stringMatching(/^https:\/\/app\.example\/cb\?code=\[REDACTED\]&iss=/) },
-    });
+    expect(consent!.res).toEqual({ statusCode: 302 });
 
     const bearerCall = entries.find((e) => e.req.url === '/v1/api-keys');
     expect(bearerCall).toMatchObject({ auth_scheme: 'bearer', res: { statusCode: 201 } });
-    expect(bearerCall!.req.headers.authorization).toBe('[REDACTED]');
+    // a typical line is a few hundred bytes, not the kilobyte and more of the header maps
+    expect(Buffer.byteLength(JSON.stringify(keyCall))).toBeLessThan(400);
   });
 });

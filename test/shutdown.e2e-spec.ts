@@ -147,6 +147,9 @@ describe('graceful shutdown of the real server process (README "Shutdown")', () 
     expect(await server.exited).toEqual({ code: 0, signal: null });
     expect(server.output()).toContain('HTTP server closed: 2 request(s) answered during the drain, 0 left unanswered');
     expect(server.output()).not.toContain('shutdown timeout');
+    // the log is written asynchronously, and the exit loses none of it: the request lines of the drain are there
+    expect(server.output()).toMatch(/"method":"POST","url":"\/v1\/users"[^\n]*"res":\{"statusCode":201\}/);
+    expect(server.output()).toMatch(/"method":"GET","url":"\/health\/live"[^\n]*"res":\{"statusCode":200\}/);
     // the write was committed and the database file was closed cleanly (WAL checkpointed by close)
     const db = new Database(path.join(dir, 'app.sqlite'));
     try {

@@ -10,6 +10,7 @@ import type { UsersService } from '../users/users.service.js';
 const createSecretKey = jest.spyOn(crypto, 'createSecretKey');
 const createPublicKey = jest.spyOn(crypto, 'createPublicKey');
 const createPrivateKey = jest.spyOn(crypto, 'createPrivateKey');
+const createHmac = jest.spyOn(crypto, 'createHmac');
 const { default: jsonwebtoken } = await import('jsonwebtoken');
 const { JwtService } = await import('@nestjs/jwt');
 const { JwtStrategy } = await import('./strategies/jwt.strategy.js');
@@ -17,12 +18,12 @@ const { JwtStrategy } = await import('./strategies/jwt.strategy.js');
 const SECRET = 'a-test-secret-of-at-least-32-characters!';
 const jwt = new JwtService();
 
-/** An access token as AuthService issues it. */
-function accessToken(keys: JwtKeys, claims: Partial<AccessTokenPayload> = {}, expiresIn = 300): Promise<string> {
+/** An access token as AuthService issues it (`expiresIn: null`: the claims carry their own `exp`). */
+function accessToken(keys: JwtKeys, claims: Partial<AccessTokenPayload> & { nbf?: number } = {}, expiresIn: number | null = 300): Promise<string> {
   const iatMs = Date.now();
   return jwt.signAsync(
     { user_id: 7, role: 'user', typ: 'access', fid: 'f1', iat: Math.floor(iatMs / 1000), iat_ms: iatMs, ...claims },
-    { ...keys.signOptions, expiresIn, jwtid: randomUUID() },
+    { ...keys.signOptions, ...(expiresIn === null ? {} : { expiresIn }), jwtid: randomUUID() },
   );
 }
 
@@ -46,14 +47,14 @@ async function authenticate(strategy: InstanceType<typeof JwtStrategy>, token: s
   return direct;
 }
 
-function strategyFor(keys: JwtKeys): InstanceType<typeof JwtStrategy> {
-  const denyList = { isDenied: async () => false } as unknown as TokenDenyList;
+function strategyFor(keys: JwtKeys, denied: () => boolean = () => false): InstanceType<typeof JwtStrategy> {
+  const denyList = { isDenied: async () => denied() } as unknown as TokenDenyList;
   const users = { exists: async () => true } as unknown as UsersService;
   return new JwtStrategy(keys, denyList, users);
 }
 
 function resetSpies(): void {
-  for (const spy of [createSecretKey, createPublicKey, createPrivateKey]) spy.mockClear();
+  for (const spy of [createSecretKey, createPublicKey, createPrivateKey, createHmac]) spy.mockClear();
 }
 
 describe('JwtKeys (docs/authentication.md#the-access-token: HS256 or RS256, algorithm pinned; keys made once at start-up)', () => {
@@ -98,6 +99,52 @@ describe('JwtKeys (docs/authentication.md#the-access-token: HS256 or RS256, algo
       expect(await authenticate(strategy, noExp)).toBe(false);
       expect(await authenticate(strategy, 'not-a-jwt')).toBe(false);
       expect(await strategy.authenticateBearer({ headers: { authorization: 'Bearer' } } as never)).toBe(false);
+    });
+
+    it('verifies a token seen again from the cache: one HMAC for three requests', async () => {
+      const token = await accessToken(keys);
+      createHmac.mockClear();
+      for (let i = 0; i < 3; i += 1) expect(await authenticate(strategy, token)).toMatchObject({ id: 7 });
+      // passport's path and authenticateBearer share the verifier: six verifications, one HMAC
+      expect(createHmac).toHaveBeenCalledTimes(1);
+    });
+
+    it('never serves a cached verification past exp (jsonwebtoken: refused from the second exp on), nor before nbf', async () => {
+      const start = Date.now();
+      jest.useFakeTimers({ now: start, doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+      try {
+        const exp = Math.floor(start / 1000) + 2;
+        const token = await accessToken(keys, { exp }, null);
+        expect(await authenticate(strategy, token)).toMatchObject({ id: 7, exp });
+        jest.setSystemTime(exp * 1000 - 1);
+        expect(await authenticate(strategy, token)).toMatchObject({ id: 7 });
+        jest.setSystemTime(exp * 1000);
+        expect(await authenticate(strategy, token)).toBe(false);
+        const notYet = await accessToken(keys, { nbf: Math.floor(Date.now() / 1000) + 5 });
+        expect(await authenticate(strategy, notYet)).toBe(false);
+      } finally {
+        jest.useRealTimers();
+      }
+    });
+
+    it('asks the deny list on every request, a cached verification included', async () => {
+      let denied = false;
+      const guarded = strategyFor(keys, () => denied);
+      const token = await accessToken(keys);
+      expect(await authenticate(guarded, token)).toMatchObject({ id: 7 });
+      denied = true;
+      expect(await authenticate(guarded, token)).toBe(false);
+    });
+
+    it('refuses another spelling of the signature (unused low bits of its last character set)', async () => {
+      const token = await accessToken(keys);
+      const last = token.at(-1) as string;
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+      // HS256: 32 bytes in 43 characters, the last one's two low bits unused
+      const respelled = `${token.slice(0, -1)}${alphabet[alphabet.indexOf(last) ^ 1]}`;
+      expect(Buffer.from(respelled.split('.')[2], 'base64url')).toEqual(Buffer.from(token.split('.')[2], 'base64url'));
+      expect(await authenticate(strategy, respelled)).toBe(false);
+      expect(await authenticate(strategy, token)).toMatchObject({ id: 7 });
     });
   });
 

@@ -1,4 +1,4 @@
-import { CENSOR, redactFields } from './logging.js';
+import { CENSOR, MAX_USER_AGENT, redactFields, requestLine } from './logging.js';
 
 describe('redactFields', () => {
   it('censors secret fields at the top level and one level down, copying only what changes', () => {
@@ -26,5 +26,29 @@ describe('redactFields', () => {
     expect(redactFields({ error: { message: 'm', query: 'SELECT 1', driverError: { detail: 'd' } } })).toEqual({
       error: { message: 'm', query: CENSOR, driverError: CENSOR },
     });
+  });
+});
+
+describe('requestLine (docs/operations.md#logs: the request as its line shows it)', () => {
+  const request = (headers: Record<string, string>, url = '/v1/todos?status=done&access_token=abc') =>
+    Object.assign(Object.create(null) as object, { id: 'r1', method: 'GET', url, originalUrl: url, ip: '203.0.113.7', headers, socket: {} }) as never;
+
+  it('keeps id, method, redacted URL, client address and user agent; no header map, so no credential header', () => {
+    const line = requestLine(
+      request({ authorization: 'Bearer secret-token', cookie: 'sid=secret-cookie', 'user-agent': 'curl/8.0', 'x-api-key': 'rk_secret' }),
+    );
+    expect(line).toEqual({
+      id: 'r1',
+      method: 'GET',
+      url: '/v1/todos?status=done&access_token=[REDACTED]',
+      client_address: '203.0.113.7',
+      user_agent: 'curl/8.0',
+    });
+    expect(JSON.stringify(line)).not.toMatch(/secret/);
+  });
+
+  it('cuts a long user agent and leaves out a missing one', () => {
+    expect(requestLine(request({ 'user-agent': 'a'.repeat(5000) })).user_agent).toBe('a'.repeat(MAX_USER_AGENT));
+    expect(requestLine(request({}))).not.toHaveProperty('user_agent');
   });
 });

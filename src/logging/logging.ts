@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
-import { stdSerializers } from 'pino';
+import { type DestinationStream, stdSerializers } from 'pino';
+import type { Options } from 'pino-http';
 import { traceLogMixin } from '../observability/tracing/trace-context.js';
 import { ensureRequestId } from '../common/middleware/request-id.js';
 
@@ -12,9 +13,6 @@ export const CENSOR = '[REDACTED]';
  * fragment parameter, a header or a field whose name contains any of these, in any case.
  */
 export const SECRET_NAME = /token|secret|key|code|password|passwd|pwd|csrf|verifier|session|auth|signature/i;
-
-/** Headers whose values are credentials whatever their name says (matched in lower case), besides {@link SECRET_NAME}. */
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-csrf-token']);
 
 /**
  * Body and object fields never logged, wherever a log object carries them (top level and one
@@ -121,34 +119,6 @@ export function redactUrl(url: string): string {
   return `${redactText(path)}${query === undefined ? '' : `?${query}`}${fragment === undefined ? '' : `#${redactParams(fragment)}`}`;
 }
 
-/** How a header's value is logged, by its lower-case name: as sent, censored, or as a URL ({@link redactUrl}). */
-type HeaderTreatment = 'keep' | 'censor' | 'url';
-
-/** Header name (as sent) → its treatment; the names a service sees are few, decided once each (bounded). */
-const headerTreatments = new Map<string, HeaderTreatment>();
-
-function headerTreatment(name: string): HeaderTreatment {
-  let treatment = headerTreatments.get(name);
-  if (treatment === undefined) {
-    const lower = name.toLowerCase();
-    treatment = SECRET_HEADERS.has(lower) || SECRET_NAME.test(lower) ? 'censor' : lower === 'location' ? 'url' : 'keep';
-    if (headerTreatments.size < 1000) headerTreatments.set(name, treatment);
-  }
-  return treatment;
-}
-
-/** Headers for the logs (request or response, names in any case): credential values censored, `Location` through {@link redactUrl}. */
-export function redactHeaders(headers: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  if (!headers) return headers;
-  const out: Record<string, unknown> = {};
-  for (const name in headers) {
-    const value = headers[name];
-    const treatment = headerTreatment(name);
-    out[name] = treatment === 'censor' ? CENSOR : treatment === 'url' && typeof value === 'string' ? redactUrl(value) : value;
-  }
-  return out;
-}
-
 /**
  * An error as it may be logged: its class, `code` (the database's SQLSTATE or driver code, when
  * there is one) and message and stack run through {@link redactText}; never the SQL, its
@@ -172,53 +142,69 @@ function callerProps(req: IncomingMessage): { user_id?: number; auth_scheme?: st
   return user ? { user_id: user.id, auth_scheme: user.scheme } : undefined;
 }
 
+/** The longest `User-Agent` a request line carries; a longer one is cut to this many characters. */
+export const MAX_USER_AGENT = 256;
+
+/**
+ * The request as its line shows it (docs/operations.md#logs): the request id, method, URL (secret-named
+ * parameters censored, {@link redactUrl}), the client address (`req.ip`: TRUST_PROXY-aware, as the
+ * rate limits see it) and the `User-Agent` (at most {@link MAX_USER_AGENT} characters). No header
+ * map: the credentials are in headers, and the rest made a line of a kilobyte or more.
+ */
+export function requestLine(req: IncomingMessage & { id?: unknown; originalUrl?: string; ip?: string }): Record<string, unknown> {
+  const agent = req.headers['user-agent'];
+  return {
+    id: req.id,
+    method: req.method,
+    url: redactUrl(req.originalUrl || req.url || ''),
+    client_address: req.ip ?? req.socket?.remoteAddress,
+    ...(agent !== undefined ? { user_agent: agent.length > MAX_USER_AGENT ? agent.slice(0, MAX_USER_AGENT) : agent } : {}),
+  };
+}
+
 /**
  * nestjs-pino options, the ONE logging path: request lines, application lines (start-up,
  * warnings) and error lines all go through this pino instance, so every line is redacted the same
- * way (docs/operations.md#logs). One JSON line per request with `req` (id, method, url and headers redacted),
- * `user_id` and `auth_scheme` of the authenticated caller, `res` (statusCode, headers redacted)
- * and `responseTime` (ms). Redaction: URLs by parameter name ({@link redactUrl}), headers by name
- * ({@link redactHeaders}), errors to {@link safeError}, message strings through
- * {@link redactText}, and {@link REDACTED_FIELDS} in any logged object ({@link redactFields}, pino's
+ * way (docs/operations.md#logs). One JSON line per request with `req` ({@link requestLine}: id, method, URL,
+ * client address, user agent), `user_id` and `auth_scheme` of the authenticated caller,
+ * `res.statusCode` and `responseTime` (ms); no header maps. Redaction: URLs by parameter name
+ * ({@link redactUrl}), errors to {@link safeError}, message strings through {@link redactText},
+ * and {@link REDACTED_FIELDS} in any logged object ({@link redactFields}, pino's
  * `formatters.log`). Request bodies are never logged. With tracing on, every line written while a
  * span is active (all of a request's lines) carries its `trace_id` and `span_id` (docs/operations.md#traces).
+ * `destination`: where the lines go (LoggingModule passes its asynchronous StdoutLog);
+ * pino's synchronous standard output without one.
  *
  * Per request, the work is what the line needs: the serializers read the raw request and response
  * (`wrapSerializers: false`: no intermediate copy, no parse of the query string that is not
  * logged), and the caller joins the line's own fields rather than a second child logger.
  */
-export function loggerParams(level: string): Params {
+export function loggerParams(level: string, destination?: DestinationStream): Params {
   const traceIds = traceLogMixin();
-  return {
-    pinoHttp: {
-      level,
-      // with tracing on, `trace_id` and `span_id` of the active span on every line written inside a traced request
-      ...(traceIds ? { mixin: traceIds } : {}),
-      genReqId: (req: IncomingMessage, res: ServerResponse) => ensureRequestId(req as IncomingMessage & { id?: unknown }, res),
-      // REDACTED_FIELDS in every logged object, copying only what matches (pino's `redact` copies every line)
-      formatters: { log: redactFields },
-      wrapSerializers: false,
-      serializers: {
-        req: (req: IncomingMessage & { id?: unknown; originalUrl?: string }) => ({
-          id: req.id,
-          method: req.method,
-          url: redactUrl(req.originalUrl || req.url || ''),
-          headers: redactHeaders(req.headers),
-        }),
-        res: (res: ServerResponse) => ({ statusCode: res.headersSent ? res.statusCode : null, headers: redactHeaders(res.getHeaders()) }),
-        err: (error: unknown) => safeError(stdSerializers.err(error as Error)),
-      },
-      customSuccessObject: (req: IncomingMessage, _res: ServerResponse, line: object) => ({ ...callerProps(req), ...line }),
-      customErrorObject: (req: IncomingMessage, _res: ServerResponse, _error: Error, line: object) => ({ ...callerProps(req), ...line }),
-      hooks: {
-        logMethod(args: unknown[], method: (...args: unknown[]) => void) {
-          method.apply(
-            this,
-            args.map((arg) => (typeof arg === 'string' ? redactText(arg) : arg)),
-          );
-        },
-      },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+  const options: Options = {
+    level,
+    // with tracing on, `trace_id` and `span_id` of the active span on every line written inside a traced request
+    ...(traceIds ? { mixin: traceIds } : {}),
+    genReqId: (req: IncomingMessage, res: ServerResponse) => ensureRequestId(req as IncomingMessage & { id?: unknown }, res),
+    // REDACTED_FIELDS in every logged object, copying only what matches (pino's `redact` copies every line)
+    formatters: { log: redactFields },
+    wrapSerializers: false,
+    serializers: {
+      req: requestLine,
+      res: (res: ServerResponse) => ({ statusCode: res.headersSent ? res.statusCode : null }),
+      err: (error: unknown) => safeError(stdSerializers.err(error as Error)),
     },
+    customSuccessObject: (req: IncomingMessage, _res: ServerResponse, line: object) => ({ ...callerProps(req), ...line }),
+    customErrorObject: (req: IncomingMessage, _res: ServerResponse, _error: Error, line: object) => ({ ...callerProps(req), ...line }),
+    hooks: {
+      logMethod(args: unknown[], method: (...args: unknown[]) => void) {
+        method.apply(
+          this,
+          args.map((arg) => (typeof arg === 'string' ? redactText(arg) : arg)),
+        );
+      },
+    },
+    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
   };
+  return { pinoHttp: destination ? [options, destination] : options };
 }

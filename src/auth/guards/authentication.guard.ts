@@ -52,7 +52,7 @@ class SessionGuard extends AuthGuard('session') {
 /**
  * The one authentication guard (docs/authentication.md#overview), global: every operation not marked `@Public()` needs a
  * credential, and the first one present decides (Bearer JWT, X-API-Key, `sid` cookie): a Bearer
- * token by JwtStrategy.authenticateBearer (jsonwebtoken directly: passport's per-request
+ * token by JwtStrategy.authenticateBearer (its fast-jwt verifier directly: passport's per-request
  * machinery cost more than the verification), an API key and a session by their passport strategies. Then, for a session, unsafe methods need `X-CSRF-Token`
  * equal to the session's token. Scopes are checked later by ScopeGuard, after the rate limit, so
  * that refused calls of an API key count and carry the rate-limit headers too.
