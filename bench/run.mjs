@@ -4,14 +4,20 @@
  * For each database (PostgreSQL, SQLite) and size (10k, 100k, 1M articles): seeds a fresh
  * database through the project's migrations (cached, see lib/seed.mjs), starts the service as in
  * production (`node dist/src/main.js`, NODE_ENV=production, logs at info to a file) and the limit,
- * both pinned to CPU core 0 (with the PostgreSQL backends of their connections), checks that both
- * answer every benchmarked request with byte-identical bodies, then measures them with autocannon
- * (this process, pinned to core 1) in interleaved rounds: req/s, p50/p99 latency, server and
- * database CPU per request, peak RSS, non-2xx answers. Also SQLite start-up time (spawn to the
- * first 200 of /health/ready). GET /v1/articles/{id} is also measured, in the same interleaved
- * rounds, on THE FLOOR (bench/floor-server.mjs): a bare NestJS + Express application running the
- * limit's hand-written query and checks, i.e. what the framework alone costs. Prints a markdown
- * table and the targets, writes bench/results/<date>-<commit>.json and .md.
+ * and THE FLOOR (bench/floor-server.mjs: a bare NestJS + Express application running the limit's
+ * hand-written SQL and checks, i.e. what the framework alone costs), all pinned to CPU core 0
+ * (with the PostgreSQL backends of their connections), checks that the three answer every
+ * benchmarked request alike — status, body bytes and every response header but the per-request
+ * ones (lib/verify.mjs), and, for POST /v1/todos, the same rows written (the todo, its event, the
+ * webhook deliveries) — then measures them with autocannon (this process, pinned to core 1) in
+ * interleaved rounds: req/s, p50/p99 latency, server and database CPU per request, peak RSS,
+ * non-2xx answers; per endpoint the ratios service ÷ floor and service ÷ limit of req/s, p99 and
+ * CPU. Also the SQLite start-up time of each (spawn to the first 200 of /health/ready). Prints a
+ * markdown table and the targets, writes bench/results/<date>-<commit>.json and .md.
+ *
+ * The PostgreSQL database and the SQLite file of a run are named with this process's id
+ * (`resource_api_bench_<size>_<pid>`, `bench/.cache/run-<size>-<pid>.sqlite`; the prefix of the
+ * former is BENCH_PG_PREFIX), so that concurrent runs never share one; both are removed at the end.
  *
  * Options:
  *   --sizes 10k,100k,1m   article counts (default all three; `500` etc. allowed)
@@ -26,16 +32,17 @@
  *                         key whose NULLs come last (the keyset parts of src/common/list/find-page.ts);
  *                         list-estimated: page 1 with `Prefer: count=estimated`, to compare
  *                         across sizes)
- *   --no-floor            do not start the Nest + Express floor (GET by id only)
+ *   --no-floor            do not start the Nest + Express floor
  *   --redis redis://127.0.0.1:6379/7   run both servers with this Redis (shared deny list)
- *   --smoke               500 articles, 1 round of 1 s, both databases; checks byte identity and
- *                         zero non-2xx only; writes no results. Exit 1 on any mismatch.
+ *   --smoke               500 articles, 1 round of 1 s (at most 5 s), both databases; checks parity (status,
+ *                         body bytes, headers, and a todo's writes) of service, limit and floor,
+ *                         and zero non-2xx; writes no results. Exit 1 on any mismatch.
  *   --no-save             do not write bench/results
- * Exit status: 1 when a body differs, a request failed (non-2xx) or a server did not start.
+ * Exit status: 1 when a body, a header or a write differs, a request failed (non-2xx) or a server did not start.
  */
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -79,7 +86,16 @@ function parseArgs(argv) {
     else throw new Error(`unknown option ${arg} (see bench/run.mjs)`);
   }
   if (options.smoke)
-    Object.assign(options, { sizes: argv.includes('--sizes') ? options.sizes : '500', rounds: 1, duration: 1, warmup: 0.5, startups: 1, save: false });
+    Object.assign(options, {
+      sizes: argv.includes('--sizes') ? options.sizes : '500',
+      rounds: 1,
+      duration: 1,
+      warmup: 0.5,
+      startups: 1,
+      save: false,
+      // a smoke checks parity and errors, not speed: rounds of a slow endpoint (on a busy machine) stay short
+      maxDuration: argv.some((a) => a.startsWith('--max-duration')) ? options.maxDuration : 5,
+    });
   return {
     ...options,
     sizes: options.sizes.split(',').map(parseSize),
@@ -146,7 +162,7 @@ function endpoints(db, size, articleId, token, cursor, nullableCursor) {
       headers: auth,
     },
     { key: 'list-estimated', name: 'GET list page 1, count=estimated', method: 'GET', path: list(1), headers: { ...auth, prefer: 'count=estimated' } },
-    { key: 'get', name: 'GET article by id', method: 'GET', path: `/v1/articles/${articleId}`, headers: auth, floor: true },
+    { key: 'get', name: 'GET article by id', method: 'GET', path: `/v1/articles/${articleId}`, headers: auth },
     {
       key: 'post',
       name: 'POST todo',
@@ -355,45 +371,49 @@ function serviceEnv(databaseUrl, port) {
   };
 }
 
-async function startService(databaseUrl, logFile) {
+/** The three servers: the script each runs, its environment, its PostgreSQL `application_name`. */
+const SERVERS = {
+  service: { script: 'dist/src/main.js', env: serviceEnv, application: 'resource-api' },
+  limit: {
+    script: 'bench/limit-server.mjs',
+    env: (databaseUrl, port) => ({ JWT_SECRET, PORT: String(port), DATABASE_URL: databaseUrl, ...(options.redis ? { REDIS_URL: options.redis } : {}) }),
+    application: 'resource-api-limit',
+  },
+  floor: {
+    script: 'bench/floor-server.mjs',
+    env: (databaseUrl, port) => ({
+      JWT_SECRET,
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      BENCH_APPLICATION_NAME: 'resource-api-floor',
+      ...(options.redis ? { REDIS_URL: options.redis } : {}),
+    }),
+    application: 'resource-api-floor',
+  },
+};
+
+/** Starts server `name` of {@link SERVERS} on `databaseUrl` and waits until it is ready; returns the target. */
+async function startServer(name, databaseUrl, logFile) {
   const port = await freePort();
-  const child = spawnNode(['dist/src/main.js'], serviceEnv(databaseUrl, port), SERVER_CORE, logFile);
+  const server = SERVERS[name];
+  const child = spawnNode([server.script], server.env(databaseUrl, port), SERVER_CORE, logFile);
   const base = `http://127.0.0.1:${port}`;
-  await waitReady(`${base}/health/ready`, child);
-  return { name: 'service', child, base, application: 'resource-api' };
+  await waitReady(`${base}/health/ready`, child, name === 'service' ? 120_000 : 60_000);
+  return { name, child, base, application: server.application };
 }
 
-async function startLimit(databaseUrl, logFile) {
-  const port = await freePort();
-  const env = { JWT_SECRET, PORT: String(port), DATABASE_URL: databaseUrl, ...(options.redis ? { REDIS_URL: options.redis } : {}) };
-  const child = spawnNode(['bench/limit-server.mjs'], env, SERVER_CORE, logFile);
-  const base = `http://127.0.0.1:${port}`;
-  await waitReady(`${base}/health/ready`, child, 60_000);
-  return { name: 'limit', child, base, application: 'resource-api-limit' };
-}
+const startService = (databaseUrl, logFile) => startServer('service', databaseUrl, logFile);
+const startLimit = (databaseUrl, logFile) => startServer('limit', databaseUrl, logFile);
+const startFloor = (databaseUrl, logFile) => startServer('floor', databaseUrl, logFile);
 
-async function startFloor(databaseUrl, logFile) {
-  const port = await freePort();
-  const env = {
-    JWT_SECRET,
-    PORT: String(port),
-    DATABASE_URL: databaseUrl,
-    BENCH_APPLICATION_NAME: 'resource-api-floor',
-    ...(options.redis ? { REDIS_URL: options.redis } : {}),
-  };
-  const child = spawnNode(['bench/floor-server.mjs'], env, SERVER_CORE, logFile);
-  const base = `http://127.0.0.1:${port}`;
-  await waitReady(`${base}/health/ready`, child, 60_000);
-  return { name: 'floor', child, base, application: 'resource-api-floor' };
-}
-
-/** SQLite start-up: spawn of the service to its first 200 on /health/ready, `count` times; milliseconds. */
-async function startupTimes(file, count) {
+/** SQLite start-up of server `which`: spawn to its first 200 of /health/ready, `count` times; milliseconds. */
+async function startupTimes(file, count, which = 'service') {
   const times = [];
   for (let i = 0; i < count; i++) {
     const port = await freePort();
     const started = performance.now();
-    const child = spawnNode(['dist/src/main.js'], serviceEnv(`sqlite:${file}`, port), SERVER_CORE, path.join(CACHE_DIR, 'logs', 'startup.log'));
+    const server = SERVERS[which];
+    const child = spawnNode([server.script], server.env(`sqlite:${file}`, port), SERVER_CORE, path.join(CACHE_DIR, 'logs', `startup-${which}.log`));
     await waitReady(`http://127.0.0.1:${port}/health/ready`, child, 60_000, 5);
     times.push(performance.now() - started);
     await stop(child);
@@ -406,11 +426,106 @@ async function startupTimes(file, count) {
 const failures = [];
 const results = [];
 
+/** The todo id in a created todo's `Location`. */
+const createdId = (answer) => Number(/\/v1\/todos\/(\d+)$/.exec(answer.headers.location ?? '')?.[1]);
+
+/**
+ * The rows a `POST /v1/todos` wrote for todo `id` (docs/events.md: the todo, its `todo.created`
+ * event, the event's webhook deliveries), normalised so that two creates of the same body compare
+ * equal: ids, event ids and times replaced by their form (a time by its type and format, the
+ * todo's `updated_at` by `created_at` when equal, the todo id in the event's data by 0).
+ */
+async function writtenRows(db, target, id) {
+  const sql = {
+    todo: 'SELECT title, content, status, owner_id, version, created_at, updated_at FROM todos WHERE id = $1',
+    events: 'SELECT event_id, type, owner_id, resource_id, created_at, data_v1, data_v2, traceparent FROM events WHERE resource_id = $1 AND type = $2',
+    deliveries: 'SELECT count(*) AS n FROM webhook_deliveries WHERE event_id IN (SELECT event_id FROM events WHERE resource_id = $1 AND type = $2)',
+  };
+  const found = {};
+  if (db === 'postgres') {
+    const client = new pg.Client({ connectionString: target });
+    await client.connect();
+    try {
+      found.todo = (await client.query(sql.todo, [id])).rows;
+      found.events = (await client.query(sql.events, [id, 'todo.created'])).rows;
+      found.deliveries = (await client.query(sql.deliveries, [id, 'todo.created'])).rows[0].n;
+    } finally {
+      await client.end();
+    }
+  } else {
+    const sqlite = new Database(target, { readonly: true });
+    try {
+      const q = (text) => sqlite.prepare(text.replace(/\$(\d)/g, '?'));
+      found.todo = q(sql.todo).all(id);
+      found.events = q(sql.events).all(id, 'todo.created');
+      found.deliveries = q(sql.deliveries).get(id, 'todo.created').n;
+    } finally {
+      sqlite.close();
+    }
+  }
+  // a time's type and format, not its value: a Date (PostgreSQL) or TypeORM's UTC text `YYYY-MM-DD HH:MM:SS.SSS` (SQLite)
+  const shape = (value) => (value instanceof Date ? 'Date' : String(value).replace(/\d/g, '0'));
+  const unid = (text) =>
+    String(text)
+      .replace(new RegExp(`^\\{"id":${id},`), '{"id":0,')
+      .replace(new RegExp(`/todos/${id}"`, 'g'), '/todos/0"')
+      .replace(/"(created_at|updated_at)":"[^"]*"/g, '"$1":"…"');
+  return {
+    todo: found.todo.map((t) => ({
+      ...t,
+      created_at: shape(t.created_at),
+      updated_at: String(t.updated_at) === String(t.created_at) ? 'created_at' : String(t.updated_at),
+    })),
+    events: found.events.map((e) => ({
+      ...e,
+      event_id: /^evt_[0-9a-f]{32}$/.test(e.event_id) ? 'evt_…' : e.event_id,
+      created_at: shape(e.created_at),
+      resource_id: Number(e.resource_id) === id ? 'the todo' : e.resource_id,
+      data_v1: unid(e.data_v1),
+      data_v2: unid(e.data_v2),
+    })),
+    deliveries: Number(found.deliveries),
+  };
+}
+
+/**
+ * Checks that `endpoint` is answered alike by `a` and `b` ({@link compare}: status, body, headers)
+ * and, for a create, that both wrote the same rows ({@link writtenRows}); records the outcome in
+ * `entry.verification`, prints it, adds a failure when they differ.
+ */
+async function verifyPair(entry, tag, db, target, endpoint, a, b) {
+  const check = await compare(a.base, b.base, endpoint, [a.name, b.name]);
+  if (endpoint.method === 'POST' && check.answers.every((answer) => answer.status === 201)) {
+    const [rowsA, rowsB] = [await writtenRows(db, target, createdId(check.answers[0])), await writtenRows(db, target, createdId(check.answers[1]))];
+    const [textA, textB] = [JSON.stringify(rowsA), JSON.stringify(rowsB)];
+    if (textA !== textB) check.problems.push(`rows written: ${a.name} ${textA} ≠ ${b.name} ${textB}`);
+    if (rowsA.todo.length !== 1 || rowsA.events.length !== 1) check.problems.push(`rows written by ${a.name}: ${textA} (one todo and one event expected)`);
+    const body = check.answers[0].body
+      .replace(/^\{"id":\d+,/, '{"id":0,')
+      .replace(/\/todos\/\d+"/g, '/todos/0"')
+      .replace(/"(created_at|updated_at)":"[^"]*"/g, '"$1":"…"');
+    if (rowsA.events[0] && rowsA.events[0].data_v1 !== body) check.problems.push(`${a.name}'s event data_v1 ${rowsA.events[0].data_v1} ≠ its answer ${body}`);
+    check.writes = textA === textB;
+  }
+  check.ok = check.problems.length === 0;
+  const name = `${endpoint.name}: ${a.name} = ${b.name}`;
+  entry.verification.push({ endpoint: name, ok: check.ok, bytes: check.bytes, headers: check.headers, problems: check.problems });
+  log(
+    `verify ${name}: ${check.ok ? `identical (${check.bytes} bytes, ${check.headers.length} headers${check.writes ? ', the same rows written' : ''})` : 'MISMATCH'}`,
+  );
+  if (!check.ok) {
+    for (const line of check.problems) log(`  ${line}`);
+    failures.push(`${tag} ${name}: answers differ`);
+  }
+}
+
 async function benchOne(db, size) {
   const tag = `${db}-${label(size)}`;
+  // this run's own database or file: another run (another worktree, another CI job) never shares it
+  const runLabel = `${label(size).toLowerCase()}_${process.pid}`;
   log(`\n## ${db} ${label(size)} articles`);
   const seedStarted = Date.now();
-  const target = db === 'postgres' ? await preparePostgres(size, label(size).toLowerCase(), log) : await prepareSqlite(size, label(size).toLowerCase(), log);
+  const target = db === 'postgres' ? await preparePostgres(size, runLabel, log) : await prepareSqlite(size, runLabel, log);
   const prepareSeconds = (Date.now() - seedStarted) / 1000;
   const databaseUrl = db === 'postgres' ? target : `sqlite:${target}`;
   const pgDb = db === 'postgres' ? new URL(target).pathname.slice(1) : undefined;
@@ -426,37 +541,24 @@ async function benchOne(db, size) {
     service = await startService(databaseUrl, path.join(logs, `${tag}-service.log`));
     limit = await startLimit(databaseUrl, path.join(logs, `${tag}-limit.log`));
     const list = endpoints(db, size, articleId, token, await cursorAt(db, target, size), await cursorAt(db, target, size, 'published_at'));
-    if (options.floor && list.some((e) => e.floor)) floor = await startFloor(databaseUrl, path.join(logs, `${tag}-floor.log`));
+    if (options.floor) floor = await startFloor(databaseUrl, path.join(logs, `${tag}-floor.log`));
     for (const t of [service, limit, floor]) if (t) t.pgDb = pgDb;
-    // byte identity before measuring
+    // parity before measuring: status, body bytes, headers (and a create's rows) of service and floor against the limit
     for (const endpoint of list) {
-      const check = await compare(service.base, limit.base, endpoint);
-      entry.verification.push({ endpoint: endpoint.name, ok: check.ok, bytes: check.bytes, problems: check.problems });
-      log(`verify ${endpoint.name}: ${check.ok ? `identical (${check.bytes} bytes)` : 'MISMATCH'}`);
-      if (!check.ok) {
-        for (const line of check.problems) log(`  ${line}`);
-        failures.push(`${tag} ${endpoint.name}: bodies differ`);
-      }
-      if (floor && endpoint.floor) {
-        const checkFloor = await compare(floor.base, limit.base, endpoint);
-        entry.verification.push({ endpoint: `${endpoint.name} (floor)`, ok: checkFloor.ok, bytes: checkFloor.bytes, problems: checkFloor.problems });
-        log(`verify ${endpoint.name} on the floor: ${checkFloor.ok ? `identical (${checkFloor.bytes} bytes)` : 'MISMATCH'}`);
-        if (!checkFloor.ok) {
-          for (const line of checkFloor.problems) log(`  ${line}`);
-          failures.push(`${tag} ${endpoint.name}: the floor's body differs`);
-        }
-      }
+      await verifyPair(entry, tag, db, target, endpoint, service, limit);
+      if (floor) await verifyPair(entry, tag, db, target, endpoint, floor, limit);
     }
+    const all = [service, limit, floor].filter(Boolean);
     for (const endpoint of list) {
       // A slow endpoint gets longer rounds: with C connections a request waits about C × its own
-      // time, and a round must see several of them complete (both targets get the same length).
-      const alone = Math.max(await probeLatency(service.base, endpoint), await probeLatency(limit.base, endpoint));
+      // time, and a round must see several of them complete (every target gets the same length).
+      let alone = 0;
+      for (const t of all) alone = Math.max(alone, await probeLatency(t.base, endpoint));
       const seconds = Math.min(options.maxDuration, Math.max(options.duration, Math.ceil(3 * options.connections * alone)));
       const timeout = Math.min(600, Math.max(30, Math.ceil(2 * options.connections * alone) + 10));
       if (seconds > options.duration) log(`${endpoint.name}: ${alone.toFixed(2)} s alone → rounds of ${seconds} s, timeout ${timeout} s`);
-      const targets = floor && endpoint.floor ? [service, limit, floor] : [service, limit];
       if (options.warmup > 0) {
-        for (const t of targets) {
+        for (const t of all) {
           await cannon(t.base, endpoint, Math.max(options.warmup, Math.min(seconds, Math.ceil(options.connections * alone))), timeout);
           await settle(t);
         }
@@ -464,7 +566,7 @@ async function benchOne(db, size) {
       const rounds = { service: [], limit: [], floor: [] };
       for (let r = 0; r < options.rounds; r++) {
         // alternate which target goes first, so drift (caches, other load) hits all alike
-        for (const t of r % 2 === 0 ? targets : [...targets].reverse()) rounds[t.name].push(await round(t, endpoint, seconds, timeout));
+        for (const t of r % 2 === 0 ? all : [...all].reverse()) rounds[t.name].push(await round(t, endpoint, seconds, timeout));
       }
       const row = {
         endpoint: endpoint.name,
@@ -475,15 +577,20 @@ async function benchOne(db, size) {
         service: summarise(rounds.service),
         limit: summarise(rounds.limit),
       };
-      row.ratio = row.limit.rps ? row.service.rps / row.limit.rps : null;
-      const total = (s) => (s.cpuPerReq ?? 0) + (s.dbCpuPerReq ?? 0);
+      const total = (x) => (x.cpuPerReq ?? 0) + (x.dbCpuPerReq ?? 0);
+      const ratio = (x, y) => (x !== null && y ? x / y : null);
+      row.ratio = ratio(row.service.rps, row.limit.rps);
+      row.p99Ratio = ratio(row.service.p99, row.limit.p99);
       row.cpuRatio = total(row.limit) > 0 ? total(row.service) / total(row.limit) : null;
       if (rounds.floor.length > 0) {
         row.floor = summarise(rounds.floor);
-        row.floorRatio = row.limit.rps ? row.floor.rps / row.limit.rps : null;
+        row.serviceFloorRatio = ratio(row.service.rps, row.floor.rps);
+        row.serviceFloorP99Ratio = ratio(row.service.p99, row.floor.p99);
+        row.serviceFloorCpuRatio = total(row.floor) > 0 ? total(row.service) / total(row.floor) : null;
+        row.floorRatio = ratio(row.floor.rps, row.limit.rps);
         row.floorCpuRatio = total(row.limit) > 0 ? total(row.floor) / total(row.limit) : null;
       }
-      row.backendsPinned = db === 'postgres' ? [...rounds.service, ...rounds.limit].every((r) => r.backendsPinned) : null;
+      row.backendsPinned = db === 'postgres' ? [...rounds.service, ...rounds.limit, ...rounds.floor].every((r) => r.backendsPinned) : null;
       entry.endpoints.push(row);
       for (const side of ['service', 'limit', 'floor']) {
         if (row[side] && row[side].non2xx > 0) failures.push(`${tag} ${endpoint.name}: ${row[side].non2xx} non-2xx/errors on the ${side}`);
@@ -492,7 +599,7 @@ async function benchOne(db, size) {
         `${endpoint.name}: service ${fmt(row.service.rps)} req/s, limit ${fmt(row.limit.rps)} req/s (${pct(row.ratio)}); ` +
           `CPU µs/req ${fmt(row.service.cpuPerReq)}+${fmt(row.service.dbCpuPerReq)} vs ${fmt(row.limit.cpuPerReq)}+${fmt(row.limit.dbCpuPerReq)}` +
           (row.floor
-            ? `; floor ${fmt(row.floor.rps)} req/s (${pct(row.floorRatio)}), CPU µs/req ${fmt(row.floor.cpuPerReq)}+${fmt(row.floor.dbCpuPerReq)}`
+            ? `; floor ${fmt(row.floor.rps)} req/s (service ÷ floor ${pct(row.serviceFloorRatio)}), CPU µs/req ${fmt(row.floor.cpuPerReq)}+${fmt(row.floor.dbCpuPerReq)}`
             : ''),
       );
     }
@@ -506,15 +613,19 @@ async function benchOne(db, size) {
     if (floor) await stop(floor.child);
   }
   if (db === 'sqlite') {
-    try {
-      const times = await startupTimes(target, options.startups);
-      entry.startupMs = { median: median(times), samples: times };
-      log(`start-up (SQLite ${label(size)}): median ${fmt(entry.startupMs.median)} ms of ${times.map((t) => t.toFixed(0)).join(', ')}`);
-    } catch (error) {
-      failures.push(`${tag} start-up: ${error.message}`);
+    entry.startupMs = {};
+    for (const which of ['service', 'limit', ...(options.floor ? ['floor'] : [])]) {
+      try {
+        const times = await startupTimes(target, options.startups, which);
+        entry.startupMs[which] = { median: median(times), samples: times };
+        log(`start-up of the ${which} (SQLite ${label(size)}): median ${fmt(median(times))} ms of ${times.map((t) => t.toFixed(0)).join(', ')}`);
+      } catch (error) {
+        failures.push(`${tag} start-up of the ${which}: ${error.message}`);
+      }
     }
+    for (const suffix of ['', '-wal', '-shm']) rmSync(target + suffix, { force: true });
   } else {
-    await dropPostgres(label(size).toLowerCase());
+    await dropPostgres(runLabel);
   }
 }
 
@@ -583,13 +694,13 @@ function evaluateTargets() {
     targets.push({ target: 'service peak RSS ≤ 200 MiB (every run)', value: `${mib(peak)} MiB`, met: peak <= 200 * 2 ** 20 });
   }
   const startup = results
-    .filter((e) => e.db === 'sqlite' && e.startupMs)
+    .filter((e) => e.db === 'sqlite' && e.startupMs?.service)
     .sort((a, b) => (a.size === 100_000 ? -1 : b.size === 100_000 ? 1 : b.size - a.size))[0];
   if (startup)
     targets.push({
       target: `SQLite start-up ≤ 1 s (${startup.label}, median)`,
-      value: `${fmt(startup.startupMs.median)} ms`,
-      met: startup.startupMs.median <= 1000,
+      value: `${fmt(startup.startupMs.service?.median)} ms`,
+      met: startup.startupMs.service?.median <= 1000,
     });
   return targets;
 }
@@ -604,17 +715,23 @@ function markdown(meta, targets) {
       `${options.redis ? ` Redis: ${options.redis}.` : ' No Redis (in-process deny list on both).'}`,
     '',
   );
+  const cpu = (x) => (x ? `${fmt(x.cpuPerReq)}${x.dbCpuPerReq !== null ? ` (+${fmt(x.dbCpuPerReq)})` : ''}` : '–');
+  const times = (ratio) => (ratio === null || ratio === undefined ? '–' : `${ratio.toFixed(2)}×`);
+  const latency = (x) => (x ? `${fmt(x.p50)} / ${fmt(x.p99)}` : '–');
   lines.push(
-    '| database | articles | endpoint | service req/s | limit req/s | ratio | p50 / p99 ms service | p50 / p99 ms limit | CPU µs/req service (+db) | CPU µs/req limit (+db) | CPU ratio | non-2xx |',
+    `Each endpoint on the service, THE FLOOR (bench/floor-server.mjs: a bare NestJS + Express application with the limit's SQL and checks, no guards, pipes, interceptors, middleware or logging) and THE LIMIT (bench/limit-server.mjs: fastify, the same SQL), measured in the same interleaved rounds. ` +
+      'Ratios are service ÷ floor and service ÷ limit: of req/s (higher is better for the service), of p99 latency and of CPU per request (server + database; lower is better).',
+    '',
+    '| database | articles | endpoint | req/s service / floor / limit | req/s service ÷ floor | req/s service ÷ limit | p50 / p99 ms service | p50 / p99 ms floor | p50 / p99 ms limit | p99 service ÷ floor | p99 service ÷ limit | CPU µs/req service (+db) | CPU µs/req floor (+db) | CPU µs/req limit (+db) | CPU service ÷ floor | CPU service ÷ limit | non-2xx |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   );
-  lines.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const entry of results) {
     for (const row of entry.endpoints) {
       const s = row.service;
       const l = row.limit;
-      const cpu = (x) => `${fmt(x.cpuPerReq)}${x.dbCpuPerReq !== null ? ` (+${fmt(x.dbCpuPerReq)})` : ''}`;
+      const f = row.floor;
       lines.push(
-        `| ${entry.db} | ${entry.label} | ${row.endpoint}${row.roundSeconds > options.duration ? ` (rounds of ${row.roundSeconds} s)` : ''} | ${fmt(s.rps)} | ${fmt(l.rps)} | ${pct(row.ratio)} | ${fmt(s.p50)} / ${fmt(s.p99)} | ${fmt(l.p50)} / ${fmt(l.p99)} | ${cpu(s)} | ${cpu(l)} | ${row.cpuRatio === null ? '–' : `${row.cpuRatio.toFixed(2)}×`} | ${s.non2xx + l.non2xx} |`,
+        `| ${entry.db} | ${entry.label} | ${row.endpoint}${row.roundSeconds > options.duration ? ` (rounds of ${row.roundSeconds} s)` : ''} | ${fmt(s.rps)} / ${f ? fmt(f.rps) : '–'} / ${fmt(l.rps)} | ${pct(row.serviceFloorRatio)} | ${pct(row.ratio)} | ${latency(s)} | ${latency(f)} | ${latency(l)} | ${times(row.serviceFloorP99Ratio)} | ${times(row.p99Ratio)} | ${cpu(s)} | ${cpu(f)} | ${cpu(l)} | ${times(row.serviceFloorCpuRatio)} | ${times(row.cpuRatio)} | ${s.non2xx + l.non2xx + (f ? f.non2xx : 0)} |`,
       );
     }
   }
@@ -623,33 +740,15 @@ function markdown(meta, targets) {
     '',
     `Requests (as user ${USER_ID}, role user, Bearer HS256; {id}: a published article of another user): ${[...requests].map(([name, request]) => `${name} = \`${request}\``).join('; ')}.`,
   );
-  const floorRows = results.flatMap((e) => e.endpoints.filter((r) => r.floor).map((r) => ({ entry: e, row: r })));
-  if (floorRows.length > 0) {
-    lines.push(
-      '',
-      `The Nest + Express floor (bench/floor-server.mjs: a bare NestJS application with the limit's query and checks, no guards, pipes, interceptors, middleware or logging), measured in the same interleaved rounds:`,
-      '',
-      '| database | articles | endpoint | service req/s | floor req/s | limit req/s | floor / limit | service / floor | CPU µs/req service (+db) | CPU µs/req floor (+db) | CPU µs/req limit (+db) | CPU floor / limit | CPU service / floor | non-2xx floor |',
-      '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    );
-    const cpuOf = (x) => `${fmt(x.cpuPerReq)}${x.dbCpuPerReq !== null ? ` (+${fmt(x.dbCpuPerReq)})` : ''}`;
-    const total = (x) => (x.cpuPerReq ?? 0) + (x.dbCpuPerReq ?? 0);
-    for (const { entry, row } of floorRows) {
-      const serviceOverFloor = row.floor.rps ? row.service.rps / row.floor.rps : null;
-      const cpuServiceOverFloor = total(row.floor) > 0 ? total(row.service) / total(row.floor) : null;
-      lines.push(
-        `| ${entry.db} | ${entry.label} | ${row.endpoint} | ${fmt(row.service.rps)} | ${fmt(row.floor.rps)} | ${fmt(row.limit.rps)} | ${pct(row.floorRatio)} | ${pct(serviceOverFloor)} | ${cpuOf(row.service)} | ${cpuOf(row.floor)} | ${cpuOf(row.limit)} | ${row.floorCpuRatio === null ? '–' : `${row.floorCpuRatio.toFixed(2)}×`} | ${cpuServiceOverFloor === null ? '–' : `${cpuServiceOverFloor.toFixed(2)}×`} | ${row.floor.non2xx} |`,
-      );
-    }
-  }
+  const startup = (entry, which) => (entry.startupMs?.[which] ? fmt(entry.startupMs[which].median) : '–');
   lines.push(
     '',
-    '| database | articles | seed/copy s | peak RSS MiB service / limit | SQLite start-up ms (median) | bodies identical |',
+    '| database | articles | seed/copy s | peak RSS MiB service / floor / limit | SQLite start-up ms service / floor / limit (median) | status, bodies, headers and writes identical |',
     '|---|---|---:|---:|---:|---|',
   );
   for (const entry of results) {
     lines.push(
-      `| ${entry.db} | ${entry.label} | ${entry.prepareSeconds.toFixed(1)} | ${mib(entry.rss?.service.peak)} / ${mib(entry.rss?.limit.peak)} | ${entry.startupMs ? fmt(entry.startupMs.median) : '–'} | ${entry.verification.length && entry.verification.every((v) => v.ok) ? 'yes' : 'NO'} |`,
+      `| ${entry.db} | ${entry.label} | ${entry.prepareSeconds.toFixed(1)} | ${mib(entry.rss?.service.peak)} / ${mib(entry.rss?.floor?.peak)} / ${mib(entry.rss?.limit.peak)} | ${entry.db === 'sqlite' ? `${startup(entry, 'service')} / ${startup(entry, 'floor')} / ${startup(entry, 'limit')}` : '–'} | ${entry.verification.length && entry.verification.every((v) => v.ok) ? 'yes' : 'NO'} |`,
     );
   }
   lines.push('', '| target | measured | met |', '|---|---:|---|');

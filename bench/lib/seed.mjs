@@ -249,7 +249,9 @@ async function pgFill(client, articles, log) {
 
 /**
  * A fresh PostgreSQL database `<prefix>_<label>` holding the seeded data of `articles` articles:
- * cloned from the cached template (seeded first when missing). Returns its URL.
+ * cloned from the cached template (seeded first when missing, by one run at a time: an advisory
+ * lock on the template's name). `label` should be unique to the run (bench/run.mjs adds its
+ * process id) so that concurrent runs never share a database. Returns its URL.
  */
 export async function preparePostgres(articles, label, log = console.log) {
   const key = seedKey();
@@ -257,18 +259,30 @@ export async function preparePostgres(articles, label, log = console.log) {
   const target = `${PG_PREFIX}_${label}`;
   return withClient(PG_ADMIN_URL, async (admin) => {
     if (!(await pgDatabaseExists(admin, template))) {
-      // stale templates of the same size (older migrations) go first, they are large
-      const stale = await admin.query(`SELECT datname FROM pg_database WHERE datname LIKE $1 AND datname <> $2`, [`${PG_PREFIX}_tpl_%_${articles}`, template]);
-      for (const row of stale.rows) await admin.query(`DROP DATABASE "${row.datname}" WITH (FORCE)`);
-      const started = Date.now();
-      log(`seeding PostgreSQL ${template} (${articles} articles)…`);
-      const building = `${template}_building`.slice(0, 63);
-      await admin.query(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`);
-      await admin.query(`CREATE DATABASE "${building}"`);
-      runMigrations(pgUrl(building));
-      await withClient(pgUrl(building), (client) => pgFill(client, articles, log));
-      await admin.query(`ALTER DATABASE "${building}" RENAME TO "${template}"`);
-      log(`seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      // runs on other checkouts share the server: one seeds a missing template at a time (its
+      // `_building` database would be another's), the others wait and then clone what it made
+      await admin.query('SELECT pg_advisory_lock(hashtext($1))', [template]);
+      try {
+        if (!(await pgDatabaseExists(admin, template))) {
+          // stale templates of the same size (older migrations) go first, they are large
+          const stale = await admin.query(`SELECT datname FROM pg_database WHERE datname LIKE $1 AND datname <> $2`, [
+            `${PG_PREFIX}_tpl_%_${articles}`,
+            template,
+          ]);
+          for (const row of stale.rows) await admin.query(`DROP DATABASE "${row.datname}" WITH (FORCE)`);
+          const started = Date.now();
+          log(`seeding PostgreSQL ${template} (${articles} articles)…`);
+          const building = `${template}_building`.slice(0, 63);
+          await admin.query(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`);
+          await admin.query(`CREATE DATABASE "${building}"`);
+          runMigrations(pgUrl(building));
+          await withClient(pgUrl(building), (client) => pgFill(client, articles, log));
+          await admin.query(`ALTER DATABASE "${building}" RENAME TO "${template}"`);
+          log(`seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        }
+      } finally {
+        await admin.query('SELECT pg_advisory_unlock(hashtext($1))', [template]);
+      }
     }
     await admin.query(`DROP DATABASE IF EXISTS "${target}" WITH (FORCE)`);
     await admin.query(`CREATE DATABASE "${target}" TEMPLATE "${template}" STRATEGY FILE_COPY`);
