@@ -56,6 +56,7 @@ interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  'Index Cond'?: string;
   'Actual Rows'?: number;
   'Actual Loops'?: number;
   'Rows Removed by Filter'?: number;
@@ -254,6 +255,14 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
         `INSERT INTO users (username, password_hash, name, role, created_at, updated_at) SELECT 'sync_user_' || n, 'x', 'Sync User ' || n, 'user', now(), ${changed} FROM ${series}`,
       );
       await dataSource.query(`INSERT INTO tags (name, created_at, updated_at) SELECT 'sync-tag-' || n, now(), ${changed} FROM ${series}`);
+      // two thirds of the articles carry one or two of those tags (the page statement reads their names)
+      await dataSource.query(
+        `INSERT INTO article_tags (article_id, tag_id)
+         SELECT a.id, t.id FROM generate_series(1, ${ARTICLES}) n
+           INNER JOIN articles a ON a.title = 'Article ' || ((n * 7919) % ${ARTICLES}) AND n % 3 <> 0
+           INNER JOIN tags t ON t.name IN ('sync-tag-' || (1 + n % ${SYNC_ROWS}), 'sync-tag-' || (1 + (6 * n + 1) % ${SYNC_ROWS}))
+         ON CONFLICT DO NOTHING`,
+      );
       await dataSource.query(
         `INSERT INTO comments (body, article_id, author_id, created_at, updated_at) SELECT 'busy ' || n, ${BUSY_ARTICLE}, 1 + n % ${USERS}, now(), ${changed} FROM ${series}`,
       );
@@ -273,7 +282,7 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
            CASE WHEN n % 4 = 0 THEN ${ME.id} ELSE 1 + n % ${USERS} END, n, ${changed}, '{}', '{}' FROM ${series}`,
       );
       // statistics for the planner and the visibility map for index-only scans (never in a transaction)
-      for (const table of ['users', 'articles', 'comments', 'tags', 'todos', 'orders', 'oauth_clients', 'events'])
+      for (const table of ['users', 'articles', 'article_tags', 'comments', 'tags', 'todos', 'orders', 'oauth_clients', 'events'])
         await dataSource.query(`VACUUM ANALYZE ${table}`);
     } else {
       const series = (count: number) => `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ${count})`;
@@ -301,6 +310,13 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
         `INSERT INTO users (username, password_hash, name, role, created_at, updated_at) SELECT 'sync_user_' || n, 'x', 'Sync User ' || n, 'user', ${at('0')}, ${changed} FROM g`,
       );
       await sync(`INSERT INTO tags (name, created_at, updated_at) SELECT 'sync-tag-' || n, ${at('0')}, ${changed} FROM g`);
+      // two thirds of the articles carry one or two of those tags (the page statement reads their names)
+      await dataSource.query(
+        `${series(ARTICLES)} INSERT OR IGNORE INTO article_tags (article_id, tag_id)
+         SELECT a.id, t.id FROM g
+           INNER JOIN articles a ON a.title = 'Article ' || ((n * 7919) % ${ARTICLES}) AND n % 3 <> 0
+           INNER JOIN tags t ON t.name IN ('sync-tag-' || (1 + n % ${SYNC_ROWS}), 'sync-tag-' || (1 + (6 * n + 1) % ${SYNC_ROWS}))`,
+      );
       await sync(
         `INSERT INTO comments (body, article_id, author_id, created_at, updated_at) SELECT 'busy ' || n, ${BUSY_ARTICLE}, 1 + n % ${USERS}, ${at('0')}, ${changed} FROM g`,
       );
@@ -366,6 +382,42 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
     expect(page.total).toBe(want.total);
     expect(page.items.length).toBeGreaterThan(0);
     plans[name] = await expectIndexed(statements, 'articles', 'a', countIndexOnly, ordered);
+  });
+
+  it.each<[string, AuthUser, Record<string, string>]>([
+    ['the default list as an ordinary user', ME, {}],
+    ['status=published&sort=-created_at as an admin', ADMIN, { status: 'published', sort: '-created_at' }],
+  ])('reads the tag names of %s in the page statement, from the article_tags primary key (no statement of their own)', async (name, caller, raw) => {
+    const { page, statements } = await listArticles(raw, caller);
+    const ids = page.items.map((item) => Number(item.id));
+    expect(ids.length).toBeGreaterThan(0);
+    const links = await dataSource.query<Array<{ article_id: number | string; name: string }>>(
+      `SELECT l.article_id, t.name FROM article_tags l INNER JOIN tags t ON t.id = l.tag_id WHERE l.article_id IN (${ids.join(', ')})`,
+    );
+    const want = (id: number) =>
+      links
+        .filter((link) => Number(link.article_id) === id)
+        .map((link) => link.name)
+        .sort();
+    expect(page.items.map((item) => item.tags)).toEqual(ids.map(want));
+    expect(page.items.some((item) => (item.tags ?? []).length > 1)).toBe(true);
+    // one statement reads the tags: the page's
+    const reading = statements.filter((st) => /article_tags/.test(st.sql));
+    expect(reading).toHaveLength(1);
+    const { rows } = split(statements, 'articles');
+    expect(reading[0]).toBe(rows);
+    if (onPostgres) {
+      // the links of each row are found by their primary key (article_id, tag_id): an index scan, or a bitmap heap scan of one
+      const plan = nodes(await pgPlan(rows));
+      const onLinks = plan.filter((n) => n['Relation Name'] === 'article_tags');
+      expect(onLinks.length).toBeGreaterThan(0);
+      expect(onLinks.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
+      expect(plan.some((n) => INDEX_NODES.includes(n['Node Type']) && /\(article_id = a\.id\)/.test(n['Index Cond'] ?? ''))).toBe(true);
+    } else {
+      const onLinks = (await sqlitePlan(rows)).filter((r) => /^(SCAN|SEARCH) atl\b/.test(r.detail));
+      expect(onLinks.length).toBeGreaterThan(0);
+      expect(onLinks.filter((r) => !/^SEARCH atl USING (COVERING )?INDEX/.test(r.detail))).toEqual([]);
+    }
   });
 
   it.each(sortTerms)('sorts by %s from an index, with status=published as an ordinary user and unfiltered as an admin', async (sort) => {

@@ -97,6 +97,65 @@ describe('todos (docs/writes.md, docs/resources/todos.md)', () => {
       });
     });
 
+    it('writes the todo, its event and a listening webhook’s delivery in one transaction of few statements: on PostgreSQL the event and its deliveries (with the NOTIFY) are one statement', async () => {
+      const dataSource = app.get(DataSource);
+      const postgres = dataSource.options.type === 'postgres';
+      const now = postgres ? 'now()' : "'2026-01-01 00:00:00.000'";
+      const [{ id: webhook }] = await dataSource.query<Array<{ id: number }>>(
+        `INSERT INTO webhook_subscriptions (owner_id, url, events, enabled, secret, created_at, updated_at)
+         VALUES (${Number(bob.user.id)}, 'http://127.0.0.1:9/hook', '["todo.created"]', ${postgres ? 'TRUE' : '1'}, 'secret', ${now}, ${now}) RETURNING id`,
+      );
+      try {
+        const statements: string[] = [];
+        const original = dataSource.logger;
+        const noop = () => undefined;
+        Object.assign(dataSource, {
+          logger: {
+            logQuery: (sql: string) => statements.push(sql),
+            logQueryError: noop,
+            logQuerySlow: noop,
+            logSchemaBuild: noop,
+            logMigration: noop,
+            log: noop,
+          },
+        });
+        let res: request.Response;
+        try {
+          res = await http().post('/v1/todos').set('Authorization', bearer(bob.token)).send({ title: 'Heard' });
+        } finally {
+          Object.assign(dataSource, { logger: original });
+        }
+        expect(res.status).toBe(201);
+        const [event] = await dataSource.query<Array<{ event_id: string }>>(
+          `SELECT event_id FROM events WHERE type = 'todo.created' AND resource_id = ${Number(res.body.id)}`,
+        );
+        const deliveries = await dataSource.query<Array<{ event_id: string }>>(
+          `SELECT event_id FROM webhook_deliveries WHERE subscription_id = ${Number(webhook)}`,
+        );
+        expect(deliveries).toEqual([{ event_id: event.event_id }]);
+        // the transaction's statements (the credential check before it is no part of the create)
+        const begin = statements.findIndex((sql) => /^(START TRANSACTION|BEGIN)/.test(sql));
+        const transaction = statements.slice(begin, statements.indexOf('COMMIT') + 1);
+        expect(transaction.length).toBeGreaterThan(2);
+        const writes = transaction.slice(1, -1);
+        if (postgres) {
+          expect(transaction).toHaveLength(4);
+          expect(writes).toEqual([
+            expect.stringMatching(/^INSERT INTO "todos"/),
+            expect.stringMatching(/^WITH e AS \(INSERT INTO "events".*INSERT INTO webhook_deliveries.*pg_notify/s),
+          ]);
+        } else {
+          expect(writes).toEqual([
+            expect.stringMatching(/^INSERT INTO "todos"/),
+            expect.stringMatching(/^INSERT INTO "events"/),
+            expect.stringMatching(/^INSERT INTO webhook_deliveries/),
+          ]);
+        }
+      } finally {
+        await dataSource.query(`DELETE FROM webhook_subscriptions WHERE id = ${Number(webhook)}`);
+      }
+    });
+
     it('answers an empty or null title with 400', async () => {
       for (const title of ['', null]) {
         const res = await http().post('/v1/todos').set('Authorization', bearer(alice.token)).send({ title });

@@ -51,12 +51,5 @@ export const ARTICLES = defineResource({
   },
   versioned: ['Article', 'ArticleV2'],
   fields: ARTICLES_FIELDS,
-  serviceTier: (tier) =>
-    new ArticlesService(
-      tier.dataSource.getRepository(Article),
-      tier.dataSource.getRepository(ArticleTag),
-      tier.dataSource,
-      tier.service<TagsService>('tags'),
-      tier.outbox,
-    ),
+  serviceTier: (tier) => new ArticlesService(tier.dataSource.getRepository(Article), tier.dataSource, tier.service<TagsService>('tags'), tier.outbox),
 });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, type EntityManager, In, Repository } from 'typeorm';
+import { DataSource, type EntityManager, Repository } from 'typeorm';
 import type { AuthUser } from '../common/caller/auth-user.js';
 import { authorize, authorizeTransition } from '../common/access/access-policy.js';
 import type { Row } from '../common/list/field-table.js';
@@ -51,7 +51,6 @@ export class ArticlesService {
 
   constructor(
     @InjectRepository(Article) private readonly articles: Repository<Article>,
-    @InjectRepository(ArticleTag) private readonly articleTags: Repository<ArticleTag>,
     private readonly dataSource: DataSource,
     private readonly tags: TagsService,
     private readonly outbox: EventOutbox,
@@ -89,15 +88,24 @@ export class ArticlesService {
 
   /**
    * One page of the articles the caller may read (published ones and their own; all for an
-   * admin); filters apply within that, so they never widen it. The page's tags come from one
-   * more query, skipped when `fields` leaves `tags` out.
+   * admin); filters apply within that, so they never widen it. The page's tag names come with its
+   * rows, in the same statement (a correlated subquery per row, served by the `article_tags`
+   * primary key), unless `fields` leaves `tags` out.
    */
   async list(query: ListQuery, caller: AuthUser): Promise<Page<ArticleResponse>> {
     if (query.filters.tag) query.filters.tag = query.filters.tag.map((name) => String(name).toLowerCase());
-    const page = await findPage(this.articles.createQueryBuilder('a'), query, ARTICLES_FIELDS, (row) => row, ARTICLES_POLICY.visible(caller));
     const withTags = !query.fields || query.fields.includes('tags');
-    const tags = withTags ? await this.tagNames(page.items.map((row) => Number(row.id))) : undefined;
-    return page.map((row) => toArticleResponse(row, tags ? (tags.get(Number(row.id)) ?? []) : undefined));
+    const page = await findPage(
+      this.articles,
+      query,
+      ARTICLES_FIELDS,
+      (row) => row as Row<Article, 'author_id'> & { tag_names?: string | null },
+      ARTICLES_POLICY.visible(caller),
+      {
+        select: withTags ? { tag_names: this.tagNamesSql() } : undefined,
+      },
+    );
+    return page.map((row) => toArticleResponse(row, withTags ? splitTagNames(row.tag_names) : undefined));
   }
 
   /**
@@ -252,22 +260,20 @@ export class ArticlesService {
       );
   }
 
-  /** Tag names of the given articles, sorted, in one query: article id → names. */
-  private async tagNames(articleIds: number[]): Promise<Map<number, string[]>> {
-    const byArticle = new Map<number, string[]>();
-    if (articleIds.length === 0) return byArticle;
-    const rows = await this.articleTags
-      .createQueryBuilder('link')
-      .innerJoin('link.tag', 't')
-      .select('link.article_id', 'article_id')
-      .addSelect('t.name', 'name')
-      .where({ article_id: In(articleIds) })
-      .getRawMany<{ article_id: number | string; name: string }>();
-    for (const row of rows) {
-      const id = Number(row.article_id);
-      byArticle.set(id, [...(byArticle.get(id) ?? []), row.name]);
-    }
-    for (const names of byArticle.values()) names.sort();
-    return byArticle;
+  /**
+   * The tag names of the list's row `a`, as one text (names joined by `,`; NULL without tags):
+   * `string_agg` on PostgreSQL, `group_concat` on SQLite, read through the `article_tags` primary
+   * key and the tags' primary key. Tag names never hold a comma (docs/resources/tags.md#fields).
+   * The aggregate is unordered — an ORDER BY in it would sort per row (a temporary B-tree on
+   * SQLite); {@link splitTagNames} sorts the few names, as the reads of one article do.
+   */
+  private tagNamesSql(): string {
+    const aggregate = this.dataSource.options.type === 'postgres' ? 'string_agg' : 'group_concat';
+    return `(SELECT ${aggregate}(tgl.name, ',') FROM article_tags atl INNER JOIN tags tgl ON tgl.id = atl.tag_id WHERE atl.article_id = a.id)`;
   }
+}
+
+/** The names of a `tag_names` text ({@link ArticlesService.list}), sorted as the other reads sort them; none for NULL. */
+function splitTagNames(names: string | null | undefined): string[] {
+  return names ? names.split(',').sort() : [];
 }

@@ -55,7 +55,7 @@ export class ApiKeysService {
 
   /** One page of the caller's own keys. */
   list(query: ListQuery, caller: AuthUser): Promise<Page<ApiKeyResponse>> {
-    return findPage(this.keys.createQueryBuilder('k').where('k.user_id = :me', { me: caller.id }), query, API_KEYS_FIELDS, toApiKeyResponse);
+    return findPage({ repository: this.keys, where: 'k.user_id = :me', params: { me: caller.id } }, query, API_KEYS_FIELDS, toApiKeyResponse);
   }
 
   /** Revokes (deletes) one of the caller's keys. @throws 404 when it is not one of theirs. */

@@ -58,7 +58,7 @@ export class CommentsService {
   async list(articleId: number, query: ListQuery, caller: AuthUser): Promise<Page<CommentResponse>> {
     await this.articles.requireReadable(articleId, caller);
     // every comment of a readable article (COMMENTS_POLICY.visible is undefined): the scope is the nesting
-    return findPage(this.comments.createQueryBuilder('c'), query, COMMENTS_FIELDS, toCommentResponse, [{ 'c.article_id': articleId }]);
+    return findPage(this.comments, query, COMMENTS_FIELDS, toCommentResponse, [{ 'c.article_id': articleId }]);
   }
 
   /**

@@ -59,13 +59,28 @@ function statementFor(repository: Repository<ObjectLiteral>, keys: readonly stri
  *   unavailable database — see database-errors.ts)
  */
 export async function insertRow<T extends ObjectLiteral>(repository: Repository<T>, values: QueryDeepPartialEntity<T>): Promise<number> {
+  const { sql, parameters, returning } = insertStatement(repository, values);
+  const raw: unknown = await repository.manager.query(sql, parameters);
+  const id = returning ? (raw as { id: number | string }[])[0].id : (raw as number | bigint);
+  return Number(id);
+}
+
+/**
+ * The statement {@link insertRow} runs for `values`, without running it: its SQL (`INSERT …
+ * RETURNING "id"` where the database returns rows — PostgreSQL —, else a plain `INSERT`), its
+ * positional parameters, and whether it returns the id. For a caller that sends the insert as part
+ * of a larger statement (a data-modifying CTE on PostgreSQL).
+ * @throws Error when a key is not a column of the entity (a programming error)
+ */
+export function insertStatement<T extends ObjectLiteral>(
+  repository: Repository<T>,
+  values: QueryDeepPartialEntity<T>,
+): { sql: string; parameters: unknown[]; returning: boolean } {
   const given = values as Record<string, unknown>;
   const keys = Object.keys(given).filter((key) => given[key] !== undefined);
   const statement = statementFor(repository as Repository<ObjectLiteral>, keys);
   const driver = repository.manager.connection.driver;
   const parameters: unknown[] = statement.columns.map((column) => driver.preparePersistentValue(given[column.propertyName], column));
   for (let i = 0; i < statement.versions; i++) parameters.push(1);
-  const raw: unknown = await repository.manager.query(statement.sql, parameters);
-  const id = statement.returning ? (raw as { id: number | string }[])[0].id : (raw as number | bigint);
-  return Number(id);
+  return { sql: statement.sql, parameters, returning: statement.returning };
 }

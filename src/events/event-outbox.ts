@@ -12,7 +12,7 @@ import type {
 } from 'typeorm';
 import { safeError } from '../logging/logging.js';
 import { toIso } from '../common/list/timestamps.js';
-import { insertRow } from '../database/insert-row.js';
+import { insertRow, insertStatement } from '../database/insert-row.js';
 import { currentTraceparent } from '../observability/tracing/trace-context.js';
 import { EventRecord } from './event.entity.js';
 import type { EventPayload } from './event-payload.response.js';
@@ -43,10 +43,30 @@ export interface StoredEvent {
   data: { v1: object; v2: object };
 }
 
+/**
+ * A listener's in-transaction write as one data-modifying statement that the outbox sends on
+ * PostgreSQL in the same statement as the event's INSERT (a data-modifying CTE), instead of
+ * calling `inTransaction`: one round trip for both, in the same transaction.
+ */
+export interface FoldedWrite {
+  /** An `INSERT … SELECT …` (without RETURNING) whose values are the placeholders `param` returned. */
+  sql: string;
+  /** A channel notified (`pg_notify(channel, '')`, as `NOTIFY channel`) in the same statement when the write wrote a row. */
+  notify?: string;
+  /** Told how many rows the write wrote, right after the statement (a throw rolls the write back). */
+  settled(rows: number): void;
+}
+
 /** What another module hooks into the outbox (webhooks: its deliveries). */
 export interface OutboxListener {
   /** Runs inside the writing transaction, after the event row is inserted (webhooks: insert deliveries). A throw rolls the write back. */
   inTransaction?(manager: EntityManager, event: StoredEvent): Promise<void>;
+  /**
+   * On PostgreSQL, replaces `inTransaction`: the same write as a {@link FoldedWrite} for `event`
+   * (its `seq` is not known yet and reads 0), its values passed through `param` (which returns
+   * the placeholder, `$n`, of a value).
+   */
+  folded?(event: StoredEvent, param: (value: unknown) => string): FoldedWrite;
   /** Runs once after the transaction committed, with its events in order; never after a rollback. Must not throw (errors are logged). */
   afterCommit?(events: readonly StoredEvent[]): void;
 }
@@ -99,7 +119,8 @@ export class EventOutbox {
 
   /**
    * Inserts the event within `manager`'s active transaction (throws an Error if there is none) and
-   * runs the listeners' inTransaction; returns the stored event (its id `evt_` + 32 hex, its time
+   * runs the listeners' inTransaction — on PostgreSQL, the listeners' folded writes in the same
+   * statement as the event's INSERT instead (one round trip); returns the stored event (its id `evt_` + 32 hex, its time
    * now with millisecond precision, `data` as the JSON stored). The row keeps the active span's
    * `traceparent` (null while tracing is off), so that the event's deliveries continue the trace.
    * @throws Error (a programming error → 500) when `manager` has no active transaction; whatever the
@@ -112,7 +133,7 @@ export class EventOutbox {
     const id = `evt_${randomUUID().replaceAll('-', '')}`;
     const v1 = JSON.stringify(event.data.v1);
     const v2 = JSON.stringify(event.data.v2);
-    const seq = await insertRow(manager.getRepository(EventRecord), {
+    const row = {
       event_id: id,
       type: event.type,
       owner_id: event.ownerId,
@@ -121,14 +142,51 @@ export class EventOutbox {
       data_v1: v1,
       data_v2: v2,
       traceparent: currentTraceparent(),
-    });
+    };
     // `data` as stored (plain JSON: what GET /events shows and webhooks deliver, nothing more)
     const data = { v1: JSON.parse(v1) as object, v2: JSON.parse(v2) as object };
-    const stored: StoredEvent = { seq, id, type: event.type, ownerId: event.ownerId, resourceId: event.resourceId, createdAt, data };
-    for (const listener of this.listeners) await listener.inTransaction?.(manager, stored);
+    const stored: StoredEvent = { seq: 0, id, type: event.type, ownerId: event.ownerId, resourceId: event.resourceId, createdAt, data };
+    const repository = manager.getRepository(EventRecord);
+    if (manager.connection.options.type === 'postgres' && this.listeners.some((listener) => listener.folded)) {
+      stored.seq = await this.insertFolded(manager, insertStatement(repository, row), stored);
+    } else {
+      stored.seq = await insertRow(repository, row);
+      for (const listener of this.listeners) await listener.inTransaction?.(manager, stored);
+    }
     const state = stateOf(queryRunner, this.states);
     state.pending.push({ depth: Math.max(state.depth, 1), event: stored });
     return stored;
+  }
+
+  /**
+   * PostgreSQL: the event's INSERT (`statement`) and the listeners' folded writes in one statement
+   * — `WITH e AS (INSERT … RETURNING "id"), w0 AS (INSERT … SELECT … RETURNING 1), … SELECT` the
+   * event's id, each write's row count and, for a write that wrote rows and names a channel,
+   * `pg_notify(channel, '')` — then each listener's `settled`; listeners without `folded` run
+   * `inTransaction` after it. Returns the event's id (its `seq`).
+   */
+  private async insertFolded(manager: EntityManager, statement: { sql: string; parameters: unknown[] }, event: StoredEvent): Promise<number> {
+    const params = [...statement.parameters];
+    const param = (value: unknown) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    const writes = this.listeners.map((listener) => listener.folded?.(event, param));
+    const ctes = [`e AS (${statement.sql})`];
+    const columns = ['(SELECT "id" FROM e) AS "id"'];
+    writes.forEach((write, i) => {
+      if (!write) return;
+      ctes.push(`w${i} AS (${write.sql} RETURNING 1)`);
+      columns.push(`(SELECT COUNT(*) FROM w${i}) AS "w${i}"`);
+      if (write.notify) columns.push(`(SELECT pg_notify(${param(write.notify)}, '') FROM w${i} LIMIT 1) AS "n${i}"`);
+    });
+    const [result] = await manager.query<Array<Record<string, number | string | null>>>(`WITH ${ctes.join(', ')} SELECT ${columns.join(', ')}`, params);
+    for (const [i, listener] of this.listeners.entries()) {
+      const write = writes[i];
+      if (write) write.settled(Number(result[`w${i}`]));
+      else await listener.inTransaction?.(manager, event);
+    }
+    return Number(result.id);
   }
 
   /** Registers a listener (webhooks does this in its module's onModuleInit). */

@@ -34,7 +34,7 @@ export class EventsService {
 
   /** One page of the events the caller may see, each `data` in the shape of `version`; filters apply within that. */
   list(query: ListQuery, caller: AuthUser, version: ApiVersion): Promise<Page<EventResponse>> {
-    return findPage(this.events.createQueryBuilder('e'), query, EVENTS_FIELDS, (row) => toEventResponse(row, version), EVENTS_POLICY.visible(caller));
+    return findPage(this.events, query, EVENTS_FIELDS, (row) => toEventResponse(row, version), EVENTS_POLICY.visible(caller));
   }
 
   /**

@@ -49,7 +49,7 @@ export class OAuthClientsService {
 
   /** One page of the registered clients. */
   list(query: ListQuery): Promise<Page<OAuthClientResponse>> {
-    return findPage(this.clients.createQueryBuilder('c'), query, OAUTH_CLIENTS_FIELDS, toOAuthClientResponse);
+    return findPage(this.clients, query, OAUTH_CLIENTS_FIELDS, toOAuthClientResponse);
   }
 
   /** One client. @throws 404 when missing. */

@@ -32,7 +32,7 @@ export class OAuthGrantsService {
 
   /** One page of the caller's grants, with each client's `client_id` and name. */
   async list(query: ListQuery, caller: AuthUser): Promise<Page<OAuthGrantResponse>> {
-    const page = await findPage(this.grants.createQueryBuilder('g').where('g.user_id = :me', { me: caller.id }), query, OAUTH_GRANTS_FIELDS, (row) => row);
+    const page = await findPage({ repository: this.grants, where: 'g.user_id = :me', params: { me: caller.id } }, query, OAUTH_GRANTS_FIELDS, (row) => row);
     const ids = [...new Set(page.items.map((row) => Number(row.oauth_client_id)).filter((id) => id > 0))];
     const clients = new Map((ids.length ? await this.clients.findBy({ id: In(ids) }) : []).map((client) => [client.id, client]));
     return page.map((row) => toGrantResponse(row, clients.get(Number(row.oauth_client_id))));

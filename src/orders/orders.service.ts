@@ -83,13 +83,7 @@ export class OrdersService {
    * items of the whole page come from one extra query, and only when `items` is wanted.
    */
   async list(query: ListQuery, caller: AuthUser): Promise<Page<OrderResponse>> {
-    const page = await findPage(
-      this.dataSource.getRepository(Order).createQueryBuilder('o'),
-      query,
-      ORDERS_FIELDS,
-      (row) => row,
-      ORDERS_POLICY.visible(caller),
-    );
+    const page = await findPage(this.dataSource.getRepository(Order), query, ORDERS_FIELDS, (row) => row, ORDERS_POLICY.visible(caller));
     const ids = page.items.map((row) => Number(row.id));
     const items = !query.fields || query.fields.includes('items') ? await this.itemsOf(this.dataSource.manager, ids) : new Map<number, OrderItem[]>();
     return page.map((row) => toOrderResponse(row, items.get(Number(row.id))));

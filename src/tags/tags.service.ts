@@ -37,7 +37,7 @@ export class TagsService {
   /** One page of tags; the `name` filter is compared lower-case (every caller sees every tag). */
   list(query: ListQuery): Promise<Page<TagResponse>> {
     if (query.filters.name) query.filters.name = query.filters.name.map((name) => String(name).toLowerCase());
-    return findPage(this.tags.createQueryBuilder('g'), query, TAGS_FIELDS, toTagResponse);
+    return findPage(this.tags, query, TAGS_FIELDS, toTagResponse);
   }
 
   /**

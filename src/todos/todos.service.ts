@@ -60,7 +60,7 @@ export class TodosService {
 
   /** One page of the caller's todos (all todos for an admin); filters apply within that. */
   list(query: ListQuery, caller: AuthUser): Promise<Page<TodoResponse>> {
-    return findPage(this.todos.createQueryBuilder('t'), query, TODOS_FIELDS, toTodoResponse, TODOS_POLICY.visible(caller));
+    return findPage(this.todos, query, TODOS_FIELDS, toTodoResponse, TODOS_POLICY.visible(caller));
   }
 
   /**

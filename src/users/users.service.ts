@@ -93,7 +93,7 @@ export class UsersService implements OnApplicationBootstrap {
 
   /** One page of users, admins only (the operation's role; {@link USERS_POLICY} `visible` is every user for them). */
   list(query: ListQuery, caller: AuthUser): Promise<Page<UserResponse>> {
-    return findPage(this.users.createQueryBuilder('u'), query, USERS_FIELDS, toUserResponse, USERS_POLICY.visible(caller));
+    return findPage(this.users, query, USERS_FIELDS, toUserResponse, USERS_POLICY.visible(caller));
   }
 
   /**

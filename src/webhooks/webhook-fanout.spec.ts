@@ -57,6 +57,29 @@ describe('WebhookFanout (the outbox listener that makes deliveries)', () => {
     expect(wake).toHaveBeenCalledTimes(1);
   });
 
+  it('folds the same INSERT into the outbox statement on PostgreSQL: placeholders from the outbox, NOTIFY as a channel, a wake only after rows were written', () => {
+    const wake = jest.fn();
+    const fanout = new WebhookFanout({ wake } as unknown as WebhookWorker);
+    const params: unknown[] = ['event', 'columns'];
+    const param = (value: unknown) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    const unheard = event('todo.updated', null);
+    const write = fanout.folded(unheard, param);
+    expect(write.sql).toMatch(/^INSERT INTO webhook_deliveries .* SELECT w\.id, \$3, \$4, 'pending', 0, \$5, \$6\s.*w\.owner_id = \$7 .* LIKE \$8\)$/s);
+    expect(params.slice(2)).toEqual([`evt_${'a'.repeat(32)}`, 'todo.updated', expect.any(Date), expect.any(Date), -1, '%"todo.updated"%']);
+    expect(write.notify).toBe('resource_api_webhooks');
+    write.settled(0);
+    fanout.afterCommit([unheard]);
+    expect(wake).not.toHaveBeenCalled();
+
+    const heard = event('todo.created', 7);
+    fanout.folded(heard, param).settled(2);
+    fanout.afterCommit([unheard, heard]);
+    expect(wake).toHaveBeenCalledTimes(1);
+  });
+
   it('refuses a manager outside a transaction (no query runner): a programming error', async () => {
     const fanout = new WebhookFanout({ wake: jest.fn() } as unknown as WebhookWorker);
     const manager = { connection: { options: { type: 'sqlite' } } } as unknown as EntityManager;

@@ -96,7 +96,7 @@ export class WebhooksService {
 
   /** One page of the caller's webhooks (every webhook for an admin). */
   list(query: ListQuery, caller: AuthUser): Promise<Page<WebhookResponse>> {
-    return findPage(this.subscriptions.createQueryBuilder('w'), query, WEBHOOKS_FIELDS, toWebhookResponse, WEBHOOKS_POLICY.visible(caller));
+    return findPage(this.subscriptions, query, WEBHOOKS_FIELDS, toWebhookResponse, WEBHOOKS_POLICY.visible(caller));
   }
 
   /** Reads one webhook (no secret). @throws 404 when missing or another user's */
@@ -178,7 +178,7 @@ export class WebhooksService {
   async listDeliveries(id: number, query: ListQuery, caller: AuthUser): Promise<Page<WebhookDeliveryResponse>> {
     await this.load(id, caller, 'read');
     return findPage(
-      this.deliveries.createQueryBuilder('d').where('d.subscription_id = :webhook', { webhook: id }),
+      { repository: this.deliveries, where: 'd.subscription_id = :webhook', params: { webhook: id } },
       query,
       DELIVERIES_FIELDS,
       toDeliveryResponse,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { SelectQueryBuilder } from 'typeorm';
+import type { Repository } from 'typeorm';
 import { defineFields, type Row } from './field-table.js';
 import { findPage } from './find-page.js';
 import { parseListQuery, type ListQuery } from './list-query.js';
@@ -114,7 +114,7 @@ describe('defineFields: one entry per field, the grammar derived', () => {
  * field table is checked against its entity, and a mapper against the columns the table selects.
  * Never called.
  */
-export function typeChecks(qb: SelectQueryBuilder<Widget>, query: ListQuery): void {
+export function typeChecks(qb: Repository<Widget>, query: ListQuery): void {
   defineFields<Widget>()({
     alias: 'w',
     fields: {
@@ -142,7 +142,7 @@ export function typeChecks(qb: SelectQueryBuilder<Widget>, query: ListQuery): vo
   // @ts-expect-error the table does not select the owner column the mapper's links need (it would build `/users/NaN`)
   void findPage(qb, query, withoutLinks, toWidget);
   // @ts-expect-error a table of another entity
-  void findPage(qb as unknown as SelectQueryBuilder<Owner>, query, WIDGETS, toWidget);
+  void findPage(qb as unknown as Repository<Owner>, query, WIDGETS, toWidget);
   // @ts-expect-error a mapper reads only columns of the entity
   void findPage(qb, query, WIDGETS, (row) => row.weigth);
 }

@@ -1,4 +1,5 @@
-import { Brackets, type ObjectLiteral, type SelectQueryBuilder, type WhereExpressionBuilder } from 'typeorm';
+import { Brackets, type DataSource, type ObjectLiteral, type Repository, type SelectQueryBuilder, type WhereExpressionBuilder } from 'typeorm';
+import type { EntityMetadata } from 'typeorm/metadata/EntityMetadata.js';
 import type { ColumnOf, FieldTable, Row } from './field-table.js';
 import type { CursorValue } from './cursor.js';
 import { type CountMode, type ListQuery, type ListSpec, RANGE_OPERATORS, type SortKey } from './list-query.js';
@@ -98,19 +99,17 @@ function whereAnyScope(qb: WhereExpressionBuilder, scopes: Conditions[], prefix:
   );
 }
 
-/** Whether `column` (`alias.name`) of the query's main table may hold NULL; expressions count as nullable. */
-function nullable<E extends ObjectLiteral>(qb: SelectQueryBuilder<E>, alias: string, column: string): boolean {
+/** Whether `column` (`alias.name`) of the table of `metadata` may hold NULL; expressions count as nullable. */
+function nullable(metadata: EntityMetadata, alias: string, column: string): boolean {
   const [prefix, name] = column.split('.');
   if (prefix !== alias || name === undefined) return true;
-  const metadata = qb.expressionMap.mainAlias?.hasMetadata ? qb.expressionMap.mainAlias.metadata : undefined;
-  return metadata?.findColumnWithDatabaseName(name)?.isNullable ?? true;
+  return metadata.findColumnWithDatabaseName(name)?.isNullable ?? true;
 }
 
-/** Whether `column` (`alias.name`) of the query's main table is a timestamp (its cursor values and range bounds travel as text). */
-function timestamp<E extends ObjectLiteral>(qb: SelectQueryBuilder<E>, column: string): boolean {
+/** Whether `column` (`alias.name`) of the table of `metadata` is a timestamp (its cursor values and range bounds travel as text). */
+function timestamp(metadata: EntityMetadata, column: string): boolean {
   const [, name] = column.split('.');
-  const metadata = qb.expressionMap.mainAlias?.hasMetadata ? qb.expressionMap.mainAlias.metadata : undefined;
-  const type = metadata?.findColumnWithDatabaseName(name ?? '')?.type;
+  const type = metadata.findColumnWithDatabaseName(name ?? '')?.type;
   return type === 'timestamptz' || type === 'datetime' || type === 'timestamp';
 }
 
@@ -196,13 +195,93 @@ export function keysetParts(
 }
 
 /**
- * Runs one page of a list (docs/lists.md) on a query builder of the resource's table, in SQL that an
- * index can serve:
+ * Where a list reads from: the resource's repository, or the repository with a fixed condition of
+ * the caller's own (`where`: SQL with named parameters, e.g. `g.user_id = :me`, ANDed first) and
+ * that condition's parameters. The condition's text is part of the shape the list's statements are
+ * built once for, so it names its values as parameters and never writes them into the text.
+ */
+export type ListSource<E extends ObjectLiteral> = Repository<E> | { repository: Repository<E>; where: string; params: Readonly<Record<string, unknown>> };
+
+/** What a list selects besides its field table's columns. */
+export interface PageOptions {
+  /**
+   * Raw result key → SQL expression on the table's alias (e.g. a correlated subquery for what the
+   * rows' own columns lack, such as an article's tag names), selected with the page's rows, in the
+   * same statement. Fixed text without parameters: it is part of the statements' shape.
+   */
+  select?: Readonly<Record<string, string>>;
+}
+
+/** The limit and offset written into a statement's text when it is built; each request's numbers replace them (the text is otherwise TypeORM's own). */
+const LIMIT_MARK = 2147480001;
+const OFFSET_MARK = 2147480002;
+const MARKS = new RegExp(`\\b(${LIMIT_MARK}|${OFFSET_MARK})\\b`);
+
+/**
+ * A statement as built once per shape: the query builder's SQL with named parameters (`:name`,
+ * `:...name`), cut at the limit and offset marks — the even entries are text, the odd ones the
+ * hole between them (`limit` or `offset`).
+ */
+type Template = readonly string[];
+
+/** How many list statements each DataSource keeps built (the least recently used go first). */
+export const MAX_LIST_STATEMENTS = 512;
+
+const templates = new WeakMap<DataSource, Map<string, Template>>();
+const tableIds = new WeakMap<object, number>();
+let tables = 0;
+
+/** A number naming `table` in the statements' cache keys (two field tables may share an entity and alias). */
+function tableId(table: object): number {
+  let id = tableIds.get(table);
+  if (id === undefined) tableIds.set(table, (id = ++tables));
+  return id;
+}
+
+/**
+ * The statement of `key` (a list's shape and which of its statements) on `dataSource`: built by
+ * `build` (a query builder's named SQL) on the first use of that key and kept in a bounded cache;
+ * later uses build no query builder.
+ */
+function template(dataSource: DataSource, key: string, build: () => string): Template {
+  let cache = templates.get(dataSource);
+  if (!cache) templates.set(dataSource, (cache = new Map()));
+  const known = cache.get(key);
+  if (known) {
+    cache.delete(key);
+    cache.set(key, known);
+    return known;
+  }
+  const parts = build()
+    .split(MARKS)
+    .map((part, i) => (i % 2 === 0 ? part : part === String(LIMIT_MARK) ? 'limit' : 'offset'));
+  cache.set(key, parts);
+  if (cache.size > MAX_LIST_STATEMENTS) cache.delete(cache.keys().next().value as string);
+  return parts;
+}
+
+/**
+ * Runs a built statement with this request's `params` (named, escaped by the driver as TypeORM's
+ * query builder does) and its limit and offset; returns the raw rows.
+ */
+function run<R>(dataSource: DataSource, parts: Template, params: ObjectLiteral, limit = 0, offset = 0): Promise<R[]> {
+  const named = parts.length === 1 ? parts[0] : parts.map((part, i) => (i % 2 === 0 ? part : String(part === 'limit' ? limit : offset))).join('');
+  const [sql, args] = dataSource.driver.escapeQueryWithParameters(named, params);
+  return dataSource.query<R[]>(sql, args);
+}
+
+/** The parameters of {@link whereAnyScope}'s condition for the same `scopes` and `prefix`. */
+function anyScopeParams(scopes: Conditions[], prefix: string): Record<string, unknown> {
+  return Object.assign({}, ...scopes.map((scope, i) => scopeSql(scope, `${prefix}${i}`).params)) as Record<string, unknown>;
+}
+
+/**
+ * Runs one page of a list (docs/lists.md) on the resource's table, in SQL that an index can serve:
  * - `visible` are the rows the caller may read, as {@link Scope}s (undefined: every row, e.g. for
  *   an admin). They are combined with the equality filters into the narrowest equivalent
  *   predicate ({@link narrowScopes}), so a filter that already decides visibility
- *   (`status=published`) leaves a plain `status = 'published'` and no `OR`; conditions already on
- *   `qb` (e.g. the parent article of comments), custom filter conditions (tags) and the range
+ *   (`status=published`) leaves a plain `status = 'published'` and no `OR`; the source's own
+ *   condition (e.g. the caller's API keys), custom filter conditions (tags) and the range
  *   filters (`column >= :bound`, timestamps compared as the database stores them) are ANDed.
  *   A filter that excludes every visible row answers an empty page without a query.
  * - Selects only the columns the response needs (those of the requested `fields`, `id`, the
@@ -224,26 +303,42 @@ export function keysetParts(
  *   answers alone; `estimated` is, on PostgreSQL, the planner's row estimate of the same pieces
  *   (`EXPLAIN`) when above {@link ESTIMATE_THRESHOLD}, else exact (always exact on SQLite);
  *   `none` runs no count and leaves `total` undefined. The page says what it applied.
- * `table` is the resource's field table on the entity of `qb`; `map` turns each raw row (keys:
- * column names; `id` and the table's link columns always present, typed {@link Row}) into the
- * response object. Returns a {@link Page}.
+ * - The SQL text of each statement depends only on the list's shape — the source's condition, the
+ *   filters present (and how many values each has), the ranges, the scopes' columns, the sort
+ *   keys, the paging mode, the cursor's direction and NULL positions, the fields and the count
+ *   mode — never on the values: it is built by TypeORM's query builder once per shape and kept
+ *   (at most {@link MAX_LIST_STATEMENTS} per DataSource), and each request runs it with its
+ *   parameters, limit and offset (the same text as the query builder writes for that request).
+ * `source` is the resource's repository (or it with a fixed condition, {@link ListSource}); `table`
+ * is the resource's field table on its entity; `map` turns each raw row (keys: column names; `id`
+ * and the table's link columns always present, typed {@link Row}; plus the keys of
+ * `options.select`) into the response object. Returns a {@link Page}.
  */
 export async function findPage<E extends ObjectLiteral, L extends ColumnOf<E>, T>(
-  qb: SelectQueryBuilder<E>,
+  source: ListSource<E>,
   query: ListQuery,
   table: FieldTable<E, L>,
   map: (row: Row<E, L>) => T,
   visible?: readonly Scope[],
+  options: PageOptions = {},
 ): Promise<Page<T>> {
   const spec: ListSpec = table;
   const alias = spec.alias;
-  const postgres = qb.connection.options.type === 'postgres';
+  const { repository, where, params: sourceParams } = 'repository' in source ? source : { repository: source, where: undefined, params: {} };
+  const dataSource = repository.manager.connection;
+  const metadata = repository.metadata;
+  const postgres = dataSource.options.type === 'postgres';
+  /** Parameters of every statement: the source's, the custom filters' and the ranges'. */
+  const common: Record<string, unknown> = { ...sourceParams };
+  const conditions: string[] = [];
   const equality: Conditions = new Map();
   for (const [name, values] of Object.entries(query.filters)) {
     const filter = spec.filters[name];
     const param = `f_${name}`;
-    if (filter.condition) qb.andWhere(filter.condition(param), { [param]: values });
-    else
+    if (filter.condition) {
+      conditions.push(filter.condition(param));
+      common[param] = values;
+    } else
       equality.set(
         filter.column,
         [...(equality.get(filter.column) ?? values)].filter((value) => values.includes(value)),
@@ -252,32 +347,75 @@ export async function findPage<E extends ObjectLiteral, L extends ColumnOf<E>, T
   query.ranges.forEach((range, i) => {
     const param = `r_${i}`;
     const bound = range.type === 'timestamp' ? timestampParam(postgres, param) : `:${param}`;
-    const value = range.type === 'timestamp' && !postgres ? sqliteTimestamp(String(range.value)) : range.value;
-    qb.andWhere(`${range.column} ${RANGE_OPERATORS[range.op]} ${bound}`, { [param]: value });
+    conditions.push(`${range.column} ${RANGE_OPERATORS[range.op]} ${bound}`);
+    common[param] = range.type === 'timestamp' && !postgres ? sqliteTimestamp(String(range.value)) : range.value;
   });
   const scopes = narrowScopes(visible, equality);
   if (scopes.length === 0) {
     return new Page([], query.count === 'none' ? undefined : 0, query, { counted: query.count === 'none' ? 'none' : 'exact', hasNext: false, hasPrev: false });
   }
 
-  const pieces = scopes.map((scope, i) => {
-    const piece = qb.clone().orderBy();
-    whereAnyScope(piece, [scope], 'v0');
-    for (let j = 0; j < i; j++) {
-      const before = scopeSql(scopes[j], `x${j}`);
-      piece.andWhere(`(${before.sql}) IS NOT TRUE`, before.params);
-    }
-    return piece;
+  const forward = query.cursor?.direction !== 'before';
+  const keys = forward ? query.sort : reversed(query.sort);
+  const isNullable = (column: string) => nullable(metadata, alias, column);
+  const isTimestamp = (column: string) => timestamp(metadata, column);
+  const keyset = query.cursor ? keysetParts(keys, query.cursor.values, isNullable, isTimestamp, postgres) : undefined;
+  const columns = new Set(['id', ...spec.always]);
+  for (const field of query.fields ?? spec.selectable) for (const column of spec.columns[field] ?? []) columns.add(column);
+  const extra = Object.entries(options.select ?? {});
+  // everything the statements' text depends on; the values are parameters
+  const shape = JSON.stringify([
+    tableId(table),
+    where ?? null,
+    conditions,
+    Object.entries(query.filters).map(([name, values]) => [name, values.length]),
+    scopes.map((scope) => [...scope].map(([column, values]) => [column, values.length])),
+    query.sort.map((key) => [key.column, key.direction]),
+    query.cursor ? [query.cursor.direction, query.cursor.values.map((value) => value === null)] : query.style,
+    [...columns],
+    extra,
+  ]);
+  /** A query builder on the table with the source's condition, the custom filters and the ranges (to build a statement). */
+  const base = (): SelectQueryBuilder<E> => {
+    const qb = repository.createQueryBuilder(alias);
+    if (where !== undefined) qb.where(where);
+    for (const condition of conditions) qb.andWhere(condition);
+    return qb;
+  };
+  const statement = (name: string, build: () => string) => template(dataSource, `${name}\u0000${shape}`, build);
+
+  // the count's disjoint pieces: scope i, minus the scopes before it
+  const piece = (i: number): SelectQueryBuilder<E> => {
+    const qb = base();
+    whereAnyScope(qb, [scopes[i]], 'v0');
+    for (let j = 0; j < i; j++) qb.andWhere(`(${scopeSql(scopes[j], `x${j}`).sql}) IS NOT TRUE`);
+    return qb;
+  };
+  const pieceParams = (i: number) => ({
+    ...common,
+    ...anyScopeParams([scopes[i]], 'v0'),
+    ...Object.assign({}, ...scopes.slice(0, i).map((scope, j) => scopeSql(scope, `x${j}`).params)),
   });
   const exactCount = async () => {
-    const counts = await Promise.all(pieces.map((piece) => piece.clone().select('COUNT(*)', 'count').getRawOne<{ count: string | number }>()));
-    return counts.reduce((sum, count) => sum + Number(count?.count ?? 0), 0);
+    const counts = await Promise.all(
+      scopes.map((_, i) =>
+        run<{ count: string | number }>(
+          dataSource,
+          statement(`count ${i}`, () => piece(i).select('COUNT(*)', 'count').getQuery()),
+          pieceParams(i),
+        ),
+      ),
+    );
+    return counts.reduce((sum, count) => sum + Number(count[0]?.count ?? 0), 0);
   };
   const estimatedCount = async () => {
     let sum = 0;
-    for (const piece of pieces) {
-      const [sql, params] = piece.clone().select('1', 'one').getQueryAndParameters();
-      const plan = await qb.connection.query<Array<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
+    for (let i = 0; i < scopes.length; i++) {
+      const plan = await run<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(
+        dataSource,
+        statement(`estimate ${i}`, () => `EXPLAIN (FORMAT JSON) ${piece(i).select('1', 'one').getQuery()}`),
+        pieceParams(i),
+      );
       sum += Number(plan[0]['QUERY PLAN'][0].Plan['Plan Rows']);
     }
     return sum;
@@ -291,10 +429,6 @@ export async function findPage<E extends ObjectLiteral, L extends ColumnOf<E>, T
     return { total: await exactCount(), counted: 'exact' };
   };
 
-  const forward = query.cursor?.direction !== 'before';
-  const keys = forward ? query.sort : reversed(query.sort);
-  const isNullable = (column: string) => nullable(qb, alias, column);
-  const isTimestamp = (column: string) => timestamp(qb, column);
   const nulls = (key: SortKey) => (key.direction === 'ASC' ? 'NULLS LAST' : 'NULLS FIRST');
   const order = (builder: SelectQueryBuilder<E>, constant: readonly string[] = []) => {
     builder.orderBy();
@@ -305,52 +439,62 @@ export async function findPage<E extends ObjectLiteral, L extends ColumnOf<E>, T
     }
     return builder;
   };
-  const ids = qb.clone().select(`${alias}.id`, 'id').orderBy();
-  whereAnyScope(ids, scopes, 'v');
-  const keyset = query.cursor ? keysetParts(keys, query.cursor.values, isNullable, isTimestamp, postgres) : undefined;
-  let idsSql: string;
-  let idsParams: ObjectLiteral;
+  /** The inner query choosing the page's ids (without position), and its parameters. */
+  const ids = () => {
+    const qb = base().select(`${alias}.id`, 'id');
+    whereAnyScope(qb, scopes, 'v');
+    return qb;
+  };
+  const idsParams = { ...common, ...anyScopeParams(scopes, 'v'), ...keyset?.params };
+  /** The page's rows for the ids `idsSql` chooses (with `idsParams`): the columns wanted, the sort keys as `__k<i>`, in order. */
+  const rows = (idsSql: string): string => {
+    const qb = repository.createQueryBuilder(alias).select(`${alias}.id`, 'id');
+    for (const column of columns) if (column !== 'id') qb.addSelect(`${alias}.${column}`, column);
+    for (const [key, expression] of extra) qb.addSelect(expression, key);
+    query.sort.forEach((key, i) => qb.addSelect(postgres && isTimestamp(key.column) ? `CAST(${key.column} AS text)` : key.column, `__k${i}`));
+    qb.where(`${alias}.id IN (${idsSql})`);
+    return order(qb).getQuery();
+  };
+  let page: Promise<Array<Record<string, unknown>>>;
   if (keyset && keyset.parts.length > 1) {
     // the parts in order, each from its own index range, until one row more than the page is found
     const found: Array<number | string> = [];
-    for (const part of keyset.parts) {
-      const one = ids.clone().andWhere(part.sql, keyset.params);
-      order(one, part.nulls).limit(query.limit + 1 - found.length);
-      found.push(...(await one.getRawMany<{ id: number | string }>()).map((row) => row.id));
+    for (const [p, part] of keyset.parts.entries()) {
+      const one = statement(`ids part ${p}`, () => order(ids().andWhere(part.sql), part.nulls).limit(LIMIT_MARK).getQuery());
+      found.push(...(await run<{ id: number | string }>(dataSource, one, idsParams, query.limit + 1 - found.length)).map((row) => row.id));
       if (found.length > query.limit) break;
     }
-    idsSql = found.length > 0 ? ':...page_ids' : 'NULL';
-    idsParams = { page_ids: found };
+    const pageIds = found.length > 0 ? ':...page_ids' : 'NULL';
+    page = run(
+      dataSource,
+      statement(`rows of ${found.length}`, () => rows(pageIds)),
+      { page_ids: found },
+    );
   } else {
-    if (keyset) ids.andWhere(keyset.parts[0].sql, keyset.params);
-    order(ids, keyset?.parts[0].nulls).limit(query.limit + 1);
-    if (query.style !== 'cursor') ids.offset(query.offset);
-    idsSql = ids.getQuery();
-    idsParams = ids.getParameters();
+    const rowsSql = statement('rows', () => {
+      const inner = ids();
+      if (keyset) inner.andWhere(keyset.parts[0].sql);
+      order(inner, keyset?.parts[0].nulls).limit(LIMIT_MARK);
+      if (query.style !== 'cursor') inner.offset(OFFSET_MARK);
+      return rows(inner.getQuery());
+    });
+    page = run(dataSource, rowsSql, idsParams, query.limit + 1, query.offset);
   }
 
-  const columns = new Set(['id', ...spec.always]);
-  for (const field of query.fields ?? spec.selectable) for (const column of spec.columns[field] ?? []) columns.add(column);
-  const rowsQb = qb.clone().select(`${alias}.id`, 'id');
-  for (const column of columns) if (column !== 'id') rowsQb.addSelect(`${alias}.${column}`, column);
-  query.sort.forEach((key, i) => rowsQb.addSelect(postgres && isTimestamp(key.column) ? `CAST(${key.column} AS text)` : key.column, `__k${i}`));
-  rowsQb.where(`${alias}.id IN (${idsSql})`).setParameters(idsParams);
-  order(rowsQb);
-
-  const [fetched, counted] = await Promise.all([rowsQb.getRawMany<Record<string, unknown>>(), count()]);
+  const [fetched, counted] = await Promise.all([page, count()]);
   const more = fetched.length > query.limit;
-  const rows = fetched.slice(0, query.limit);
-  if (!forward) rows.reverse();
-  const positions = rows.map((row) =>
+  const pageRows = fetched.slice(0, query.limit);
+  if (!forward) pageRows.reverse();
+  const positions = pageRows.map((row) =>
     query.sort.map((_, i) => {
       const value = row[`__k${i}`];
       delete row[`__k${i}`];
       return value === null || value === undefined ? null : typeof value === 'number' ? value : String(value);
     }),
   );
-  const hasNext = forward ? more : rows.length > 0;
-  const hasPrev = forward ? rows.length > 0 && (query.cursor !== undefined || query.offset > 0) : more;
-  return new Page((rows as unknown as Array<Row<E, L>>).map(map), counted.total, query, {
+  const hasNext = forward ? more : pageRows.length > 0;
+  const hasPrev = forward ? pageRows.length > 0 && (query.cursor !== undefined || query.offset > 0) : more;
+  return new Page((pageRows as unknown as Array<Row<E, L>>).map(map), counted.total, query, {
     counted: counted.counted,
     hasNext,
     hasPrev,

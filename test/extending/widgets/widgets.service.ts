@@ -50,7 +50,7 @@ export class WidgetsService {
 
   /** One page of the caller's widgets (all for an admin). */
   list(query: ListQuery, caller: AuthUser): Promise<Page<WidgetResponse>> {
-    return findPage(this.widgets.createQueryBuilder('w'), query, WIDGETS_FIELDS, toWidgetResponse, WIDGETS_POLICY.visible(caller));
+    return findPage(this.widgets, query, WIDGETS_FIELDS, toWidgetResponse, WIDGETS_POLICY.visible(caller));
   }
 
   /** One widget. @throws 404, 403 */
