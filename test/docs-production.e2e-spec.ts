@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import type { SwaggerModule } from '@nestjs/swagger';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
-import { bootFreshApp } from './setup/fresh-app.js';
+import { bootFreshApp, loadFreshApp } from './setup/fresh-app.js';
 import { errorBody } from './setup/error-body.js';
 
 const PRODUCTION = { NODE_ENV: 'production', JWT_SECRET: 'production-docs-test-secret-of-at-least-32-bytes', OAUTH_ISSUER: 'https://api.example.com' };
@@ -155,5 +156,39 @@ describe('docs in development (docs/operations.md#documentation-endpoints: serve
     const res = await api().get(path);
     expectDocsServed(res, path);
     expect(res.headers['www-authenticate']).toBeUndefined();
+  });
+});
+
+describe('docs documents generated at the first docs request, not at start-up (docs/operations.md#documentation-endpoints)', () => {
+  let app: NestExpressApplication;
+  let createDocument: jest.Spied<typeof SwaggerModule.createDocument>;
+  const api = () => request(app.getHttpServer());
+
+  beforeAll(async () => {
+    // built as main.ts builds it (createTestApp builds the documents itself, to validate responses against them),
+    // from one fresh copy of the modules (the describes above loaded others); the test environment serves the docs as development does
+    await loadFreshApp({});
+    const { SwaggerModule } = await import('@nestjs/swagger');
+    const { createApp } = await import('../src/app.setup.js');
+    const { validateEnv } = await import('../src/config/env.validation.js');
+    createDocument = jest.spyOn(SwaggerModule, 'createDocument');
+    app = await createApp(validateEnv(process.env));
+    await app.init();
+  });
+  afterAll(async () => {
+    createDocument?.mockRestore();
+    await app?.close();
+  });
+
+  it('generates none while starting and serving the API, both versions once at the first docs request, then serves the kept ones', async () => {
+    expect(createDocument).not.toHaveBeenCalled();
+    const ready = await api().get('/health/ready');
+    expect(ready.status).toBe(200);
+    expect(createDocument).not.toHaveBeenCalled();
+    const first = await api().get('/docs/v2/openapi.yaml');
+    expectDocsServed(first, '/docs/v2/openapi.yaml');
+    expect(createDocument).toHaveBeenCalledTimes(1);
+    for (const path of DOCS_PATHS) expectDocsServed(await api().get(path), path);
+    expect(createDocument).toHaveBeenCalledTimes(1);
   });
 });

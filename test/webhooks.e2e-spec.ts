@@ -608,7 +608,11 @@ describe('with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS (a receiver
         }
       } else {
         const plan = async (sql: string, params: unknown[] = []) => JSON.stringify(await dataSource.query(`EXPLAIN QUERY PLAN ${sql}`, params));
-        expect(await plan(due, ['2026-01-01 00:00:00.000'])).toContain('idx_webhook_deliveries_status_next_attempt_at');
+        const duePlan = (await dataSource.query(`EXPLAIN QUERY PLAN ${due}`, ['2026-01-01 00:00:00.000'])) as Array<{ detail: string }>;
+        // one ordered range per status, cut at the limit; only the outer sort of those few rows uses a temporary B-tree
+        expect(duePlan.filter((row) => row.detail.includes('idx_webhook_deliveries_status_next_attempt_at'))).toHaveLength(2);
+        expect(duePlan.filter((row) => row.detail.includes('TEMP B-TREE')).map((row) => row.detail)).toEqual(['USE TEMP B-TREE FOR ORDER BY']);
+        expect(duePlan.at(-1)?.detail).toBe('USE TEMP B-TREE FOR ORDER BY');
         expect(await plan(list)).toContain('idx_webhook_deliveries_subscription_id_status_id');
         expect(await plan(OUTBOX_BACKLOG_SQL)).toContain('idx_webhook_deliveries_status_next_attempt_at');
       }
