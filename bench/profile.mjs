@@ -1,6 +1,6 @@
 /**
- * `node bench/profile.mjs [--db postgres|sqlite] [--size 10k] [--endpoint get|post|list] [--seconds 10] [--env NAME=value,…]`:
- * starts the service as bench/run.mjs does (production, logs to a file, pinned to core 0) with
+ * `node bench/profile.mjs [--db postgres|sqlite] [--size 10k] [--endpoint get|post|list] [--seconds 10] [--env NAME=value,…] [--server floor|limit]`:
+ * starts the service (or, with `--server`, the floor or the limit, to compare) as bench/run.mjs does (production, logs to a file, pinned to core 0) with
  * `--cpu-prof`, loads one endpoint with autocannon (50 connections) and prints where the
  * main-thread CPU went per request: self time by package and the top functions.
  * `--env` adds settings to the service's environment (e.g. `--env METRICS=false`). `--share <regex>`
@@ -63,7 +63,8 @@ const env = {
 };
 const prof = args.noprof ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
 const spawnedAt = performance.now();
-const child = spawnNode([...prof, ...extra, 'dist/src/main.js'], env, 0, path.join(dir, 'service.log'));
+const script = { floor: 'bench/floor-server.mjs', limit: 'bench/limit-server.mjs' }[args.server] ?? 'dist/src/main.js';
+const child = spawnNode([...prof, ...extra, script], env, 0, path.join(dir, 'service.log'));
 const base = `http://127.0.0.1:${port}`;
 await waitReady(`${base}/health/ready`, child);
 let r;
@@ -99,7 +100,7 @@ if (args.startup) {
     if (db !== 'postgres') return [];
     const c = new pg.Client({ connectionString: target });
     await c.connect();
-    const { rows } = await c.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'resource-api'`);
+    const { rows } = await c.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'resource-api%'`);
     await c.end();
     return rows.map((row) => row.pid);
   };
