@@ -10,6 +10,7 @@ import { AppModule } from './app.module.js';
 import { installClientErrorHandler } from './common/errors/client-error.js';
 import { writeErrorResp } from './common/errors/write-error.js';
 import { enterRequestContext } from './context/request-context.js';
+import { chain, type Middleware } from './common/middleware/chain.js';
 import { ensureRequestId } from './common/middleware/request-id.js';
 import { requestTargetRules } from './common/middleware/wire.middleware.js';
 import { cors, refusePlainHttp, securityHeaders } from './common/middleware/transport-security.js';
@@ -44,25 +45,28 @@ export async function configureApp(app: NestExpressApplication): Promise<void> {
   const config = app.get<ConfigService<Env, true>>(ConfigService);
   const production = config.get('NODE_ENV', { infer: true }) === 'production';
   const trustProxy = config.get('TRUST_PROXY', { infer: true });
+  // the middlewares below run as one (./common/middleware/chain.ts), in this order
+  const edge: Middleware[] = [];
   // first of all: every response — docs pages included — carries X-Request-Id (docs/wire.md#x-request-id),
   // and the rest of the request runs in its one request context (src/context/request-context.ts)
-  app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
+  edge.push((req, res, next) => {
     enterRequestContext(ensureRequestId(req, res), next);
   });
   // then request metrics and Server-Timing time every response, refusals before routing included
   const metrics = httpMetrics({ metrics: config.get('METRICS', { infer: true }), serverTiming: config.get('SERVER_TIMING', { infer: true }) });
-  if (metrics) app.use(metrics);
+  if (metrics) edge.push(metrics);
   const apiRoutes = servesApi(config.get('ROLE', { infer: true }));
-  if (!apiRoutes) app.use(workerPathsOnly());
-  app.use(securityHeaders({ production, hstsMaxAge: config.get('HSTS_MAX_AGE', { infer: true }) }));
-  app.use(cors(config.get('CORS_ORIGINS', { infer: true })));
+  if (!apiRoutes) edge.push(workerPathsOnly());
+  edge.push(securityHeaders({ production, hstsMaxAge: config.get('HSTS_MAX_AGE', { infer: true }) }));
+  edge.push(cors(config.get('CORS_ORIGINS', { infer: true })));
   app.set('trust proxy', trustProxy);
-  if (production && trustProxy !== false) app.use(refusePlainHttp());
+  if (production && trustProxy !== false) edge.push(refusePlainHttp() as Middleware);
   // before the docs and routing: the query and path rules hold on every path (docs/wire.md#paths, docs/wire.md#query-strings)
-  app.use(requestTargetRules());
+  edge.push(requestTargetRules());
   enableApiVersioning(app);
-  app.use(versionNegotiation(config.get('API_BASE_HOST', { infer: true })));
-  app.use(cookieParser());
+  edge.push(versionNegotiation(config.get('API_BASE_HOST', { infer: true })) as Middleware);
+  edge.push(cookieParser() as Middleware);
+  app.use(chain(edge));
   app.set('etag', false);
   evaluateConditionalReads(app);
   app.disable('x-powered-by');

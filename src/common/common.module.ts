@@ -1,10 +1,12 @@
-import { type DynamicModule, type MiddlewareConsumer, Module, type NestInterceptor, type NestModule, RequestMethod, type Type } from '@nestjs/common';
+import { type DynamicModule, type MiddlewareConsumer, Module, type NestModule, RequestMethod, type Type } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { PATH_METADATA } from '@nestjs/common/constants.js';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule, DiscoveryService, Reflector } from '@nestjs/core';
 import type { Env } from '../config/env.validation.js';
 import { AllExceptionsFilter } from './filters/all-exceptions.filter.js';
 import { BodylessOperationInterceptor } from './interceptors/bodyless-operation.interceptor.js';
 import { RESOURCE_INTERCEPTORS } from './interceptors/resource.interceptors.js';
+import { type RouteInterceptor, RoutePipelineInterceptor } from './interceptors/route-pipeline.interceptor.js';
 import { formBodyRoutes, markFormBody } from './middleware/form-body.js';
 import { WireMiddleware } from './middleware/wire.middleware.js';
 import { ApiValidationPipe } from './pipes/api-validation.pipe.js';
@@ -15,8 +17,8 @@ import { DEPRECATED_VERSION, deprecationDates, deprecationMiddleware } from './v
 export interface PipelineOptions {
   /** The modules providing {@link interceptors}. */
   imports: DynamicModule['imports'];
-  /** Interceptors run, in this order, after the refusal of a body sent to an operation that takes none and before (outside) the resource interceptors. */
-  interceptors: Type<NestInterceptor>[];
+  /** Interceptors run, in this order, after the refusal of a body sent to an operation that takes none and before (outside) the resource interceptors; each on the routes its `appliesTo` takes. */
+  interceptors: Type<RouteInterceptor>[];
 }
 
 /**
@@ -39,19 +41,26 @@ export interface PipelineOptions {
 })
 export class CommonModule implements NestModule {
   /**
-   * The pipeline with the application's own interceptors: global interceptors run in the order
-   * they are registered, so the three are registered here, in one list — the body check, then
-   * `options.interceptors` (imported from `options.imports`, so `common/` imports none of them),
-   * then the resource interceptors (interceptors/resource.interceptors.ts).
+   * The pipeline with the application's own interceptors, in one list run by one global
+   * interceptor ({@link RoutePipelineInterceptor}: on each route only those its metadata calls
+   * for) — the body check, then `options.interceptors` (imported from `options.imports`, so
+   * `common/` imports none of them), then the resource interceptors
+   * (interceptors/resource.interceptors.ts).
    */
   static forRoot(options: PipelineOptions): DynamicModule {
+    const pipeline = [BodylessOperationInterceptor, ...options.interceptors, ...RESOURCE_INTERCEPTORS];
     return {
       module: CommonModule,
       imports: options.imports,
       providers: [
-        { provide: APP_INTERCEPTOR, useClass: BodylessOperationInterceptor },
-        ...options.interceptors.map((interceptor) => ({ provide: APP_INTERCEPTOR, useExisting: interceptor })),
-        ...RESOURCE_INTERCEPTORS.map((useClass) => ({ provide: APP_INTERCEPTOR, useClass })),
+        BodylessOperationInterceptor,
+        ...RESOURCE_INTERCEPTORS,
+        {
+          provide: RoutePipelineInterceptor,
+          useFactory: (...interceptors: RouteInterceptor[]) => new RoutePipelineInterceptor(interceptors),
+          inject: pipeline,
+        },
+        { provide: APP_INTERCEPTOR, useExisting: RoutePipelineInterceptor },
       ],
     };
   }
@@ -60,6 +69,7 @@ export class CommonModule implements NestModule {
     private readonly discovery: DiscoveryService,
     private readonly reflector: Reflector,
     private readonly config: ConfigService<Env, true>,
+    private readonly pipeline: RoutePipelineInterceptor,
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
@@ -67,6 +77,10 @@ export class CommonModule implements NestModule {
       .getControllers()
       .map((wrapper) => wrapper.metatype)
       .filter((metatype): metatype is Type => !!metatype);
+    // each route's interceptors, worked out now rather than on its first request
+    for (const controller of controllers) {
+      for (const handler of routeHandlers(controller)) this.pipeline.interceptorsOf(handler, controller);
+    }
     // first, so that responses refused by the wire rules (413, 415) carry the headers too
     const deprecated = controllers.filter((metatype) => this.reflector.get<boolean>(DEPRECATED_VERSION, metatype) === true);
     if (deprecated.length > 0) {
@@ -82,4 +96,16 @@ export class CommonModule implements NestModule {
     // `{/*path}` matches `/` too: the query rules recorded before routing hold on the root path as well
     consumer.apply(WireMiddleware).forRoutes({ path: '{/*path}', method: RequestMethod.ALL });
   }
+}
+
+/** The route handlers of `controller`: the methods of its prototype chain that carry a route (`@Get()`, `@Post()`, …). */
+function routeHandlers(controller: Type): Function[] {
+  const handlers: Function[] = [];
+  for (let proto = controller.prototype as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const value = Object.getOwnPropertyDescriptor(proto, name)?.value as unknown;
+      if (name !== 'constructor' && typeof value === 'function' && Reflect.hasMetadata(PATH_METADATA, value)) handlers.push(value);
+    }
+  }
+  return handlers;
 }

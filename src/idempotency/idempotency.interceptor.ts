@@ -1,4 +1,4 @@
-import { type CallHandler, type ExecutionContext, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
+import { type CallHandler, type ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
@@ -23,6 +23,7 @@ import {
 } from './idempotency-key.js';
 import { IdempotencyRecords, type KeptResponse } from './idempotency-records.js';
 import { IDEMPOTENT } from '../common/decorators/idempotent.decorator.js';
+import type { PipelineRoute, RouteInterceptor } from '../common/interceptors/route-pipeline.interceptor.js';
 
 /**
  * How long the lock of a running first request lives (ms): it is removed when the request ends;
@@ -74,7 +75,7 @@ function isDuplicateKey(error: unknown): boolean {
  * @throws 400, 409, 422 as above; 503 when the database or Redis does not answer.
  */
 @Injectable()
-export class IdempotencyInterceptor implements NestInterceptor {
+export class IdempotencyInterceptor implements RouteInterceptor {
   private readonly logger = new Logger(IdempotencyInterceptor.name);
   private readonly marked = new Map<Function, boolean>();
   private readonly ttlMs: number;
@@ -87,6 +88,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
     config: ConfigService<Env, true>,
   ) {
     this.ttlMs = config.get('IDEMPOTENCY_TTL', { infer: true }) * 1000;
+  }
+
+  /** Only on the operations marked {@link Idempotent}. */
+  appliesTo(route: PipelineRoute): boolean {
+    return this.isIdempotent(route.handler);
   }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {

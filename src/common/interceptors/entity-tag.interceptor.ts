@@ -1,8 +1,9 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { type CallHandler, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { map, type Observable } from 'rxjs';
 import { Tagged } from '../writes/preconditions.js';
 import { operationQuery } from './operation-query.js';
+import type { PipelineRoute, RouteInterceptor } from './route-pipeline.interceptor.js';
 
 /**
  * `ETag` of a single resource (docs/writes.md#conditional-requests-etag-if-none-match-if-match):
@@ -12,7 +13,12 @@ import { operationQuery } from './operation-query.js';
  * (app.setup.ts, evaluateConditionalReads). Lists and protocol operations carry none.
  */
 @Injectable()
-export class EntityTagInterceptor implements NestInterceptor {
+export class EntityTagInterceptor implements RouteInterceptor {
+  /** On every route but lists (a page has no entity tag). */
+  appliesTo(route: PipelineRoute): boolean {
+    return route.operation?.kind !== 'list';
+  }
+
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
     const kind = operationQuery(context.getHandler())?.kind;

@@ -1,4 +1,4 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor, Optional } from '@nestjs/common';
+import { type CallHandler, type ExecutionContext, Injectable, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
 import { map, type Observable } from 'rxjs';
@@ -6,6 +6,7 @@ import type { Env } from '../../config/env.validation.js';
 import { cursorKey } from '../list/cursor.js';
 import { Page, pickFields, toEnvelope } from '../list/page.js';
 import { operationQuery } from './operation-query.js';
+import type { PipelineRoute, RouteInterceptor } from './route-pipeline.interceptor.js';
 
 /**
  * The list envelope (docs/lists.md#the-envelope): a `@ListOperation`'s returned {@link Page}
@@ -15,7 +16,12 @@ import { operationQuery } from './operation-query.js';
  * `Vary: Prefer`. Any other result passes unchanged.
  */
 @Injectable()
-export class ListEnvelopeInterceptor implements NestInterceptor {
+export class ListEnvelopeInterceptor implements RouteInterceptor {
+  /** Only on list operations (`@ListOperation()`). */
+  appliesTo(route: PipelineRoute): boolean {
+    return route.operation?.kind === 'list';
+  }
+
   private readonly cursorKey: Buffer;
 
   constructor(@Optional() config?: ConfigService<Env, true>) {

@@ -1,9 +1,10 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { type CallHandler, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { map, type Observable } from 'rxjs';
 import { parseReadQuery, rejectQuery } from '../list/list-query.js';
 import { pickFields } from '../list/page.js';
 import { operationQuery } from './operation-query.js';
+import type { PipelineRoute, RouteInterceptor } from './route-pipeline.interceptor.js';
 
 /**
  * The query string of every operation but lists (docs/lists.md; lists are parsed by
@@ -13,7 +14,12 @@ import { operationQuery } from './operation-query.js';
  * @throws 400 `bad_request` naming each unknown or invalid parameter.
  */
 @Injectable()
-export class QueryRulesInterceptor implements NestInterceptor {
+export class QueryRulesInterceptor implements RouteInterceptor {
+  /** On every route but lists (their pipe parses the query) and protocol routes. */
+  appliesTo(route: PipelineRoute): boolean {
+    return route.operation?.kind !== 'list' && route.operation?.kind !== 'protocol';
+  }
+
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
     const operation = operationQuery(context.getHandler());

@@ -1,9 +1,10 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { type CallHandler, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import type { Observable } from 'rxjs';
 import { withRequestContext } from '../../context/request-context.js';
 import { versionOfPath } from '../versioning/api-versions.js';
 import { operationQuery } from './operation-query.js';
+import type { PipelineRoute, RouteInterceptor } from './route-pipeline.interceptor.js';
 
 /**
  * Runs the handler — and everything it awaits — with the API version it is served as in the
@@ -13,7 +14,12 @@ import { operationQuery } from './operation-query.js';
  * Protocol operations and unversioned paths run as they are.
  */
 @Injectable()
-export class RequestScopeInterceptor implements NestInterceptor {
+export class RequestScopeInterceptor implements RouteInterceptor {
+  /** On every route but the protocol ones (unversioned). */
+  appliesTo(route: PipelineRoute): boolean {
+    return route.operation?.kind !== 'protocol';
+  }
+
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http' || operationQuery(context.getHandler())?.kind === 'protocol') return next.handle();
     const req = context.switchToHttp().getRequest<Request>();
