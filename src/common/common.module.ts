@@ -1,7 +1,8 @@
-import { type DynamicModule, type MiddlewareConsumer, Module, type NestModule, RequestMethod, type Type } from '@nestjs/common';
+import { type DynamicModule, type MiddlewareConsumer, Module, type NestModule, type OnApplicationBootstrap, RequestMethod, type Type } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { PATH_METADATA } from '@nestjs/common/constants.js';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule, DiscoveryService, Reflector } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule, DiscoveryService, HttpAdapterHost, Reflector } from '@nestjs/core';
+import { indexRoutes } from './routing/route-index.js';
 import type { Env } from '../config/env.validation.js';
 import { AllExceptionsFilter } from './filters/all-exceptions.filter.js';
 import { BodylessOperationInterceptor } from './interceptors/bodyless-operation.interceptor.js';
@@ -39,7 +40,7 @@ export interface PipelineOptions {
     { provide: APP_PIPE, useClass: ApiValidationPipe },
   ],
 })
-export class CommonModule implements NestModule {
+export class CommonModule implements NestModule, OnApplicationBootstrap {
   /**
    * The pipeline with the application's own interceptors, in one list run by one global
    * interceptor ({@link RoutePipelineInterceptor}: on each route only those its metadata calls
@@ -70,7 +71,14 @@ export class CommonModule implements NestModule {
     private readonly reflector: Reflector,
     private readonly config: ConfigService<Env, true>,
     private readonly pipeline: RoutePipelineInterceptor,
+    private readonly adapterHost: HttpAdapterHost,
   ) {}
+
+  /** Once every route is registered: the routes indexed by their first path segments (routing/route-index.ts). */
+  onApplicationBootstrap(): void {
+    const instance = this.adapterHost.httpAdapter?.getInstance<{ router?: Parameters<typeof indexRoutes>[0] }>();
+    if (instance?.router) indexRoutes(instance.router);
+  }
 
   configure(consumer: MiddlewareConsumer): void {
     const controllers = this.discovery
