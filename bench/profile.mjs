@@ -15,7 +15,7 @@ import { readdirSync, readFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { cpuMicros, freePort, memory, pin, spawnNode, stop, waitReady } from './lib/proc.mjs';
+import { cpuMicros, freePort, memory, pin, serviceArgs, spawnNode, stop, waitReady } from './lib/proc.mjs';
 import { CACHE_DIR, dropPostgres, parseSize, prepareSqlite, preparePostgres } from './lib/seed.mjs';
 
 const args = {};
@@ -63,8 +63,8 @@ const env = {
 };
 const prof = args.noprof ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
 const spawnedAt = performance.now();
-const script = { floor: 'bench/floor-server.mjs', limit: 'bench/limit-server.mjs' }[args.server] ?? 'dist/src/main.js';
-const child = spawnNode([...prof, ...extra, script], env, 0, path.join(dir, 'service.log'));
+const script = { floor: ['bench/floor-server.mjs'], limit: ['bench/limit-server.mjs'] }[args.server] ?? serviceArgs();
+const child = spawnNode([...prof, ...extra, ...script], env, 0, path.join(dir, 'service.log'));
 const base = `http://127.0.0.1:${port}`;
 await waitReady(`${base}/health/ready`, child);
 let r;

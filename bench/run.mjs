@@ -3,7 +3,7 @@
  *
  * For each database (PostgreSQL, SQLite) and size (10k, 100k, 1M articles): seeds a fresh
  * database through the project's migrations (cached, see lib/seed.mjs), starts the service as in
- * production (`node dist/src/main.js`, NODE_ENV=production, logs at info to a file) and the limit,
+ * production (`npm start`'s command: `node --max-semi-space-size=16 dist/src/main.js`, NODE_ENV=production, logs at info to a file) and the limit,
  * and THE FLOOR (bench/floor-server.mjs: a bare NestJS + Express application running the limit's
  * hand-written SQL and checks, i.e. what the framework alone costs), all pinned to CPU core 0
  * (with the PostgreSQL backends of their connections), checks that the three answer every
@@ -48,7 +48,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import Database from 'better-sqlite3';
-import { cpuCount, cpuMicros, freePort, HAS_TASKSET, memory, pin, spawnNode, stop, stopAll, waitReady } from './lib/proc.mjs';
+import { cpuCount, cpuMicros, freePort, HAS_TASKSET, memory, pin, serviceArgs, spawnNode, stop, stopAll, waitReady } from './lib/proc.mjs';
 import { CACHE_DIR, dropPostgres, parseSize, PG_ADMIN_URL, prepareSqlite, preparePostgres, ROOT } from './lib/seed.mjs';
 import { compare, exchange } from './lib/verify.mjs';
 
@@ -373,7 +373,7 @@ function serviceEnv(databaseUrl, port) {
 
 /** The three servers: the script each runs, its environment, its PostgreSQL `application_name`. */
 const SERVERS = {
-  service: { script: 'dist/src/main.js', env: serviceEnv, application: 'resource-api' },
+  service: { args: serviceArgs(), env: serviceEnv, application: 'resource-api' },
   limit: {
     script: 'bench/limit-server.mjs',
     env: (databaseUrl, port) => ({ JWT_SECRET, PORT: String(port), DATABASE_URL: databaseUrl, ...(options.redis ? { REDIS_URL: options.redis } : {}) }),
@@ -396,7 +396,7 @@ const SERVERS = {
 async function startServer(name, databaseUrl, logFile) {
   const port = await freePort();
   const server = SERVERS[name];
-  const child = spawnNode([server.script], server.env(databaseUrl, port), SERVER_CORE, logFile);
+  const child = spawnNode(server.args ?? [server.script], server.env(databaseUrl, port), SERVER_CORE, logFile);
   const base = `http://127.0.0.1:${port}`;
   await waitReady(`${base}/health/ready`, child, name === 'service' ? 120_000 : 60_000);
   return { name, child, base, application: server.application };
@@ -413,7 +413,7 @@ async function startupTimes(file, count, which = 'service') {
     const port = await freePort();
     const started = performance.now();
     const server = SERVERS[which];
-    const child = spawnNode([server.script], server.env(`sqlite:${file}`, port), SERVER_CORE, path.join(CACHE_DIR, 'logs', `startup-${which}.log`));
+    const child = spawnNode(server.args ?? [server.script], server.env(`sqlite:${file}`, port), SERVER_CORE, path.join(CACHE_DIR, 'logs', `startup-${which}.log`));
     await waitReady(`http://127.0.0.1:${port}/health/ready`, child, 60_000, 5);
     times.push(performance.now() - started);
     await stop(child);

@@ -47,9 +47,9 @@ done
 if grep -q EBADENGINE "$log"; then grep -A4 EBADENGINE "$log" >&2; echo "ci-newcomer: npm install printed EBADENGINE on Node $NODE_VERSION" >&2; exit 1; fi
 if [ -z "$ready" ]; then tail -n 40 "$log" >&2; echo "ci-newcomer: GET /health/ready never answered 200" >&2; exit 1; fi
 echo "ci-newcomer: ready; docs: $(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:3000/docs)"
-# SIGTERM to the service (node dist/src/main.js, run by npm start through sh); npm and the shells then
+# SIGTERM to the service (node [V8 flags] dist/src/main.js, run by npm start through sh); npm and the shells then
 # exit with its status, which must be 0
-pkill -TERM -g "$server_pid" -f '^node dist/src/main\.js'
+pkill -TERM -g "$server_pid" -f '^node (--[^ ]+ )*dist/src/main\.js'
 status=0
 wait "$server_pid" || status=$?
 server_pid=""

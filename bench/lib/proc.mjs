@@ -6,6 +6,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** Clock ticks per second of /proc/<pid>/stat times (`getconf CLK_TCK`, 100 on Linux). */
 export const CLK_TCK = (() => {
@@ -151,4 +152,15 @@ export async function waitReady(url, child, timeoutMs = 120_000, everyMs = 20) {
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
   throw new Error(`${url} not ready after ${timeoutMs} ms`);
+}
+
+/**
+ * The node arguments `npm start` runs the service with (package.json `scripts.start`: its V8 flags,
+ * then `dist/src/main.js`), so that the benchmarks measure the service as it is started.
+ */
+export function serviceArgs() {
+  const start = JSON.parse(readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../../package.json'), 'utf8')).scripts.start;
+  const words = start.trim().split(/\s+/);
+  if (words[0] !== 'node' || !words.at(-1).endsWith('.js')) throw new Error(`package.json scripts.start is not "node [flags] <script>": ${start}`);
+  return words.slice(1);
 }
