@@ -1,6 +1,7 @@
 /**
  * `node bench/profile.mjs [--db postgres|sqlite] [--size 10k] [--endpoint get|post|list] [--seconds 10] [--env NAME=value,…] [--server floor|limit]`:
- * starts the service (or, with `--server`, the floor or the limit, to compare) as bench/run.mjs does (production, logs to a file, pinned to core 0) with
+ * starts the service (or, with `--server`, the floor or the limit, to compare; with `--bare`, without
+ * `npm start`'s node flags) as bench/run.mjs does (production, logs to a file, pinned to core 0) with
  * `--cpu-prof`, loads one endpoint with autocannon (50 connections) and prints where the
  * main-thread CPU went per request: self time by package and the top functions.
  * `--env` adds settings to the service's environment (e.g. `--env METRICS=false`). `--share <regex>`
@@ -63,7 +64,7 @@ const env = {
 };
 const prof = args.noprof ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
 const spawnedAt = performance.now();
-const script = { floor: ['bench/floor-server.mjs'], limit: ['bench/limit-server.mjs'] }[args.server] ?? serviceArgs();
+const script = { floor: ['bench/floor-server.mjs'], limit: ['bench/limit-server.mjs'] }[args.server] ?? (args.bare ? ['dist/src/main.js'] : serviceArgs());
 const child = spawnNode([...prof, ...extra, ...script], env, 0, path.join(dir, 'service.log'));
 const base = `http://127.0.0.1:${port}`;
 await waitReady(`${base}/health/ready`, child);

@@ -413,7 +413,12 @@ async function startupTimes(file, count, which = 'service') {
     const port = await freePort();
     const started = performance.now();
     const server = SERVERS[which];
-    const child = spawnNode(server.args ?? [server.script], server.env(`sqlite:${file}`, port), SERVER_CORE, path.join(CACHE_DIR, 'logs', `startup-${which}.log`));
+    const child = spawnNode(
+      server.args ?? [server.script],
+      server.env(`sqlite:${file}`, port),
+      SERVER_CORE,
+      path.join(CACHE_DIR, 'logs', `startup-${which}.log`),
+    );
     await waitReady(`http://127.0.0.1:${port}/health/ready`, child, 60_000, 5);
     times.push(performance.now() - started);
     await stop(child);
