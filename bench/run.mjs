@@ -643,7 +643,7 @@ function fmt(value, digits = 0) {
 const pct = (ratio) => (ratio === null || ratio === undefined ? '–' : `${Math.round(ratio * 100)} %`);
 const mib = (bytes) => (bytes ? `${(bytes / 2 ** 20).toFixed(0)}` : '–');
 
-/** The targets of the service relative to the floor and the limit (README.md#performance), evaluated on the measured results (at 100k articles, or the largest size measured). */
+/** The targets of the service relative to the floor and the limit (docs/performance.md#targets), evaluated on the measured results (at 100k articles, or the largest size measured). */
 function evaluateTargets() {
   const pick = (db) => {
     const entries = results.filter((e) => e.db === db && e.endpoints.length > 0);

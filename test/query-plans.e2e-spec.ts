@@ -17,7 +17,7 @@ import { RESOURCES } from '../src/resources.js';
 import { createTestApp } from './setup/test-app.js';
 
 /**
- * The list queries can be served from an index (README.md#performance; docs/lists.md#performance): on a table
+ * The list queries can be served from an index (docs/performance.md#lists-an-index-serves; docs/lists.md#performance): on a table
  * large enough for the planner to prefer an index when one fits (20,000 articles — 50 % published,
  * 30 % draft, 20 % archived — by 1,000 authors, 20,000 comments), the SQL each list runs — captured
  * from the service itself through TypeORM's logger, never copied by hand — is explained by the
