@@ -3,7 +3,7 @@
  *
  * For each database (PostgreSQL, SQLite) and size (10k, 100k, 1M articles): seeds a fresh
  * database through the project's migrations (cached, see lib/seed.mjs), starts the service as in
- * production (`npm start`'s command: `node --max-semi-space-size=16 dist/src/main.js`, NODE_ENV=production, logs at info to a file) and the limit,
+ * production (with `npm start`'s node arguments, read from package.json: lib/proc.mjs `serviceArgs`; NODE_ENV=production, logs at info to a file) and the limit,
  * and THE FLOOR (bench/floor-server.mjs: a bare NestJS + Express application running the limit's
  * hand-written SQL and checks, i.e. what the framework alone costs), all pinned to CPU core 0
  * (with the PostgreSQL backends of their connections), checks that the three answer every

@@ -1,7 +1,7 @@
 import { type DynamicModule, type MiddlewareConsumer, Module, type NestModule, type OnApplicationBootstrap, RequestMethod, type Type } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { PATH_METADATA } from '@nestjs/common/constants.js';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule, DiscoveryService, HttpAdapterHost, Reflector } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule, DiscoveryService, HttpAdapterHost, MetadataScanner, Reflector } from '@nestjs/core';
 import { indexRoutes } from './routing/route-index.js';
 import type { Env } from '../config/env.validation.js';
 import { AllExceptionsFilter } from './filters/all-exceptions.filter.js';
@@ -106,14 +106,11 @@ export class CommonModule implements NestModule, OnApplicationBootstrap {
   }
 }
 
-/** The route handlers of `controller`: the methods of its prototype chain that carry a route (`@Get()`, `@Post()`, …). */
+/** The route handlers of `controller`: the methods (Nest's {@link MetadataScanner}, as the router reads them) that carry a route (`@Get()`, `@Post()`, …). */
 function routeHandlers(controller: Type): Function[] {
-  const handlers: Function[] = [];
-  for (let proto = controller.prototype as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
-    for (const name of Object.getOwnPropertyNames(proto)) {
-      const value = Object.getOwnPropertyDescriptor(proto, name)?.value as unknown;
-      if (name !== 'constructor' && typeof value === 'function' && Reflect.hasMetadata(PATH_METADATA, value)) handlers.push(value);
-    }
-  }
-  return handlers;
+  const prototype = controller.prototype as Record<string, unknown>;
+  return new MetadataScanner()
+    .getAllMethodNames(prototype)
+    .map((name) => prototype[name])
+    .filter((handler): handler is Function => typeof handler === 'function' && Reflect.hasMetadata(PATH_METADATA, handler));
 }

@@ -12,6 +12,7 @@ import { Page } from '../list/page.js';
 import { linkPrefix } from '../versioning/api-versions.js';
 import { BodylessOperationInterceptor } from './bodyless-operation.interceptor.js';
 import { RESOURCE_INTERCEPTORS } from './resource.interceptors.js';
+import { type RouteInterceptor, RoutePipelineInterceptor } from './route-pipeline.interceptor.js';
 
 /** The columns the field table below may name. */
 class TodoRow {
@@ -52,15 +53,9 @@ class TodosController {
  */
 const handler = (produce: () => unknown): CallHandler => ({ handle: () => defer(AsyncResource.bind(() => of(produce()))) });
 
-/** The resource interceptors chained around `inner` as Nest chains global interceptors: the first is the outermost. */
+/** The resource interceptors around `inner` as the service runs them: through the route pipeline, on the route of `context` only those that apply to it, the first outermost. */
 function chain(context: ExecutionContext, inner: CallHandler): Observable<unknown> {
-  let next: { handle(): Observable<unknown> } = inner;
-  for (const Interceptor of [...RESOURCE_INTERCEPTORS].reverse()) {
-    const interceptor = new Interceptor() as { intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> };
-    const inside = next;
-    next = { handle: () => interceptor.intercept(context, inside) };
-  }
-  return next.handle();
+  return new RoutePipelineInterceptor(RESOURCE_INTERCEPTORS.map((Interceptor) => new Interceptor() as RouteInterceptor)).intercept(context, inner);
 }
 
 /** The outcome of the resource interceptors for `req` on `method`: the response body, or the exception they throw. */

@@ -19,7 +19,7 @@ export interface RouteInterceptor extends NestInterceptor {
 /**
  * The shared pipeline as one global interceptor: for each route it runs, outermost first, only
  * the interceptors of `pipeline` whose {@link RouteInterceptor.appliesTo} takes the route —
- * worked out once per route (the first time it is served) from the route's metadata, so a read
+ * worked out once per route from its metadata (for every route at start-up, by CommonModule), so a read
  * does not pass through the list envelope or `Location`, a list not through the `ETag` or the
  * query rules of a single resource. The order of `pipeline` is kept: the answer passes back
  * through them innermost first.

@@ -1,9 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 import { writeErrorResp } from '../errors/write-error.js';
-
-type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
+import type { Middleware } from './chain.js';
 
 /** The docs page and its assets (Swagger UI), the only HTML the service serves. */
 const DOCS_PATH = /^\/docs(\/|$)/;

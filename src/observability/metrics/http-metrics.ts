@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Histogram } from 'prom-client';
+import type { Middleware } from '../../common/middleware/chain.js';
 import { routeTemplate } from '../tracing/http-route.js';
 import { gauge, histogram } from './registry.js';
 import { type RequestTiming, startTiming } from './request-timing.js';
@@ -19,8 +20,6 @@ export interface HttpMetricsOptions {
   metrics: boolean;
   serverTiming: boolean;
 }
-
-type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
 /**
  * The HTTP middleware of metrics and Server-Timing; install it first (before routing) so that
