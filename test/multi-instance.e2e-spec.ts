@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ensureBuilt, startServer, type ServerProcess } from './setup/server-process.js';
 import { errorBody } from './setup/error-body.js';
+import { RedisStore } from '../src/store/redis-store.js';
 
 /**
  * Several instances behave as one (docs/operations.md#several-instances-and-redis): two real server processes on different
@@ -30,6 +31,11 @@ describeShared('two instances behind a load balancer (PostgreSQL + Redis)', () =
       RATE_LIMIT_PER_MINUTE: '60',
     };
     ensureBuilt();
+    // the files before this one share the Redis database and their ids restart with each test database:
+    // a rate-limit block they left on `api_key:1` would refuse this file's key, so it starts empty too
+    const store = await RedisStore.connect(process.env.REDIS_URL!, 1000);
+    await store.clear();
+    await store.onApplicationShutdown();
     [a, b] = await Promise.all([startServer(dir, env), startServer(dir, env)]);
     expect(a.port).not.toBe(b.port);
     const created = await request(a.url).post('/v1/users').send({ username, password: PASSWORD, name: 'Multi Instance' });

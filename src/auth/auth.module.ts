@@ -1,6 +1,7 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, DiscoveryModule, DiscoveryService } from '@nestjs/core';
+import { type RouteGuard, RouteGuards } from '../common/guards/route-guards.js';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -38,7 +39,7 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
  * password or role changes or it is deleted (docs/extending.md#user-lifecycle-events).
  */
 @Module({
-  imports: [PassportModule, UsersModule, TypeOrmModule.forFeature([...AUTH.entities, ...API_KEYS.entities]), JwtModule.register({})],
+  imports: [DiscoveryModule, PassportModule, UsersModule, TypeOrmModule.forFeature([...AUTH.entities, ...API_KEYS.entities]), JwtModule.register({})],
   controllers: [AuthController, WellKnownController, ApiKeysController, SessionsController],
   providers: [
     {
@@ -59,11 +60,18 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
     JwtStrategy,
     ApiKeyStrategy,
     SessionStrategy,
-    // global guards run in this order: who is calling (401), how often (429), with which scope and role (403)
-    { provide: APP_GUARD, useClass: AuthenticationGuard },
-    { provide: APP_GUARD, useClass: RateLimitGuard },
-    { provide: APP_GUARD, useClass: ScopeGuard },
-    { provide: APP_GUARD, useClass: RolesGuard },
+    // the global guards, as one (each route runs those its metadata calls for), in this order:
+    // who is calling (401), how often (429), with which scope and role (403)
+    AuthenticationGuard,
+    RateLimitGuard,
+    ScopeGuard,
+    RolesGuard,
+    {
+      provide: RouteGuards,
+      inject: [DiscoveryService, AuthenticationGuard, RateLimitGuard, ScopeGuard, RolesGuard],
+      useFactory: (discovery: DiscoveryService, ...guards: RouteGuard[]) => new RouteGuards(guards, discovery),
+    },
+    { provide: APP_GUARD, useExisting: RouteGuards },
   ],
   // for the OAuth module: sign-in, sessions and the token keys (the deny list is the global SharedStateModule's)
   exports: [AuthService, SessionsService, JwtKeys],

@@ -1,8 +1,17 @@
-import { type DynamicModule, type MiddlewareConsumer, Module, type NestModule, type OnApplicationBootstrap, RequestMethod, type Type } from '@nestjs/common';
+import {
+  type DynamicModule,
+  type MiddlewareConsumer,
+  Module,
+  type NestModule,
+  type OnApplicationBootstrap,
+  RequestMethod,
+  type Type,
+  VERSION_NEUTRAL,
+} from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { PATH_METADATA } from '@nestjs/common/constants.js';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule, DiscoveryService, HttpAdapterHost, MetadataScanner, Reflector } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule, DiscoveryService, HttpAdapterHost, Reflector } from '@nestjs/core';
 import { indexRoutes } from './routing/route-index.js';
+import { applicationControllers, routeHandlers } from './routing/route-handlers.js';
 import type { Env } from '../config/env.validation.js';
 import { AllExceptionsFilter } from './filters/all-exceptions.filter.js';
 import { BodylessOperationInterceptor } from './interceptors/bodyless-operation.interceptor.js';
@@ -81,10 +90,7 @@ export class CommonModule implements NestModule, OnApplicationBootstrap {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    const controllers = this.discovery
-      .getControllers()
-      .map((wrapper) => wrapper.metatype)
-      .filter((metatype): metatype is Type => !!metatype);
+    const controllers = applicationControllers(this.discovery);
     // each route's interceptors, worked out now rather than on its first request
     for (const controller of controllers) {
       for (const handler of routeHandlers(controller)) this.pipeline.interceptorsOf(handler, controller);
@@ -101,16 +107,8 @@ export class CommonModule implements NestModule, OnApplicationBootstrap {
     // the routes of `@FormBody()` operations are marked before the wire rules read the body
     const forms = formBodyRoutes(controllers);
     if (forms.length > 0) consumer.apply(markFormBody).forRoutes(...forms);
-    // `{/*path}` matches `/` too: the query rules recorded before routing hold on the root path as well
-    consumer.apply(WireMiddleware).forRoutes({ path: '{/*path}', method: RequestMethod.ALL });
+    // `{/*path}` matches `/` too: the query rules recorded before routing hold on the root path as well;
+    // version-neutral, it is mounted once (with the versions, once more per version path, each a layer every request passes)
+    consumer.apply(WireMiddleware).forRoutes({ path: '{/*path}', method: RequestMethod.ALL, version: VERSION_NEUTRAL });
   }
-}
-
-/** The route handlers of `controller`: the methods (Nest's {@link MetadataScanner}, as the router reads them) that carry a route (`@Get()`, `@Post()`, …). */
-function routeHandlers(controller: Type): Function[] {
-  const prototype = controller.prototype as Record<string, unknown>;
-  return new MetadataScanner()
-    .getAllMethodNames(prototype)
-    .map((name) => prototype[name])
-    .filter((handler): handler is Function => typeof handler === 'function' && Reflect.hasMetadata(PATH_METADATA, handler));
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RequestMethod, VERSION_NEUTRAL } from '@nestjs/common';
 import type { Params } from 'nestjs-pino';
 import { type DestinationStream, stdSerializers } from 'pino';
 import type { Options } from 'pino-http';
@@ -206,5 +207,9 @@ export function loggerParams(level: string, destination?: DestinationStream): Pa
     },
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
   };
-  return { pinoHttp: destination ? [options, destination] : options };
+  return {
+    pinoHttp: destination ? [options, destination] : options,
+    // nestjs-pino's default route, version-neutral: mounted once, not once more per version path
+    forRoutes: [{ path: '{/*splat}', method: RequestMethod.ALL, version: VERSION_NEUTRAL }],
+  };
 }

@@ -6,6 +6,7 @@ import type { Request } from 'express';
 import { forbidden, unauthorized } from '../../common/errors/api-exception.js';
 import type { AuthScheme, AuthUser } from '../../common/caller/auth-user.js';
 import { IS_PUBLIC } from '../../common/caller/public.decorator.js';
+import type { GuardedRoute, RouteGuard } from '../../common/guards/route-guards.js';
 import { type HeaderSink, RateLimiter } from '../rate-limiter.js';
 import { SESSION_COOKIE } from '../sessions.service.js';
 import { JwtStrategy } from '../strategies/jwt.strategy.js';
@@ -64,7 +65,7 @@ class SessionGuard extends AuthGuard('session') {
  *   403 `forbidden` for a missing/wrong CSRF token.
  */
 @Injectable()
-export class AuthenticationGuard implements CanActivate {
+export class AuthenticationGuard implements RouteGuard {
   private readonly publicHandlers = new Map<Function, boolean>();
   private readonly guards: Record<AuthScheme, CanActivate> = {
     bearer: new BearerGuard(),
@@ -83,6 +84,11 @@ export class AuthenticationGuard implements CanActivate {
     @Optional() private readonly jwt?: JwtStrategy,
     @Optional() private readonly limiter?: RateLimiter,
   ) {}
+
+  /** Every operation not marked `@Public()`. */
+  appliesTo({ handler, controller }: GuardedRoute): boolean {
+    return !(this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [handler, controller]) ?? false);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.isPublic(context)) return true;

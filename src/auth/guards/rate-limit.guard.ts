@@ -1,6 +1,7 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { type HeaderSink, type LimitedRequest, RateLimiter } from '../rate-limiter.js';
+import type { GuardedRoute, RouteGuard } from '../../common/guards/route-guards.js';
 import { choosePolicy, type CostlyRule, RATE_LIMIT_RULE, SKIP_RATE_LIMIT } from '../rate-limits.js';
 
 /** What a handler's metadata says, resolved once per handler. */
@@ -18,13 +19,18 @@ interface HandlerRule {
  * refused never gets here: the authentication guard counts it as anonymous.)
  */
 @Injectable()
-export class RateLimitGuard implements CanActivate {
+export class RateLimitGuard implements RouteGuard {
   private readonly rules = new Map<Function, HandlerRule>();
 
   constructor(
     private readonly limiter: RateLimiter,
     private readonly reflector: Reflector,
   ) {}
+
+  /** Every operation not marked `@SkipRateLimit()`. */
+  appliesTo({ handler, controller }: GuardedRoute): boolean {
+    return !(this.reflector.getAllAndOverride<boolean>(SKIP_RATE_LIMIT, [handler, controller]) ?? false);
+  }
 
   /**
    * Counts the request. Returns true (with the headers set) while within the quota.

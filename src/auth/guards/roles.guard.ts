@@ -1,8 +1,9 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { forbidden } from '../../common/errors/api-exception.js';
 import type { Role } from '../../common/caller/roles.js';
 import type { AuthUser } from '../../common/caller/auth-user.js';
+import type { GuardedRoute, RouteGuard } from '../../common/guards/route-guards.js';
 import { REQUIRED_ROLES } from '../decorators/auth.decorators.js';
 
 /**
@@ -11,10 +12,15 @@ import { REQUIRED_ROLES } from '../decorators/auth.decorators.js';
  * @throws 403 `forbidden` naming the roles needed.
  */
 @Injectable()
-export class RolesGuard implements CanActivate {
+export class RolesGuard implements RouteGuard {
   private readonly cache = new Map<Function, Role[] | null>();
 
   constructor(private readonly reflector: Reflector) {}
+
+  /** The operations marked `@Roles(...)` (on the handler or its controller). */
+  appliesTo({ handler, controller }: GuardedRoute): boolean {
+    return this.reflector.getAllAndOverride<Role[]>(REQUIRED_ROLES, [handler, controller]) !== undefined;
+  }
 
   canActivate(context: ExecutionContext): boolean {
     const handler = context.getHandler();

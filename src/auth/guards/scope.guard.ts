@@ -1,8 +1,10 @@
-import { type CanActivate, type ExecutionContext, Inject, Injectable, type OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { type ExecutionContext, Inject, Injectable, type OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { ModulesContainer, Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { forbidden } from '../../common/errors/api-exception.js';
 import type { AuthUser } from '../../common/caller/auth-user.js';
+import { IS_PUBLIC } from '../../common/caller/public.decorator.js';
+import type { GuardedRoute, RouteGuard } from '../../common/guards/route-guards.js';
 import { RESOURCE_REGISTRY, type ResourceRegistry } from '../../common/resources/resource-registry.js';
 import { REQUIRED_SCOPE, SCOPE_RESOURCE } from '../decorators/auth.decorators.js';
 
@@ -17,7 +19,7 @@ import { REQUIRED_SCOPE, SCOPE_RESOURCE } from '../decorators/auth.decorators.js
  * @throws 403 `forbidden` naming the missing scope.
  */
 @Injectable()
-export class ScopeGuard implements CanActivate, OnApplicationBootstrap {
+export class ScopeGuard implements RouteGuard, OnApplicationBootstrap {
   private readonly scopes = new Map<Function, string | null>();
 
   constructor(
@@ -47,6 +49,11 @@ export class ScopeGuard implements CanActivate, OnApplicationBootstrap {
         if (undeclared) throw new Error(`${controller.name}: scope ${undeclared} is not declared (a declaration with scopes: true, src/resources.ts)`);
       }
     }
+  }
+
+  /** Every operation not marked `@Public()` (a public one has no authenticated caller to limit). */
+  appliesTo({ handler, controller }: GuardedRoute): boolean {
+    return !(this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [handler, controller]) ?? false);
   }
 
   canActivate(context: ExecutionContext): boolean {

@@ -3,13 +3,24 @@ import express, { type Express } from 'express';
 import request from 'supertest';
 import { indexRoutes, requestKey, routeKey } from './route-index.js';
 
-/** An application shaped as Nest builds the service's: a catch-all middleware route, then the controllers' routes, then a 404 answer. */
+/** An application shaped as Nest builds the service's: a catch-all middleware route, middlewares on given routes, then the controllers' routes, then a 404 answer. */
 function application(indexed: boolean): Express {
   const app = express();
   app.all('{/*path}', (_req, res, next) => {
     res.setHeader('X-Seen', 'yes');
     next();
   });
+  // as Nest mounts a middleware given routes (`forRoutes(controller)`): a route of every method per path
+  const mark = (name: string) => (_req: express.Request, res: express.Response, next: express.NextFunction) => {
+    res.setHeader('X-Marks', [res.getHeader('X-Marks'), name].filter(Boolean).join(','));
+    next();
+  };
+  for (const version of ['v1', 'v2']) {
+    app.all(`/${version}/things`, mark(`${version} things`));
+    app.all(`/${version}/things/:id`, mark(`${version} thing`));
+    app.all(`/${version}/things/:id/parts/:part_id`, mark(`${version} part`));
+    app.all(`/${version}/other/:id`, mark(`${version} other`));
+  }
   const answer = (name: string) => (req: express.Request, res: express.Response) =>
     res.json({ name, params: req.params, route: (req.route as { path: string }).path });
   for (const version of ['v1', 'v2']) {
@@ -24,7 +35,7 @@ function application(indexed: boolean): Express {
   app.get('/metrics', answer('metrics'));
   app.get('/v1/things/special', answer('shadowed by /v1/things/:id'));
   app.use((req, res) => res.status(404).json({ error: `no route for ${req.path}` }));
-  if (indexed) expect(indexRoutes((app as unknown as { router: Parameters<typeof indexRoutes>[0] }).router)).toBe(15);
+  if (indexed) expect(indexRoutes((app as unknown as { router: Parameters<typeof indexRoutes>[0] }).router)).toBe(23);
   return app;
 }
 
@@ -38,6 +49,7 @@ const REQUESTS: Array<[string, string]> = [
   ['DELETE', '/v1/things/7'],
   ['PUT', '/v1/things/7'],
   ['OPTIONS', '/v1/things/7'],
+  ['OPTIONS', '/v2/other/1'],
   ['GET', '/v1/things/special'],
   ['GET', '/v1/things/7/parts/9'],
   ['GET', '/v1/things/%E0%A4%A'],
@@ -59,9 +71,16 @@ describe('indexRoutes', () => {
     for (const [method, url] of REQUESTS) {
       const send = (app: Express) => request(app)[method.toLowerCase() as 'get'](url);
       const [a, b] = await Promise.all([send(plain), send(indexed)]);
-      const seen = { status: b.status, body: b.text, seen: b.headers['x-seen'], allow: b.headers.allow };
-      expect(seen).toEqual({ status: a.status, body: a.text, seen: a.headers['x-seen'], allow: a.headers.allow });
+      const seen = { url, status: b.status, body: b.text, seen: b.headers['x-seen'], marks: b.headers['x-marks'], allow: b.headers.allow };
+      expect(seen).toEqual({ url, status: a.status, body: a.text, seen: a.headers['x-seen'], marks: a.headers['x-marks'], allow: a.headers.allow });
     }
+  });
+
+  it('runs the middlewares of a route in their order, for OPTIONS too, whatever the case of the path', async () => {
+    const indexed = application(true);
+    expect((await request(indexed).get('/V1/things/3')).headers['x-marks']).toBe('v1 thing');
+    expect((await request(indexed).options('/v2/other/1')).headers['x-marks']).toBe('v2 other');
+    expect((await request(indexed).get('/v2/things/3/parts/4')).headers['x-marks']).toBe('v2 part');
   });
 
   it('indexes the run up to a route that could match other first segments, which stays after the index', () => {

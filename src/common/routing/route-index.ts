@@ -46,46 +46,56 @@ export function requestKey(url: string): string {
   return key.toLowerCase();
 }
 
+/** Whether `layer` is a route that runs for OPTIONS: how Nest mounts a middleware on a route (`router.all()`, every method); no controller route of the service does. */
+function runsForOptions(layer: Layer): boolean {
+  return layer.route?._handlesMethod('OPTIONS') === true;
+}
+
 /**
- * Replaces the longest run of route layers with a key ({@link routeKey}) in `router`'s stack (the
- * controllers' routes, which Nest registers one after another, after the middlewares' catch-all
- * route layers, which have none) by one layer that hands a request only to the routes whose
- * first two path segments are the request's — in their order, through a router of their own —
- * instead of matching the request against each of them in turn (on a service with ~140 routes, the
- * pass over them was most of the routing cost). A route that could match a request with other
- * first segments has no key and ends the run. What a route answers is unchanged; a request
- * no route of its key answers goes on to the layers after the run (the 404 and 405 answers). An
- * OPTIONS request, which no route serves, goes there at once, as it did.
+ * Replaces each run of at least {@link MIN_RUN} route layers with a key ({@link routeKey}) in
+ * `router`'s stack by one layer that hands a request only to the layers of the run whose first two
+ * path segments are the request's — in their order, through a router of their own — instead of
+ * matching the request against each of them in turn (on a service with ~140 routes, the pass over
+ * them was most of the routing cost). Two kinds of run: the controllers' routes, which Nest
+ * registers one after another after the middlewares, and the middlewares Nest mounts on given
+ * routes (`forRoutes(controller)`: routes of every method, OPTIONS included). A layer that could match a request
+ * with other first segments has no key and ends a run, as does a layer of the other kind. What a
+ * request meets is unchanged: a request no layer of its key takes goes on to the layers after the
+ * run (the 404 and 405 answers). An OPTIONS request, which no controller route serves, goes past a
+ * run of controller routes at once, as it did (through them, Express would answer it with their
+ * methods), and through a run of middlewares as any other request.
  * Returns the number of route layers indexed (0: nothing changed).
  */
 export function indexRoutes(router: ExpressRouter): number {
   const stack = router.stack;
   const keys = stack.map((layer) => (layer.route === undefined ? undefined : routeKey(layer.route.path)));
-  let best = { start: 0, end: 0 };
+  const runs: Array<{ start: number; end: number; middlewares: boolean }> = [];
   for (let start = 0; start < stack.length; start++) {
+    if (keys[start] === undefined) continue;
+    const middlewares = runsForOptions(stack[start]);
     let end = start;
-    while (end < stack.length && keys[end] !== undefined) end++;
-    if (end - start > best.end - best.start) best = { start, end };
-    start = end;
+    while (end < stack.length && keys[end] !== undefined && runsForOptions(stack[end]) === middlewares) end++;
+    if (end - start >= MIN_RUN) runs.push({ start, end, middlewares });
+    start = end - 1;
   }
-  const run = stack.slice(best.start, best.end);
-  if (run.length < MIN_RUN) return 0;
-  if (run.some((layer) => layer.route?._handlesMethod('OPTIONS'))) return 0;
-  const routers = new Map<string, ExpressRouter>();
-  run.forEach((layer, i) => {
-    const key = keys[best.start + i] as string;
-    let sub = routers.get(key);
-    if (sub === undefined) routers.set(key, (sub = express.Router() as unknown as ExpressRouter));
-    sub.stack.push(layer);
-  });
-  const dispatch = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void): void => {
-    if (req.method === 'OPTIONS') return next();
-    const sub = routers.get(requestKey(req.url ?? '/'));
-    if (sub === undefined) return next();
-    sub.handle(req, res, next);
-  };
-  const holder = express.Router() as unknown as ExpressRouter & { use(handler: typeof dispatch): void };
-  holder.use(dispatch);
-  stack.splice(best.start, run.length, holder.stack[0]);
-  return run.length;
+  // from the last run, so that the positions of the earlier ones stay true
+  for (const { start, end, middlewares } of runs.reverse()) {
+    const routers = new Map<string, ExpressRouter>();
+    for (let i = start; i < end; i++) {
+      const key = keys[i] as string;
+      let sub = routers.get(key);
+      if (sub === undefined) routers.set(key, (sub = express.Router() as unknown as ExpressRouter));
+      sub.stack.push(stack[i]);
+    }
+    const dispatch = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void): void => {
+      if (req.method === 'OPTIONS' && !middlewares) return next();
+      const sub = routers.get(requestKey(req.url ?? '/'));
+      if (sub === undefined) return next();
+      sub.handle(req, res, next);
+    };
+    const holder = express.Router() as unknown as ExpressRouter & { use(handler: typeof dispatch): void };
+    holder.use(dispatch);
+    stack.splice(start, end - start, holder.stack[0]);
+  }
+  return runs.reduce((total, { start, end }) => total + end - start, 0);
 }
