@@ -11,7 +11,7 @@
 # service is used. Without arguments (about 2-3 minutes): test/pooler.e2e-spec.ts (its own
 # PgBouncer in front of a proxy it cuts and stalls: the outage case, 503 within 2 s),
 # test/database-faults.e2e-spec.ts (a proxy it cuts between the service and this PgBouncer), lists,
-# writes (orders, concurrent writes), idempotency, webhooks and login.
+# writes (orders, concurrent writes, todos: a create in a transaction), idempotency, webhooks and login.
 # REQUIRE_PGBOUNCER=1 makes that file fail rather than skip without PgBouncer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 if [ "$#" -gt 0 ]; then
   files=("$@")
 else
-  files=(test/pooler.e2e-spec.ts test/database-faults.e2e-spec.ts test/lists.e2e-spec.ts test/orders.e2e-spec.ts test/concurrency-writes.e2e-spec.ts test/idempotency.e2e-spec.ts test/webhooks.e2e-spec.ts test/auth.e2e-spec.ts)
+  files=(test/pooler.e2e-spec.ts test/database-faults.e2e-spec.ts test/lists.e2e-spec.ts test/orders.e2e-spec.ts test/concurrency-writes.e2e-spec.ts test/idempotency.e2e-spec.ts test/webhooks.e2e-spec.ts test/auth.e2e-spec.ts test/todos.e2e-spec.ts)
 fi
 
 bash scripts/ci-install.sh pgbouncer

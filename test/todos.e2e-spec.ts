@@ -97,9 +97,11 @@ describe('todos (docs/writes.md, docs/resources/todos.md)', () => {
       });
     });
 
-    it('writes the todo, its event and a listening webhook’s delivery in one transaction of few statements: on PostgreSQL the event and its deliveries (with the NOTIFY) are one statement', async () => {
+    it('writes the todo, its event and a listening webhook’s delivery at once: one statement on PostgreSQL, one transaction of three on SQLite and behind a transaction-mode pooler; the event shows the todo as created', async () => {
       const dataSource = app.get(DataSource);
       const postgres = dataSource.options.type === 'postgres';
+      // DB_POOLER=transaction: only a transaction carries statement_timeout to the server
+      const pooled = (dataSource.options.extra as { transactionSettings?: string } | undefined)?.transactionSettings !== undefined;
       const now = postgres ? 'now()' : "'2026-01-01 00:00:00.000'";
       const [{ id: webhook }] = await dataSource.query<Array<{ id: number }>>(
         `INSERT INTO webhook_subscriptions (owner_id, url, events, enabled, secret, created_at, updated_at)
@@ -120,39 +122,84 @@ describe('todos (docs/writes.md, docs/resources/todos.md)', () => {
           },
         });
         let res: request.Response;
+        // digits in the text, as a 16-digit id would be written: the event's data keeps them
+        const title = 'Heard 1000000000000000 and 1234567890123456 times';
         try {
-          res = await http().post('/v1/todos').set('Authorization', bearer(bob.token)).send({ title: 'Heard' });
+          res = await http().post('/v1/todos').set('Authorization', bearer(bob.token)).send({ title });
         } finally {
           Object.assign(dataSource, { logger: original });
         }
         expect(res.status).toBe(201);
-        const [event] = await dataSource.query<Array<{ event_id: string }>>(
-          `SELECT event_id FROM events WHERE type = 'todo.created' AND resource_id = ${Number(res.body.id)}`,
+        const [event] = await dataSource.query<Array<{ event_id: string; resource_id: number; data_v1: string; data_v2: string }>>(
+          `SELECT event_id, resource_id, data_v1, data_v2 FROM events WHERE type = 'todo.created' AND owner_id = ${Number(bob.user.id)} ORDER BY id DESC LIMIT 1`,
         );
+        expect(Number(event.resource_id)).toBe(res.body.id);
+        expect(JSON.parse(event.data_v1)).toEqual(res.body);
+        const v2 = await http().get(`/v2/todos/${res.body.id}`).set('Authorization', bearer(bob.token));
+        expect(JSON.parse(event.data_v2)).toEqual(v2.body);
+        expect(res.body.title).toBe(title);
         const deliveries = await dataSource.query<Array<{ event_id: string }>>(
           `SELECT event_id FROM webhook_deliveries WHERE subscription_id = ${Number(webhook)}`,
         );
         expect(deliveries).toEqual([{ event_id: event.event_id }]);
-        // the transaction's statements (the credential check before it is no part of the create)
-        const begin = statements.findIndex((sql) => /^(START TRANSACTION|BEGIN)/.test(sql));
-        const transaction = statements.slice(begin, statements.indexOf('COMMIT') + 1);
-        expect(transaction.length).toBeGreaterThan(2);
-        const writes = transaction.slice(1, -1);
-        if (postgres) {
-          expect(transaction).toHaveLength(4);
-          expect(writes).toEqual([
+        // the credential check before the create is no part of it
+        const create = statements.slice(statements.findIndex((sql) => /^(START TRANSACTION|BEGIN|WITH r AS)/.test(sql)));
+        if (postgres && !pooled) {
+          expect(create).toEqual([expect.stringMatching(/^WITH r AS \(INSERT INTO "todos".*INSERT INTO "events".*INSERT INTO webhook_deliveries.*pg_notify/s)]);
+        } else if (postgres) {
+          expect(create).toEqual([
+            'START TRANSACTION',
             expect.stringMatching(/^INSERT INTO "todos"/),
             expect.stringMatching(/^WITH e AS \(INSERT INTO "events".*INSERT INTO webhook_deliveries.*pg_notify/s),
+            'COMMIT',
           ]);
         } else {
-          expect(writes).toEqual([
+          expect(create).toEqual([
+            expect.stringMatching(/^BEGIN/),
             expect.stringMatching(/^INSERT INTO "todos"/),
             expect.stringMatching(/^INSERT INTO "events"/),
             expect.stringMatching(/^INSERT INTO webhook_deliveries/),
+            'COMMIT',
           ]);
         }
       } finally {
         await dataSource.query(`DELETE FROM webhook_subscriptions WHERE id = ${Number(webhook)}`);
+      }
+    });
+
+    it('writes nothing when its event cannot be written: 500 without internals, no todo, no event (both databases)', async () => {
+      const dataSource = app.get(DataSource);
+      const postgres = dataSource.options.type === 'postgres';
+      if (postgres) {
+        await dataSource.query(
+          `CREATE FUNCTION todos_e2e_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.data_v1 LIKE '%refused-by-trigger%' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$`,
+        );
+        await dataSource.query('CREATE TRIGGER todos_e2e_refuse BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION todos_e2e_refuse()');
+      } else {
+        await dataSource.query(
+          `CREATE TRIGGER todos_e2e_refuse BEFORE INSERT ON events WHEN NEW.data_v1 LIKE '%refused-by-trigger%' BEGIN SELECT RAISE(ABORT, 'boom'); END`,
+        );
+      }
+      try {
+        const todos = await dataSource.getRepository(Todo).count();
+        const [{ n: events }] = await dataSource.query<Array<{ n: number }>>('SELECT COUNT(*) AS n FROM events');
+        const refused = await http().post('/v1/todos').set('Authorization', bearer(alice.token)).send({ title: 'refused-by-trigger' });
+        expect(refused.status).toBe(500);
+        expect(refused.body).toEqual({ error: 'internal server error', code: 'internal', request_id: expect.any(String) });
+        expect(refused.text).not.toContain('boom');
+        expect(refused.headers.location).toBeUndefined();
+        expect(await dataSource.getRepository(Todo).count()).toBe(todos);
+        expect(await dataSource.getRepository(Todo).countBy({ title: 'refused-by-trigger' })).toBe(0);
+        const [{ n: after }] = await dataSource.query<Array<{ n: number }>>('SELECT COUNT(*) AS n FROM events');
+        expect(Number(after)).toBe(Number(events));
+        // the next create is whole
+        const next = await http().post('/v1/todos').set('Authorization', bearer(alice.token)).send({ title: 'accepted' });
+        expect(next.status).toBe(201);
+        const [{ n: written }] = await dataSource.query<Array<{ n: number }>>(`SELECT COUNT(*) AS n FROM events WHERE resource_id = ${Number(next.body.id)}`);
+        expect(Number(written)).toBe(1);
+      } finally {
+        await dataSource.query(postgres ? 'DROP TRIGGER IF EXISTS todos_e2e_refuse ON events' : 'DROP TRIGGER IF EXISTS todos_e2e_refuse');
+        if (postgres) await dataSource.query('DROP FUNCTION IF EXISTS todos_e2e_refuse()');
       }
     });
 

@@ -1,18 +1,23 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type {
   DataSource,
   EntityManager,
   EntitySubscriberInterface,
+  ObjectLiteral,
   QueryRunner,
+  Repository,
   TransactionCommitEvent,
   TransactionRollbackEvent,
   TransactionStartEvent,
 } from 'typeorm';
 import { safeError } from '../logging/logging.js';
 import { toIso } from '../common/list/timestamps.js';
+import { requestContext } from '../context/request-context.js';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import { insertRow, insertStatement } from '../database/insert-row.js';
+import type { PoolClientOptions } from '../database/pg-client.js';
 import { currentTraceparent } from '../observability/tracing/trace-context.js';
 import { EventRecord } from './event.entity.js';
 import type { EventPayload } from './event-payload.response.js';
@@ -189,6 +194,84 @@ export class EventOutbox {
     return Number(result.id);
   }
 
+  /**
+   * Creates a row and its event atomically: inserts `row` into `repository`'s table, then appends
+   * the event `eventOf(id)` describes for the new row's `id`; returns that id. On PostgreSQL, outside
+   * a request transaction, it is one statement and one round trip — the row's INSERT, the event's and
+   * the listeners' folded writes as data-modifying CTEs, atomic as any statement, without BEGIN and
+   * COMMIT — and the listeners' `afterCommit` run once it returned. The event's data is written for
+   * the id the database gives the row: `eventOf` is called with a random 16-digit stand-in, which
+   * the statement replaces in the data's JSON text by the row's id (so `eventOf` must not compute
+   * with the id beyond writing it). Elsewhere (SQLite; a keyed request's transaction, whose commit
+   * the event must wait for; a listener whose write does not fold; behind a transaction-mode
+   * pooler) the insert and {@link append} run in a transaction.
+   * @throws what the inserts throw (a constraint violation, an unavailable database); nothing is then written.
+   */
+  async insertWithEvent<T extends ObjectLiteral>(
+    repository: Repository<T>,
+    row: QueryDeepPartialEntity<T>,
+    eventOf: (id: number) => NewEvent,
+  ): Promise<number> {
+    if (!this.oneStatement(repository.manager)) {
+      return repository.manager.transaction(async (manager) => {
+        const id = await insertRow(manager.getRepository<T>(repository.target), row);
+        await this.append(manager, eventOf(id));
+        return id;
+      });
+    }
+    const standIn = String(1_000_000_000_000_000 + randomInt(2 ** 47));
+    const event = eventOf(Number(standIn));
+    const statement = insertStatement(repository, row);
+    const params = [...statement.parameters];
+    const param = (value: unknown) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    const createdAt = new Date();
+    const id = `evt_${randomUUID().replaceAll('-', '')}`;
+    const v1 = JSON.stringify(event.data.v1);
+    const v2 = JSON.stringify(event.data.v2);
+    const stored: StoredEvent = { seq: 0, id, type: event.type, ownerId: event.ownerId, resourceId: 0, createdAt, data: event.data };
+    const withId = (json: string) => `replace(${param(json)}, ${param(standIn)}, (SELECT "id" FROM r)::text)`;
+    const ctes = [
+      `r AS (${statement.sql})`,
+      `e AS (INSERT INTO "events" ("event_id", "type", "owner_id", "resource_id", "created_at", "data_v1", "data_v2", "traceparent")
+        VALUES (${param(id)}, ${param(event.type)}, ${param(event.ownerId)}, (SELECT "id" FROM r), ${param(createdAt)}, ${withId(v1)}, ${withId(v2)}, ${param(currentTraceparent())}) RETURNING "id")`,
+    ];
+    const columns = ['(SELECT "id" FROM r) AS "rid"', '(SELECT "id" FROM e) AS "id"'];
+    const writes = this.listeners.map((listener) => listener.folded?.(stored, param));
+    writes.forEach((write, i) => {
+      if (!write) return;
+      ctes.push(`w${i} AS (${write.sql} RETURNING 1)`);
+      columns.push(`(SELECT COUNT(*) FROM w${i}) AS "w${i}"`);
+      if (write.notify) columns.push(`(SELECT pg_notify(${param(write.notify)}, '') FROM w${i} LIMIT 1) AS "n${i}"`);
+    });
+    const [result] = await repository.manager.query<Array<Record<string, number | string | null>>>(
+      `WITH ${ctes.join(', ')} SELECT ${columns.join(', ')}`,
+      params,
+    );
+    const rowId = Number(result.rid);
+    writes.forEach((write, i) => write?.settled(Number(result[`w${i}`])));
+    // the event as stored: its data with the row's id
+    stored.seq = Number(result.id);
+    stored.resourceId = rowId;
+    stored.data = { v1: JSON.parse(v1.replaceAll(standIn, String(rowId))) as object, v2: JSON.parse(v2.replaceAll(standIn, String(rowId))) as object };
+    this.notifyCommitted([stored]);
+    return rowId;
+  }
+
+  /**
+   * Whether {@link insertWithEvent} can write in one statement on `manager`'s database: PostgreSQL,
+   * outside a request transaction, every listener's write folds, and no transaction-mode pooler
+   * (`DB_POOLER=transaction`), where only a transaction carries `statement_timeout` to the server
+   * (`SET LOCAL`: docs/operations.md#behind-a-connection-pooler).
+   */
+  private oneStatement(manager: EntityManager): boolean {
+    const options = manager.connection.options;
+    if (options.type !== 'postgres' || (options.extra as PoolClientOptions | undefined)?.transactionSettings !== undefined) return false;
+    return requestContext()?.transaction === undefined && this.listeners.every((listener) => listener.folded || !listener.inTransaction);
+  }
+
   /** Registers a listener (webhooks does this in its module's onModuleInit). */
   addListener(listener: OutboxListener): void {
     this.listeners.push(listener);
@@ -208,7 +291,11 @@ export class EventOutbox {
       return;
     }
     if (pending.length === 0) return;
-    const events = pending.splice(0).map((entry) => entry.event);
+    this.notifyCommitted(pending.splice(0).map((entry) => entry.event));
+  }
+
+  /** Hands committed `events`, in order, to each listener's afterCommit; logs what a listener throws or rejects with. */
+  private notifyCommitted(events: readonly StoredEvent[]): void {
     for (const listener of this.listeners) {
       if (!listener.afterCommit) continue;
       try {

@@ -8,7 +8,6 @@ import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
 import { deleteVersioned, updateVersioned } from '../common/writes/conditional-write.js';
 import { type Tagged, tagged, type WritePreconditions } from '../common/writes/preconditions.js';
-import { insertRow } from '../database/insert-row.js';
 import { inBothVersions } from '../events/event-data.js';
 import { EventOutbox, type NewEvent } from '../events/event-outbox.js';
 import type { EventType } from '../events/event-types.js';
@@ -50,11 +49,7 @@ export class TodosService {
       updated_at: now,
       version: 1,
     };
-    const todo = await this.todos.manager.transaction(async (manager) => {
-      const created: Todo = { ...row, id: await insertRow(manager.getRepository(Todo), row) };
-      await this.outbox.append(manager, todoEvent('todo.created', created));
-      return created;
-    });
+    const todo: Todo = { ...row, id: await this.outbox.insertWithEvent(this.todos, row, (id) => todoEvent('todo.created', { ...row, id })) };
     return tagged(toTodoResponse(todo), todo.version);
   }
 

@@ -11,6 +11,14 @@ describe('summarizeSql (span names of SQL statements)', () => {
     ['START TRANSACTION', 'START', 'START', undefined],
     ['COMMIT', 'COMMIT', 'COMMIT', undefined],
     ['EXPLAIN (FORMAT JSON) SELECT * FROM "todos"', 'EXPLAIN todos', 'EXPLAIN', 'todos'],
+    [
+      'WITH r AS (INSERT INTO "todos" ("title") VALUES ($1) RETURNING "id"), e AS (INSERT INTO "events" ("data_v1") VALUES ($2)) SELECT 1',
+      'INSERT todos',
+      'INSERT',
+      'todos',
+    ],
+    ['with "page" as ( select id from articles ) select * from page', 'SELECT articles', 'SELECT', 'articles'],
+    ['WITH', 'WITH', 'WITH', undefined],
     ['', 'SQL', 'SQL', undefined],
   ])('%s → %s', (sql, name, operation, table) => {
     expect(summarizeSql(sql)).toEqual({ name, operation, ...(table ? { table } : {}) });
