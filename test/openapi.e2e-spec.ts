@@ -542,6 +542,26 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
       }
     });
 
+    it('types every path parameter as the service parses it: a GET sent with each parameter’s documented example is never a 400', async () => {
+      const admin = await createUser(app, { role: 'admin' });
+      const reads = operations.filter(({ method, path }) => method === 'get' && path.includes('{'));
+      expect(reads.map(({ path }) => path)).toEqual(
+        expect.arrayContaining([`${v}/events/{id}`, `${v}/todos/{id}`, `${v}/articles/{id}/comments/{comment_id}`]),
+      );
+      const refused: string[] = [];
+      for (const { path, op } of reads) {
+        const params: Json[] = (op.parameters ?? []).filter((parameter: Json) => parameter.in === 'path');
+        const url = params.reduce(
+          (at: string, parameter: Json) => at.replace(`{${parameter.name}}`, encodeURIComponent(String(parameter.schema.example ?? parameter.example))),
+          path,
+        );
+        expect({ url, placeholders: /\{/.test(url) }).toEqual({ url, placeholders: false });
+        const res = await request(app.getHttpServer()).get(url).set('Authorization', bearer(admin.token));
+        if (res.status === 400) refused.push(`GET ${url}: ${JSON.stringify(res.body)}`);
+      }
+      expect(refused).toEqual([]);
+    });
+
     it('e: a POST body without one of its required properties is 400 "<field> is required", for every such operation', async () => {
       const admin = await createUser(app, { role: 'admin' });
       const posts = operations.filter(

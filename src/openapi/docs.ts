@@ -91,10 +91,15 @@ function addOAuthRequirement(operation: Operation, method: string): void {
   if (scope && Array.isArray(operation.security) && operation.security.length > 0) operation.security = [...operation.security, { oauth2: [scope] }];
 }
 
-/** Path ids (`id`, `comment_id`, …) all go through ParseIdPipe: document them once here (docs/wire.md#ids, README.md#api-documentation-and-clients). */
+/**
+ * Path ids (`id`, `comment_id`, …) go through ParseIdPipe: document them once here
+ * (docs/wire.md#ids, README.md#api-documentation-and-clients). An id an operation declares as a
+ * string itself (`@ApiParam`: the event log's `evt_…` ids) keeps its declaration.
+ */
 function describeIdParameters(operation: Operation, path: string): void {
   for (const parameter of operation.parameters ?? []) {
     if (parameter.in !== 'path' || !/^(id|[a-z]+_id)$/.test(parameter.name ?? '')) continue;
+    if ((parameter.schema as { type?: string } | undefined)?.type === 'string') continue;
     // the collection segment before `{name}`: /v1/api-keys/{id} → "api key"
     const resource = new RegExp(`/([a-z-]+)/\\{${parameter.name}\\}`).exec(path)?.[1].replace(/s$/, '').replace(/-/g, ' ') ?? 'resource';
     parameter.schema = { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_ID, example: 1 };
