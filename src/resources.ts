@@ -10,6 +10,7 @@ import { OAUTH_CLIENTS } from './oauth/oauth-clients.resource.js';
 import { OAUTH_GRANTS } from './oauth/oauth-grants.resource.js';
 import { OAUTH } from './oauth/oauth.resource.js';
 import { ORDERS } from './orders/orders.resource.js';
+import { ROOT } from './root/root.resource.js';
 import { TAGS } from './tags/tags.resource.js';
 import { TODOS } from './todos/todos.resource.js';
 import { USERS } from './users/users.resource.js';
@@ -39,6 +40,7 @@ export const RESOURCES = [
   WEBHOOKS,
   WEBHOOK_DELIVERIES,
   HEALTH,
+  ROOT,
 ] as const;
 
 /**

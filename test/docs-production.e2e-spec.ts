@@ -69,6 +69,18 @@ describe('docs in production without DOCS_USERNAME/DOCS_PASSWORD (docs/operation
     }
   });
 
+  it('GET / names no docs page, no document and no metrics (production without METRICS_TOKEN: /metrics does not exist)', async () => {
+    const root = await api().get('/');
+    expect(root.status).toBe(200);
+    expect(root.body.links).toEqual([
+      { rel: 'self', href: '/' },
+      { rel: 'health-live', href: '/health/live' },
+      { rel: 'health-ready', href: '/health/ready' },
+    ]);
+    expect(root.body.versions.map((version: { document: unknown }) => version.document)).toEqual([null, null]);
+    expect(root.text).not.toContain(PRODUCTION.JWT_SECRET);
+  });
+
   it('still serves the API', async () => {
     const res = await api().get('/v1/articles');
     expect(res.status).toBe(401);
@@ -129,6 +141,21 @@ describe('docs in production with DOCS_USERNAME/DOCS_PASSWORD (docs/operations.m
       expect({ path, status: res.status }).toEqual({ path, status: 401 });
       expect(res.headers['www-authenticate']).toMatch(/^Basic /);
     }
+  });
+
+  it('GET / links the docs page and the documents (behind the same Basic auth), never the credentials', async () => {
+    const root = await api().get('/');
+    expect(root.status).toBe(200);
+    expect(root.body.links).toEqual(
+      expect.arrayContaining([
+        { rel: 'service-doc', href: '/docs' },
+        { rel: 'service-desc', href: '/docs/openapi.json' },
+      ]),
+    );
+    expect(root.body.versions.map((version: { document: unknown }) => version.document)).toEqual(['/docs/v2/openapi.json', '/docs/v1/openapi.json']);
+    expect(root.text).not.toContain(DOCS_PASSWORD);
+    expect(root.text).not.toContain(DOCS_USERNAME);
+    expect((await api().get('/docs/v1/openapi.json').set('Authorization', basic(DOCS_USERNAME, DOCS_PASSWORD))).status).toBe(200);
   });
 
   it('keeps Basic auth to the docs: the API still answers with its own Bearer challenge', async () => {

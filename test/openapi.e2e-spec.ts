@@ -56,6 +56,7 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
     'get /.well-known/oauth-authorization-server',
     'get /health/live',
     'get /health/ready',
+    'get /',
     ...OAUTH_PROTOCOL,
   ];
   /** Operations on the cookie session itself: only the `session` scheme can use them. */

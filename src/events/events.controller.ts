@@ -45,7 +45,7 @@ export class EventsController {
   @ApiParam({
     name: 'id',
     description: 'The event id, `evt_` + 32 lower-case hex digits.',
-    schema: { type: 'string', pattern: '^evt_[0-9a-f]{32}$', example: 'evt_5f0c6a4e0d2b4c7e9a1f3b8d2e6c4a10' },
+    schema: { type: 'string', pattern: '^evt_[0-9a-f]{32}$', minLength: 36, maxLength: 36, example: 'evt_5f0c6a4e0d2b4c7e9a1f3b8d2e6c4a10' },
   })
   @ApiOkResponse({ type: EventResponse })
   @ApiErrors(400, 401, 403, 404)

@@ -49,7 +49,7 @@ const versionList = API_VERSIONS.map((v) => `v${v}`).join(', ');
 
 /**
  * Decides which API version serves a request (docs/versioning.md#choosing-the-version; the path prefix is canonical):
- * - operational paths (`/health`, `/docs`, `/.well-known`) are unversioned: always `pass`;
+ * - the root `/` and the operational paths (`/health`, `/docs`, `/.well-known`) are unversioned: always `pass`;
  * - a prefixed path (`/v1/…`) is served by its prefix; a vendor `Accept` type or a version
  *   subdomain naming another version → 400;
  * - an unprefixed path is served by the version the `Accept` vendor type names
@@ -59,7 +59,7 @@ const versionList = API_VERSIONS.map((v) => `v${v}`).join(', ');
  *   Unprefixed responses vary by `Accept` (`vary: true`).
  */
 export function negotiateVersion(input: { path: string; accept?: string; hostname?: string; baseHost?: string }): Negotiation {
-  if (isOperationalPath(input.path)) return { kind: 'pass', vary: false };
+  if (input.path === '/' || isOperationalPath(input.path)) return { kind: 'pass', vary: false };
   const named = vendorVersions(input.accept);
   const host = subdomainVersion(input.hostname, input.baseHost);
   const prefix = versionOfPath(input.path);

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Env } from '../../config/env.validation.js';
 
 /** Where a scrape arrived: on the service's port (`GET /metrics`), or on the separate METRICS_PORT. */
 export type ScrapePlace = 'service' | 'metrics-port';
@@ -12,6 +13,11 @@ export interface MetricsAccessConfig {
   token?: string;
   /** METRICS_PORT, when set (then the service's port does not serve /metrics). */
   port?: number;
+}
+
+/** The access configuration from the validated environment (METRICS, NODE_ENV, METRICS_TOKEN, METRICS_PORT). */
+export function metricsAccess(env: Pick<Env, 'METRICS' | 'NODE_ENV' | 'METRICS_TOKEN' | 'METRICS_PORT'>): MetricsAccessConfig {
+  return { enabled: env.METRICS, production: env.NODE_ENV === 'production', token: env.METRICS_TOKEN, port: env.METRICS_PORT };
 }
 
 /** How a scrape is answered: 200 with the metrics, 401 (a token is needed and none or a wrong one came), or 404 (no metrics here). */

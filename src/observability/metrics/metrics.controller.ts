@@ -6,7 +6,7 @@ import type { Request, Response } from 'express';
 import { Public } from '../../common/caller/public.decorator.js';
 import { ApiException } from '../../common/errors/api-exception.js';
 import type { Env } from '../../config/env.validation.js';
-import { type MetricsAccessConfig, scrapeVerdict } from './metrics-access.js';
+import { metricsAccess, type MetricsAccessConfig, scrapeVerdict } from './metrics-access.js';
 import { registry } from './registry.js';
 
 /** The 401 of a scrape without the right token: `ErrorResp` with `WWW-Authenticate: Bearer realm="metrics"`. */
@@ -31,12 +31,12 @@ export class MetricsController {
   private readonly access: MetricsAccessConfig;
 
   constructor(config: ConfigService<Env, true>) {
-    this.access = {
-      enabled: config.get('METRICS', { infer: true }),
-      production: config.get('NODE_ENV', { infer: true }) === 'production',
-      token: config.get('METRICS_TOKEN', { infer: true }),
-      port: config.get('METRICS_PORT', { infer: true }),
-    };
+    this.access = metricsAccess({
+      METRICS: config.get('METRICS', { infer: true }),
+      NODE_ENV: config.get('NODE_ENV', { infer: true }),
+      METRICS_TOKEN: config.get('METRICS_TOKEN', { infer: true }),
+      METRICS_PORT: config.get('METRICS_PORT', { infer: true }),
+    });
   }
 
   @Get()
