@@ -251,6 +251,7 @@ describe('a resource declaration reaches the scopes, the document and the list g
       'OAuthModule',
       'EventsModule',
       'WebhooksModule',
+      'RootModule',
       'GadgetsModule',
     ]);
   });
