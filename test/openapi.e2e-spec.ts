@@ -122,6 +122,40 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
     expect(bad).toEqual([]);
   });
 
+  it('names every operation for a client generator: unique camelCase ids, a resource operation’s from its kind and declaration (listTodos, getTodo, …), the same in both versions', () => {
+    const ids = operations.map(({ op }) => op.operationId as string);
+    expect(ids.filter((id) => !/^[a-z][A-Za-z]+$/.test(id))).toEqual([]);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    const byRoute = Object.fromEntries(operations.map(({ method, path, op }) => [`${method} ${path.replace(/^\/v\d+/, '')}`, op.operationId]));
+    expect(byRoute).toMatchObject({
+      'get /todos': 'listTodos',
+      'post /todos': 'createTodo',
+      'get /todos/{id}': 'getTodo',
+      'put /todos/{id}': 'replaceTodo',
+      'patch /todos/{id}': 'updateTodo',
+      'delete /todos/{id}': 'deleteTodo',
+      'get /articles/{id}/comments': 'listComments',
+      'get /webhooks/{id}/deliveries': 'listWebhookDeliveries',
+      'post /webhooks/{id}/secret-rotations': 'createWebhookSecretRotation',
+      'get /oauth-clients': 'listOAuthClients',
+      'post /login': 'login',
+      'post /refresh': 'refreshToken',
+      'get /sessions/current': 'getCurrentSession',
+      'post /oauth/token': 'issueToken',
+      'get /health/ready': 'getReadiness',
+      'get /': 'getRoot',
+    });
+    // every GET/POST of a collection and GET/PUT/PATCH/DELETE of a member is named by the rule
+    const verbs: Record<string, string> = { get: 'get|list', post: 'create', put: 'replace', patch: 'update', delete: 'delete' };
+    const misnamed = operations.filter(
+      ({ method, path, op }) =>
+        /\/\{[a-z_]+\}$|\/[a-z-]+$/.test(path) &&
+        !/\/(current|login|refresh|logout|sign-in|token|revoke|authorize|live|ready|jwks\.json|oauth-authorization-server)$/.test(path) &&
+        !new RegExp(`^(${verbs[method]})[A-Z]`).test(op.operationId),
+    );
+    expect(misnamed.map(({ at, op }) => `${at}: ${op.operationId}`)).toEqual([]);
+  });
+
   it('lists exactly the tags of the declarations in src/resources.ts, described and in their order: every operation belongs to a declared resource, every declaration has operations', () => {
     expect(doc.tags).toEqual(tagsOf(RESOURCES));
   });

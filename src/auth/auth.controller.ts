@@ -26,7 +26,7 @@ export class AuthController {
   @Post('login')
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Log in with username and password' })
+  @ApiOperation({ operationId: 'login', summary: 'Log in with username and password' })
   @ApiOkResponse({ type: TokenResponse, description: 'A new token pair.' })
   @ApiErrors(400, 401, 413, 415, 422, 429)
   login(@Body() body: LoginDto, @Ip() address: string): Promise<TokenResponse> {
@@ -43,7 +43,7 @@ export class AuthController {
   @Post('refresh')
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Exchange a refresh token for a new token pair' })
+  @ApiOperation({ operationId: 'refreshToken', summary: 'Exchange a refresh token for a new token pair' })
   @ApiOkResponse({ type: TokenResponse, description: 'A new token pair; the presented refresh token is retired.' })
   @ApiErrors(400, 401, 413, 415, 422)
   refresh(@Body() body: RefreshDto): Promise<TokenResponse> {
@@ -60,7 +60,7 @@ export class AuthController {
   @RequireScope(null)
   @Post('logout')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Log out: revoke this login and its access token' })
+  @ApiOperation({ operationId: 'logout', summary: 'Log out: revoke this login and its access token' })
   @ApiNoContentResponse({ description: 'Logged out.' })
   @ApiErrors(400, 401)
   async logout(@CurrentUser() caller: AuthUser): Promise<void> {

@@ -61,7 +61,7 @@ export class SessionsController {
   @Get('current')
   @ApiCookieAuth('session')
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Read the current session' })
+  @ApiOperation({ operationId: 'getCurrentSession', summary: 'Read the current session' })
   @ApiOkResponse({ type: SessionResponse })
   @ApiErrors(400, 401, 403)
   current(@CurrentUser() caller: AuthUser): Promise<SessionView> {
@@ -72,7 +72,7 @@ export class SessionsController {
   @Delete('current')
   @HttpCode(204)
   @ApiCookieAuth('session')
-  @ApiOperation({ summary: 'Sign out: end the current session' })
+  @ApiOperation({ operationId: 'deleteCurrentSession', summary: 'Sign out: end the current session' })
   @ApiNoContentResponse({ description: 'Signed out; the cookie is cleared.' })
   @ApiErrors(400, 401, 403)
   async destroy(@CurrentUser() caller: AuthUser, @Res({ passthrough: true }) res: Response): Promise<void> {

@@ -15,7 +15,7 @@ export class WellKnownController {
   @NoDatabase()
   @Get('jwks.json')
   @Header('Cache-Control', 'public, max-age=300')
-  @ApiOperation({ summary: 'Public keys that verify access tokens (JWKS)' })
+  @ApiOperation({ operationId: 'getJwks', summary: 'Public keys that verify access tokens (JWKS)' })
   @ApiOkResponse({
     description: 'The key set; empty when tokens are HS256 (a shared secret is never published).',
     schema: {

@@ -38,6 +38,7 @@ export class HealthController {
   @Header('Cache-Control', 'no-store')
   @NoDatabase()
   @ApiOperation({
+    operationId: 'getLiveness',
     summary: 'Liveness: the process is up',
     description: 'Always 200 while the process serves HTTP; checks no dependency. Public, not rate-limited.',
   })
@@ -55,6 +56,7 @@ export class HealthController {
   @Get('ready')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({
+    operationId: 'getReadiness',
     summary: 'Readiness: the dependencies answer',
     description:
       'Checks every dependency (the database; more when configured; on a ROLE=worker process its LISTEN connection, `webhook_listener`) in parallel, each within HEALTH_CHECK_TIMEOUT_MS. 200 with the process role when all answer; 503 when one does not (named in `details`) or the process is shutting down (from the first moment of SIGTERM). Public, not rate-limited.',

@@ -14,7 +14,7 @@ export class OAuthMetadataController {
   /** The authorization server metadata: endpoints, scopes, grant types, PKCE methods (S256 only). */
   @Public()
   @Get('oauth-authorization-server')
-  @ApiOperation({ summary: 'OAuth 2.0 authorization server metadata (RFC 8414)' })
+  @ApiOperation({ operationId: 'getAuthorizationServerMetadata', summary: 'OAuth 2.0 authorization server metadata (RFC 8414)' })
   @ApiOkResponse({
     type: OAuthServerMetadataResponse,
     headers: {

@@ -92,7 +92,7 @@ export class OAuthController {
   @Public()
   @Get('authorize')
   @ProtocolOperation()
-  @ApiOperation({ summary: 'OAuth authorization endpoint: sign-in and consent pages' })
+  @ApiOperation({ operationId: 'authorize', summary: 'OAuth authorization endpoint: sign-in and consent pages' })
   @ApiQuery({ name: 'response_type', required: true, description: 'Always `code`.', schema: { type: 'string', enum: ['code'], example: 'code' } })
   @ApiQuery({
     name: 'client_id',
@@ -169,7 +169,7 @@ export class OAuthController {
   @Public()
   @Post('authorize')
   @FormBody()
-  @ApiOperation({ summary: 'OAuth consent decision (form post of the consent page)' })
+  @ApiOperation({ operationId: 'decideAuthorization', summary: 'OAuth consent decision (form post of the consent page)' })
   @ApiFormBody('OAuthConsentForm', CONSENT_FORM)
   @ApiRedirectResponse(302, 'Back to the client: `code` (approved), or `error=access_denied` (denied), with `state` and `iss`.')
   @ApiAuthorizeBadRequest()
@@ -205,7 +205,7 @@ export class OAuthController {
   @RateLimit('sign_in')
   @Post('sign-in')
   @FormBody()
-  @ApiOperation({ summary: 'OAuth sign-in form post: start a session and return to the authorization request' })
+  @ApiOperation({ operationId: 'oauthSignIn', summary: 'OAuth sign-in form post: start a session and return to the authorization request' })
   @ApiFormBody('OAuthSignInForm', SIGN_IN_FORM)
   @ApiResponse({
     status: 303,
@@ -279,7 +279,7 @@ export class OAuthController {
   @Post('token')
   @FormBody()
   @HttpCode(200)
-  @ApiOperation({ summary: 'OAuth token endpoint (authorization_code with PKCE, refresh_token)' })
+  @ApiOperation({ operationId: 'issueToken', summary: 'OAuth token endpoint (authorization_code with PKCE, refresh_token)' })
   @ApiFormBody('OAuthTokenForm', TOKEN_FORM)
   @ApiOkResponse({
     type: OAuthTokenResponse,
@@ -304,7 +304,7 @@ export class OAuthController {
   @Post('revoke')
   @FormBody()
   @HttpCode(200)
-  @ApiOperation({ summary: 'OAuth token revocation (RFC 7009)' })
+  @ApiOperation({ operationId: 'revokeToken', summary: 'OAuth token revocation (RFC 7009)' })
   @ApiFormBody('OAuthRevokeForm', REVOKE_FORM)
   @ApiResponse({ status: 200, description: 'Revoked, or nothing to revoke (RFC 7009 §2.2). No body.' })
   @ApiOAuthErrors()

@@ -40,6 +40,7 @@ export class RootController {
   @Get()
   @Header('Cache-Control', 'public, max-age=300')
   @ApiOperation({
+    operationId: 'getRoot',
     summary: 'Where everything is: versions, documents, health',
     description:
       'Unversioned and public. Lists the API versions (newest first, with what is deprecated and the dates), their OpenAPI documents and the docs page where they are served, the health checks, and the metrics where this port serves them.',
