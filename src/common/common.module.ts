@@ -11,7 +11,7 @@ import {
 import { ConfigService } from '@nestjs/config';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule, DiscoveryService, HttpAdapterHost, Reflector } from '@nestjs/core';
 import { indexRoutes } from './routing/route-index.js';
-import { applicationControllers, routeHandlers } from './routing/route-handlers.js';
+import { applicationControllers, applicationRoutes } from './routing/route-handlers.js';
 import type { Env } from '../config/env.validation.js';
 import { AllExceptionsFilter } from './filters/all-exceptions.filter.js';
 import { BodylessOperationInterceptor } from './interceptors/bodyless-operation.interceptor.js';
@@ -90,11 +90,9 @@ export class CommonModule implements NestModule, OnApplicationBootstrap {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    const controllers = applicationControllers(this.discovery);
     // each route's interceptors, worked out now rather than on its first request
-    for (const controller of controllers) {
-      for (const handler of routeHandlers(controller)) this.pipeline.interceptorsOf(handler, controller);
-    }
+    for (const { handler, controller } of applicationRoutes(this.discovery)) this.pipeline.interceptorsOf(handler, controller);
+    const controllers = applicationControllers(this.discovery);
     // first, so that responses refused by the wire rules (413, 415) carry the headers too
     const deprecated = controllers.filter((metatype) => this.reflector.get<boolean>(DEPRECATED_VERSION, metatype) === true);
     if (deprecated.length > 0) {

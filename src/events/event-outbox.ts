@@ -88,6 +88,23 @@ interface RunnerState {
   pending: Pending[];
 }
 
+/** What an event gets as it is appended: its public id (`evt_` + 32 hex), its time, and its data in both versions as JSON text. */
+function serialize(event: NewEvent): { id: string; createdAt: Date; v1: string; v2: string } {
+  return { id: `evt_${randomUUID().replaceAll('-', '')}`, createdAt: new Date(), v1: JSON.stringify(event.data.v1), v2: JSON.stringify(event.data.v2) };
+}
+
+/** Positional parameters of a statement being built: `param(value)` appends a value after `initial` and returns its placeholder (`$n`). */
+function placeholders(initial: readonly unknown[]): { params: unknown[]; param: (value: unknown) => string } {
+  const params = [...initial];
+  return {
+    params,
+    param: (value) => {
+      params.push(value);
+      return `$${params.length}`;
+    },
+  };
+}
+
 /** The state of `queryRunner` in `states` (created on first use; gone with the runner). */
 function stateOf(queryRunner: QueryRunner, states: WeakMap<QueryRunner, RunnerState>): RunnerState {
   let state = states.get(queryRunner);
@@ -134,10 +151,7 @@ export class EventOutbox {
   async append(manager: EntityManager, event: NewEvent): Promise<StoredEvent> {
     const queryRunner = manager.queryRunner;
     if (!queryRunner?.isTransactionActive) throw new Error(`EventOutbox.append(${event.type}): needs the entity manager of an active transaction`);
-    const createdAt = new Date();
-    const id = `evt_${randomUUID().replaceAll('-', '')}`;
-    const v1 = JSON.stringify(event.data.v1);
-    const v2 = JSON.stringify(event.data.v2);
+    const { id, createdAt, v1, v2 } = serialize(event);
     const row = {
       event_id: id,
       type: event.type,
@@ -171,20 +185,10 @@ export class EventOutbox {
    * `inTransaction` after it. Returns the event's id (its `seq`).
    */
   private async insertFolded(manager: EntityManager, statement: { sql: string; parameters: unknown[] }, event: StoredEvent): Promise<number> {
-    const params = [...statement.parameters];
-    const param = (value: unknown) => {
-      params.push(value);
-      return `$${params.length}`;
-    };
-    const writes = this.listeners.map((listener) => listener.folded?.(event, param));
+    const { params, param } = placeholders(statement.parameters);
     const ctes = [`e AS (${statement.sql})`];
     const columns = ['(SELECT "id" FROM e) AS "id"'];
-    writes.forEach((write, i) => {
-      if (!write) return;
-      ctes.push(`w${i} AS (${write.sql} RETURNING 1)`);
-      columns.push(`(SELECT COUNT(*) FROM w${i}) AS "w${i}"`);
-      if (write.notify) columns.push(`(SELECT pg_notify(${param(write.notify)}, '') FROM w${i} LIMIT 1) AS "n${i}"`);
-    });
+    const writes = this.foldWrites(event, ctes, columns, param);
     const [result] = await manager.query<Array<Record<string, number | string | null>>>(`WITH ${ctes.join(', ')} SELECT ${columns.join(', ')}`, params);
     for (const [i, listener] of this.listeners.entries()) {
       const write = writes[i];
@@ -222,15 +226,8 @@ export class EventOutbox {
     const standIn = String(1_000_000_000_000_000 + randomInt(2 ** 47));
     const event = eventOf(Number(standIn));
     const statement = insertStatement(repository, row);
-    const params = [...statement.parameters];
-    const param = (value: unknown) => {
-      params.push(value);
-      return `$${params.length}`;
-    };
-    const createdAt = new Date();
-    const id = `evt_${randomUUID().replaceAll('-', '')}`;
-    const v1 = JSON.stringify(event.data.v1);
-    const v2 = JSON.stringify(event.data.v2);
+    const { params, param } = placeholders(statement.parameters);
+    const { id, createdAt, v1, v2 } = serialize(event);
     const stored: StoredEvent = { seq: 0, id, type: event.type, ownerId: event.ownerId, resourceId: 0, createdAt, data: event.data };
     const withId = (json: string) => `replace(${param(json)}, ${param(standIn)}, (SELECT "id" FROM r)::text)`;
     const ctes = [
@@ -239,13 +236,7 @@ export class EventOutbox {
         VALUES (${param(id)}, ${param(event.type)}, ${param(event.ownerId)}, (SELECT "id" FROM r), ${param(createdAt)}, ${withId(v1)}, ${withId(v2)}, ${param(currentTraceparent())}) RETURNING "id")`,
     ];
     const columns = ['(SELECT "id" FROM r) AS "rid"', '(SELECT "id" FROM e) AS "id"'];
-    const writes = this.listeners.map((listener) => listener.folded?.(stored, param));
-    writes.forEach((write, i) => {
-      if (!write) return;
-      ctes.push(`w${i} AS (${write.sql} RETURNING 1)`);
-      columns.push(`(SELECT COUNT(*) FROM w${i}) AS "w${i}"`);
-      if (write.notify) columns.push(`(SELECT pg_notify(${param(write.notify)}, '') FROM w${i} LIMIT 1) AS "n${i}"`);
-    });
+    const writes = this.foldWrites(stored, ctes, columns, param);
     const [result] = await repository.manager.query<Array<Record<string, number | string | null>>>(
       `WITH ${ctes.join(', ')} SELECT ${columns.join(', ')}`,
       params,
@@ -258,6 +249,23 @@ export class EventOutbox {
     stored.data = { v1: JSON.parse(v1.replaceAll(standIn, String(rowId))) as object, v2: JSON.parse(v2.replaceAll(standIn, String(rowId))) as object };
     this.notifyCommitted([stored]);
     return rowId;
+  }
+
+  /**
+   * Adds the listeners' folded writes for `event` to a statement being built: per write a CTE
+   * `w<i> AS (… RETURNING 1)` in `ctes`, and among `columns` its row count (`"w<i>"`) and, when it
+   * names a channel, `pg_notify(channel, '')` if it wrote rows. Returns each listener's write, in
+   * listener order (undefined for a listener that does not fold).
+   */
+  private foldWrites(event: StoredEvent, ctes: string[], columns: string[], param: (value: unknown) => string): Array<FoldedWrite | undefined> {
+    const writes = this.listeners.map((listener) => listener.folded?.(event, param));
+    writes.forEach((write, i) => {
+      if (!write) return;
+      ctes.push(`w${i} AS (${write.sql} RETURNING 1)`);
+      columns.push(`(SELECT COUNT(*) FROM w${i}) AS "w${i}"`);
+      if (write.notify) columns.push(`(SELECT pg_notify(${param(write.notify)}, '') FROM w${i} LIMIT 1) AS "n${i}"`);
+    });
+    return writes;
   }
 
   /**

@@ -41,6 +41,16 @@ export class ApiVersionResponse {
   deprecation?: VersionDeprecationResponse;
 }
 
+/** The root's links with the default settings outside production (every link listed). */
+const ROOT_LINKS_EXAMPLE: LinkDto[] = [
+  { rel: 'self', href: '/' },
+  { rel: 'service-doc', href: '/docs' },
+  { rel: 'service-desc', href: '/docs/openapi.json' },
+  { rel: 'health-live', href: '/health/live' },
+  { rel: 'health-ready', href: '/health/ready' },
+  { rel: 'metrics', href: '/metrics' },
+];
+
 /** `GET /`: where the versions, the documents and the operational endpoints are. Schema `Root`. */
 @ApiSchema({ name: 'Root' })
 export class RootResponse {
@@ -60,14 +70,23 @@ export class RootResponse {
     type: LinkDto,
     isArray: true,
     maxItems: 20,
-    example: [
-      { rel: 'self', href: '/' },
-      { rel: 'service-doc', href: '/docs' },
-      { rel: 'service-desc', href: '/docs/openapi.json' },
-      { rel: 'health-live', href: '/health/live' },
-      { rel: 'health-ready', href: '/health/ready' },
-      { rel: 'metrics', href: '/metrics' },
-    ],
+    example: ROOT_LINKS_EXAMPLE,
   })
   links: LinkDto[];
 }
+
+/** What `GET /` answers with the default settings outside production: the example of both documents (the root lists every version). */
+export const ROOT_EXAMPLE: RootResponse = {
+  name: 'resource-api',
+  versions: [
+    { version: '2', href: '/v2', newest: true, document: '/docs/v2/openapi.json' },
+    {
+      version: '1',
+      href: '/v1',
+      newest: false,
+      document: '/docs/v1/openapi.json',
+      deprecation: { deprecated_at: '2026-12-01T00:00:00.000Z', sunset_at: '2027-06-30T00:00:00.000Z', paths: ['/v1/articles', '/v1/articles/{id}/comments'] },
+    },
+  ],
+  links: ROOT_LINKS_EXAMPLE,
+};

@@ -1,13 +1,10 @@
 import type { CanActivate, ExecutionContext, OnApplicationBootstrap, Type } from '@nestjs/common';
 import type { DiscoveryService } from '@nestjs/core';
 import { isObservable, lastValueFrom } from 'rxjs';
-import { applicationRoutes } from '../routing/route-handlers.js';
+import { applicationRoutes, type RouteHandler } from '../routing/route-handlers.js';
 
 /** A route as a guard sees it at start-up: its handler and its controller. */
-export interface GuardedRoute {
-  handler: Function;
-  controller: Type;
-}
+export type GuardedRoute = RouteHandler;
 
 /** A guard of the shared chain that says which routes need it; without `appliesTo` it guards every route. */
 export interface RouteGuard extends CanActivate {

@@ -6,6 +6,7 @@ import type { Env } from '../../config/env.validation.js';
 import { instrumentDatabase } from './db-metrics.js';
 import { MetricsController } from './metrics.controller.js';
 import { type MetricsServer, startMetricsServer } from './metrics-server.js';
+import { metricsAccess } from './metrics-access.js';
 import { enableMetrics, gauge } from './registry.js';
 
 /**
@@ -44,12 +45,15 @@ export class MetricsLifecycle implements OnApplicationBootstrap, OnApplicationSh
     this.detach = instrumentDatabase(this.dataSource, { metrics, serverTiming });
     const port = this.config.get('METRICS_PORT', { infer: true });
     if (metrics && port !== undefined) {
-      this.server = await startMetricsServer(port, {
-        enabled: true,
-        production: this.config.get('NODE_ENV', { infer: true }) === 'production',
-        token: this.config.get('METRICS_TOKEN', { infer: true }),
+      this.server = await startMetricsServer(
         port,
-      });
+        metricsAccess({
+          METRICS: true,
+          NODE_ENV: this.config.get('NODE_ENV', { infer: true }),
+          METRICS_TOKEN: this.config.get('METRICS_TOKEN', { infer: true }),
+          METRICS_PORT: port,
+        }),
+      );
       this.logger.log(`metrics on http://localhost:${this.server.port}/metrics`);
     }
   }
