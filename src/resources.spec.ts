@@ -229,6 +229,7 @@ describe('a resource declaration reaches the scopes, the document and the list g
       'Webhooks1764510000000',
       'EventTraceContext1764520000000',
       'IdempotencyKeys1764600000000',
+      'FilterOperatorIndexes1764650000000',
     ]);
     class Gadgets1999000000000 {
       async up(): Promise<void> {}

@@ -239,9 +239,11 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
       const query = parameters.filter((p) => p.in === 'query').map((p) => p.name);
       const filters = query.filter((p) => !['page', 'size', 'offset', 'limit', 'cursor', 'sort', 'fields'].includes(p) && !/\[/.test(p));
       expect({ name, filters }).toEqual({ name, filters: Object.keys(fields.filters) });
-      // every range operator of every ordered field, and nothing else in brackets (docs/lists.md#range-filters)
+      // every range operator of every ordered field (docs/lists.md#range-filters), then every filter operator each
+      // field declares (docs/lists.md#filter-operators), and nothing else in brackets
       const ranges = Object.keys(fields.ranges ?? {}).flatMap((field) => ['gte', 'gt', 'lte', 'lt'].map((op) => `${field}[${op}]`));
-      expect({ name, ranges: query.filter((p) => /\[/.test(p)) }).toEqual({ name, ranges });
+      const operators = Object.entries(fields.operators ?? {}).flatMap(([field, { ops }]) => ops.map((op) => `${field}[${op}]`));
+      expect({ name, ranges: query.filter((p) => /\[/.test(p)) }).toEqual({ name, ranges: [...ranges, ...operators] });
       expect({ name, cursor: byName('cursor')?.schema.type, prefer: parameters.find((p) => p.in === 'header' && p.name === 'Prefer')?.schema.enum }).toEqual({
         name,
         cursor: 'string',

@@ -27,6 +27,11 @@ export const ARTICLE_TRANSITIONS: Readonly<Record<ArticleStatus, readonly Articl
 @Index('idx_articles_status_created_at_id', ['status', 'created_at', 'id'])
 @Index('idx_articles_status_updated_at_id', ['status', 'updated_at', 'id'])
 @Index('idx_articles_author_id_status_id', ['author_id', 'status', 'id'])
+// filter operators (docs/lists.md#filter-operators): expression and trigram indexes, written by their migration for each database
+@Index('idx_articles_title_c', { synchronize: false })
+@Index('idx_articles_status_title_c', { synchronize: false })
+@Index('idx_articles_author_id_title_c', { synchronize: false })
+@Index('idx_articles_title_trgm', { synchronize: false })
 export class Article extends VersionedEntity {
   @PrimaryGeneratedColumn()
   id: number;

@@ -6,20 +6,26 @@ import { ArticlesService } from './articles.service.js';
 
 /**
  * The articles field table (docs/lists.md#fields-filters-and-sorts-per-collection): filters `status`, `author`, `tag` (articles carrying any of
- * the named tags); sort `id`, `title`, `created_at`, `updated_at`, `published_at`. `tags` is no
+ * the named tags), with the operators `title[prefix|contains]`, `status[ne|in]`, `author[ne|in]`, `tag[in]`,
+ * `published_at[null]`; sort `id`, `title`, `created_at`, `updated_at`, `published_at`. `tags` is no
  * column: the service loads the page's tags in one more query.
  */
 export const ARTICLES_FIELDS = defineFields<Article>()({
   alias: 'a',
   fields: {
-    title: { column: 'title', sort: true },
+    title: { column: 'title', sort: true, operators: ['prefix', 'contains'] },
     body: { column: 'body' },
-    status: { column: 'status', filter: { type: 'enum', values: ARTICLE_STATUSES, description: 'Articles in this status.', example: 'published' } },
+    status: {
+      column: 'status',
+      operators: ['ne', 'in'],
+      filter: { type: 'enum', values: ARTICLE_STATUSES, description: 'Articles in this status.', example: 'published' },
+    },
     tags: { column: null },
-    author: { column: 'author_id', filter: { type: 'int', description: 'Articles by this user id.', example: 1 } },
+    author: { column: 'author_id', operators: ['ne', 'in'], filter: { type: 'int', description: 'Articles by this user id.', example: 1 } },
     tag: {
       column: null,
       select: false,
+      operators: ['in'],
       filter: {
         type: 'string',
         condition: (param) =>
@@ -28,7 +34,7 @@ export const ARTICLES_FIELDS = defineFields<Article>()({
         example: 'nestjs',
       },
     },
-    published_at: { column: 'published_at', range: 'timestamp', sort: true },
+    published_at: { column: 'published_at', range: 'timestamp', sort: true, operators: ['null'] },
     created_at: { column: 'created_at', range: 'timestamp', sort: true },
     updated_at: { column: 'updated_at', range: 'timestamp', sort: true },
   },

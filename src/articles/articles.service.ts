@@ -94,6 +94,9 @@ export class ArticlesService {
    */
   async list(query: ListQuery, caller: AuthUser): Promise<Page<ArticleResponse>> {
     if (query.filters.tag) query.filters.tag = query.filters.tag.map((name) => String(name).toLowerCase());
+    query.operators = query.operators.map((filter) =>
+      filter.field === 'tag' && filter.op === 'in' ? { ...filter, value: filter.value.map((name) => String(name).toLowerCase()) } : filter,
+    );
     const withTags = !query.fields || query.fields.includes('tags');
     const page = await findPage(
       this.articles,

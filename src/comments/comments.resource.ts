@@ -4,13 +4,13 @@ import { defineResource } from '../common/resources/define-resource.js';
 import { Comment } from './comment.entity.js';
 import { CommentsService } from './comments.service.js';
 
-/** The comments field table (docs/lists.md#fields-filters-and-sorts-per-collection), within one article: filter `author`; sort `id`, `created_at`, `updated_at`. */
+/** The comments field table (docs/lists.md#fields-filters-and-sorts-per-collection), within one article: filter `author` (and `author[ne|in]`, `body[contains]`); sort `id`, `created_at`, `updated_at`. */
 export const COMMENTS_FIELDS = defineFields<Comment>()({
   alias: 'c',
   fields: {
-    body: { column: 'body' },
+    body: { column: 'body', operators: ['contains'] },
     article: { column: 'article_id' },
-    author: { column: 'author_id', filter: { type: 'int', description: 'Comments by this user id.', example: 2 } },
+    author: { column: 'author_id', operators: ['ne', 'in'], filter: { type: 'int', description: 'Comments by this user id.', example: 2 } },
     created_at: { column: 'created_at', range: 'timestamp', sort: true },
     updated_at: { column: 'updated_at', range: 'timestamp', sort: true },
   },

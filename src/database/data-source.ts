@@ -12,6 +12,7 @@ import { ListIndexes1764200000000 } from './migrations/1764200000000-list-indexe
 import { ResourceVersions1764300000000 } from './migrations/1764300000000-resource-versions.js';
 import { SyncIndexes1764420000000 } from './migrations/1764420000000-sync-indexes.js';
 import { IdempotencyKeys1764600000000 } from './migrations/1764600000000-idempotency-keys.js';
+import { FilterOperatorIndexes1764650000000 } from './migrations/1764650000000-filter-operator-indexes.js';
 import { IdempotencyRecord } from '../idempotency/idempotency-record.entity.js';
 import { poolClient, transactionSettings, type PoolClientOptions } from './pg-client.js';
 import { installSqliteConnectionGate } from './sqlite-transactions.js';
@@ -22,7 +23,8 @@ const Database = createRequire(import.meta.url)('better-sqlite3') as typeof impo
 
 /**
  * The migrations that are the database's own: those that shaped several resources at once before
- * declarations carried theirs, and the idempotency records' of the common kernel. A resource's
+ * declarations carried theirs, the idempotency records' of the common kernel, and the indexes of
+ * the filter operators across resources. A resource's
  * migrations are in its declaration (`migrations`).
  */
 export const SHARED_MIGRATIONS = [
@@ -35,6 +37,7 @@ export const SHARED_MIGRATIONS = [
   ResourceVersions1764300000000,
   SyncIndexes1764420000000,
   IdempotencyKeys1764600000000,
+  FilterOperatorIndexes1764650000000,
 ];
 
 /** What a DataSource maps and migrates: entities and migrations (in the order they run). */

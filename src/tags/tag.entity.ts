@@ -5,6 +5,9 @@ import { VersionedEntity } from '../database/versioned-entity.js';
 @Entity('tags')
 @Index('idx_tags_created_at_id', ['created_at', 'id'])
 @Index('idx_tags_updated_at_id', ['updated_at', 'id'])
+// filter operators (docs/lists.md#filter-operators): expression and trigram indexes, written by their migration for each database
+@Index('idx_tags_name_c', { synchronize: false })
+@Index('idx_tags_name_trgm', { synchronize: false })
 export class Tag extends VersionedEntity {
   @PrimaryGeneratedColumn()
   id: number;

@@ -3,11 +3,16 @@ import { defineResource } from '../common/resources/define-resource.js';
 import { Tag } from './tag.entity.js';
 import { TagsService } from './tags.service.js';
 
-/** The tags field table (docs/lists.md#fields-filters-and-sorts-per-collection): filter `name`; sort `id`, `name`, `created_at`, `updated_at`. The `articles` link needs the name. */
+/** The tags field table (docs/lists.md#fields-filters-and-sorts-per-collection): filter `name` (and `name[prefix|contains]`, lower-cased as names are); sort `id`, `name`, `created_at`, `updated_at`. The `articles` link needs the name. */
 export const TAGS_FIELDS = defineFields<Tag>()({
   alias: 'g',
   fields: {
-    name: { column: 'name', sort: true, filter: { type: 'string', description: 'The tag with this name (compared case-insensitively).', example: 'nestjs' } },
+    name: {
+      column: 'name',
+      sort: true,
+      operators: ['prefix', 'contains'],
+      filter: { type: 'string', description: 'The tag with this name (compared case-insensitively).', example: 'nestjs' },
+    },
     created_at: { column: 'created_at', range: 'timestamp', sort: true },
     updated_at: { column: 'updated_at', range: 'timestamp', sort: true },
   },

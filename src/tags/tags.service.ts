@@ -34,9 +34,12 @@ export class TagsService {
     return tagged(toTagResponse({ ...row, id: await insertRow(this.tags, row) }), row.version);
   }
 
-  /** One page of tags; the `name` filter is compared lower-case (every caller sees every tag). */
+  /** One page of tags; the `name` filter and its `prefix` are compared lower-case, as names are stored (every caller sees every tag). */
   list(query: ListQuery): Promise<Page<TagResponse>> {
     if (query.filters.name) query.filters.name = query.filters.name.map((name) => String(name).toLowerCase());
+    query.operators = query.operators.map((filter) =>
+      filter.field === 'name' && filter.op === 'prefix' ? { ...filter, value: filter.value.toLowerCase() } : filter,
+    );
     return findPage(this.tags, query, TAGS_FIELDS, toTagResponse);
   }
 

@@ -15,6 +15,11 @@ export type TodoStatus = (typeof TODO_STATUSES)[number];
 @Index('idx_todos_status_id', ['status', 'id'])
 @Index('idx_todos_created_at_id', ['created_at', 'id'])
 @Index('idx_todos_updated_at_id', ['updated_at', 'id'])
+// filter operators (docs/lists.md#filter-operators): expression and trigram indexes, written by their migration for each database
+@Index('idx_todos_owner_id_title_c', { synchronize: false })
+@Index('idx_todos_title_c', { synchronize: false })
+@Index('idx_todos_title_trgm', { synchronize: false })
+@Index('idx_todos_content_trgm', { synchronize: false })
 export class Todo extends VersionedEntity {
   @PrimaryGeneratedColumn()
   id: number;

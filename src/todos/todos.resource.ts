@@ -3,14 +3,23 @@ import { defineResource } from '../common/resources/define-resource.js';
 import { Todo, TODO_STATUSES } from './todo.entity.js';
 import { TodosService } from './todos.service.js';
 
-/** The todos field table (docs/lists.md#fields-filters-and-sorts-per-collection): filters `status`, `owner`; sort `id`, `title`, `status`, `created_at`, `updated_at`. */
+/** The todos field table (docs/lists.md#fields-filters-and-sorts-per-collection): filters `status`, `owner` (and `status[ne]`, `status[in]`, `owner[in]`, `title[prefix]`, `title[contains]`, `content[null]`, `content[contains]`); sort `id`, `title`, `status`, `created_at`, `updated_at`. */
 export const TODOS_FIELDS = defineFields<Todo>()({
   alias: 't',
   fields: {
-    title: { column: 'title', sort: true },
-    content: { column: 'content' },
-    status: { column: 'status', sort: true, filter: { type: 'enum', values: TODO_STATUSES, description: 'Todos in this status.', example: 'done' } },
-    owner: { column: 'owner_id', filter: { type: 'int', description: 'Todos of this user id (admins; others only ever see their own).', example: 1 } },
+    title: { column: 'title', sort: true, operators: ['prefix', 'contains'] },
+    content: { column: 'content', operators: ['null', 'contains'] },
+    status: {
+      column: 'status',
+      sort: true,
+      operators: ['ne', 'in'],
+      filter: { type: 'enum', values: TODO_STATUSES, description: 'Todos in this status.', example: 'done' },
+    },
+    owner: {
+      column: 'owner_id',
+      operators: ['in'],
+      filter: { type: 'int', description: 'Todos of this user id (admins; others only ever see their own).', example: 1 },
+    },
     created_at: { column: 'created_at', range: 'timestamp', sort: true },
     updated_at: { column: 'updated_at', range: 'timestamp', sort: true },
   },

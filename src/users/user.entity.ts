@@ -9,6 +9,10 @@ import { VersionedEntity } from '../database/versioned-entity.js';
 @Index('idx_users_role_id', ['role', 'id'])
 @Index('idx_users_created_at_id', ['created_at', 'id'])
 @Index('idx_users_updated_at_id', ['updated_at', 'id'])
+// filter operators (docs/lists.md#filter-operators): expression and trigram indexes, written by their migration for each database
+@Index('idx_users_name_c', { synchronize: false })
+@Index('idx_users_username_c', { synchronize: false })
+@Index('idx_users_name_trgm', { synchronize: false })
 export class User extends VersionedEntity {
   @PrimaryGeneratedColumn()
   id: number;

@@ -4,15 +4,20 @@ import { ROLES } from '../common/caller/roles.js';
 import { User } from './user.entity.js';
 import { UsersService } from './users.service.js';
 
-/** The users field table (docs/lists.md#fields-filters-and-sorts-per-collection): filters `role`, `name`, `age`; sort `id`, `name`, `age`, `created_at`, `updated_at`. */
+/** The users field table (docs/lists.md#fields-filters-and-sorts-per-collection): filters `role`, `name`, `age` (and `role[ne|in]`, `name[prefix|contains]`, `username[prefix]`, `age[null]`, `email[null]`); sort `id`, `name`, `age`, `created_at`, `updated_at`. */
 export const USERS_FIELDS = defineFields<User>()({
   alias: 'u',
   fields: {
-    username: { column: 'username' },
-    name: { column: 'name', sort: true, filter: { type: 'string', description: 'Users with exactly this name.', example: 'Ada Lovelace' } },
-    age: { column: 'age', range: 'int', sort: true, filter: { type: 'int', description: 'Users of this age.', example: 36 } },
-    email: { column: 'email' },
-    role: { column: 'role', filter: { type: 'enum', values: ROLES, description: 'Users with this role.', example: 'admin' } },
+    username: { column: 'username', operators: ['prefix'] },
+    name: {
+      column: 'name',
+      sort: true,
+      operators: ['prefix', 'contains'],
+      filter: { type: 'string', description: 'Users with exactly this name.', example: 'Ada Lovelace' },
+    },
+    age: { column: 'age', range: 'int', sort: true, operators: ['null'], filter: { type: 'int', description: 'Users of this age.', example: 36 } },
+    email: { column: 'email', operators: ['null'] },
+    role: { column: 'role', operators: ['ne', 'in'], filter: { type: 'enum', values: ROLES, description: 'Users with this role.', example: 'admin' } },
     created_at: { column: 'created_at', range: 'timestamp', sort: true },
     updated_at: { column: 'updated_at', range: 'timestamp', sort: true },
   },

@@ -6,7 +6,10 @@ import {
   DEFAULT_PAGE_SIZE,
   MAX_CURSOR_LENGTH,
   MAX_FILTER_INT,
+  MAX_IN_VALUES,
   MAX_OFFSET,
+  MAX_PATTERN_LENGTH,
+  type OperatorSpec,
   MAX_PAGE,
   MAX_PAGE_SIZE,
   RANGE_OPERATORS,
@@ -120,6 +123,9 @@ export function ListOperation(spec: ListSpec) {
         }),
       ),
     ),
+    ...Object.entries(spec.operators ?? {}).flatMap(([name, operator]) =>
+      operator.ops.map((op) => operatorQuery(name, op, operator, spec.filters[name]?.example)),
+    ),
     fieldsQuery(spec.selectable),
     ApiHeader({
       name: 'Prefer',
@@ -128,6 +134,44 @@ export function ListOperation(spec: ListSpec) {
       schema: { type: 'string', enum: ['count=exact', 'count=estimated', 'count=none'], example: 'count=estimated' },
     }),
   );
+}
+
+/** The documented schema of one value of `field[ne]` or `field[in]`: the equality filter's type. */
+function operatorValueSchema(operator: OperatorSpec): Record<string, unknown> {
+  if (operator.type === 'enum') return { type: 'string', enum: [...(operator.values ?? [])] };
+  if (operator.type === 'int') return { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_FILTER_INT };
+  return { type: 'string', minLength: 1, maxLength: MAX_PATTERN_LENGTH };
+}
+
+/** The query parameter `name[op]` of a filter operator (docs/lists.md#filter-operators), as the list parser reads it. */
+function operatorQuery(name: string, op: OperatorSpec['ops'][number], operator: OperatorSpec, example: string | number | undefined) {
+  const common = 'Given once; combinable with the other filters (all must hold); a bad value → 400 naming the parameter.';
+  const texts: Record<typeof op, { description: string; schema: Record<string, unknown>; style?: 'form'; explode?: boolean }> = {
+    ne: {
+      description: `Items whose \`${name}\` differs from the value (items without one never match). ${common}`,
+      schema: { ...operatorValueSchema(operator), example: example ?? 'x' },
+    },
+    in: {
+      description: `Items whose \`${name}\` is any of the comma-separated values (at most ${MAX_IN_VALUES}; a value cannot contain a comma: repeat the equality parameter instead). May also be repeated, the values adding up. Combinable with the other filters (all must hold); an empty entry or a bad value → 400 naming the parameter.`,
+      schema: { type: 'array', items: operatorValueSchema(operator), minItems: 1, maxItems: MAX_IN_VALUES, example: [example ?? 'x'] },
+      style: 'form',
+      explode: false,
+    },
+    null: {
+      description: `\`true\`: items without a \`${name}\`; \`false\`: items with one. ${common}`,
+      schema: { type: 'boolean', example: true },
+    },
+    prefix: {
+      description: `Items whose \`${name}\` starts with the text (case-sensitive, compared by code point; 1-${MAX_PATTERN_LENGTH} characters). ${common}`,
+      schema: { type: 'string', minLength: 1, maxLength: MAX_PATTERN_LENGTH, example: 'Intro' },
+    },
+    contains: {
+      description: `Items whose \`${name}\` contains the text anywhere, case-insensitively (on SQLite for ASCII letters only); \`%\` and \`_\` are plain characters (1-${MAX_PATTERN_LENGTH} characters). ${common}`,
+      schema: { type: 'string', minLength: 1, maxLength: MAX_PATTERN_LENGTH, example: 'api' },
+    },
+  };
+  const { description, schema, style, explode } = texts[op];
+  return ApiQuery({ name: `${name}[${op}]`, required: false, description, schema, ...(style && { style, explode }) });
 }
 
 /**

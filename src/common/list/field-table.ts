@@ -1,4 +1,4 @@
-import type { FilterSpec, ListSpec, RangeSpec } from './list-query.js';
+import type { FilterOperator, FilterSpec, ListSpec, OperatorSpec, RangeSpec } from './list-query.js';
 
 type ColumnValue = string | number | boolean | bigint | Date | null | undefined;
 
@@ -51,11 +51,14 @@ export type ConditionFilter = FieldFilter & { condition: (param: string) => stri
  * - `filter`: an equality filter of the same name (or a {@link ConditionFilter} without column);
  * - `range`: the field is ordered and takes the range filters `field[gte]`, `[gt]`, `[lte]`, `[lt]`,
  *   their values parsed as this type (needs a column);
+ * - `operators`: the filter operators it takes (docs/lists.md#filter-operators): `ne` and `in`
+ *   need the equality `filter` (their values parse as its do), `null` a nullable column, `prefix`
+ *   and `contains` a text column; a field without column takes only `in`;
  * - `select`: may be named in `fields` (default true; false for a filter that is no field).
  */
 export type FieldDef<E> =
-  | { column: ColumnOf<E>; sort?: boolean; filter?: FieldFilter; range?: RangeType; select?: boolean }
-  | { column: null; sort?: never; filter?: ConditionFilter; range?: never; select?: boolean };
+  | { column: ColumnOf<E>; sort?: boolean; filter?: FieldFilter; range?: RangeType; operators?: readonly FilterOperator[]; select?: boolean }
+  | { column: null; sort?: never; filter?: ConditionFilter; range?: never; operators?: readonly 'in'[]; select?: boolean };
 
 /**
  * A resource's field table, checked by the compiler against entity `E`, with the lookups the list
@@ -103,9 +106,10 @@ function ordered(kind: string, declared: string[], order: readonly string[] | un
  * without values or a link column of another table is a compile error.
  * Returns the table with the lookups the grammar reads: `sortable` (`id` first; name →
  * `alias.column`), `filters` (name → spec with `alias.column`), `ranges` (name → type and
- * `alias.column`), `selectable`, `columns` (field →
+ * `alias.column`), `operators` (name → operators, type and `alias.column`), `selectable`, `columns` (field →
  * columns to select), `always` (= `links`).
- * @throws Error at import time when `order` does not name exactly the sortable or filter entries.
+ * @throws Error at import time when `order` does not name exactly the sortable or filter entries,
+ * or a field takes `ne` or `in` without an equality filter.
  */
 export function defineFields<E>() {
   return <const F extends Readonly<Record<string, FieldDef<E>>>, const L extends ColumnOf<E> = never>(input: FieldTableInput<E, F, L>): FieldTable<E, L> => {
@@ -134,8 +138,21 @@ export function defineFields<E>() {
     }
     const ranges: Record<string, RangeSpec> = {};
     for (const [name, def] of entries) if (def.column !== null && def.range) ranges[name] = { type: def.range, column: `${alias}.${def.column}` };
+    const operators: Record<string, OperatorSpec> = {};
+    for (const [name, def] of entries) {
+      if (!def.operators?.length) continue;
+      const needsFilter = def.operators.filter((op) => op === 'ne' || op === 'in');
+      if (needsFilter.length > 0 && !def.filter) throw new Error(`field table: ${name}[${needsFilter.join('], [')}] needs the equality filter ${name}`);
+      const { type, values } = def.filter ?? { type: 'string' as const, values: undefined };
+      operators[name] = {
+        ops: [...def.operators],
+        type,
+        ...(values !== undefined && { values }),
+        ...(def.column !== null && { column: `${alias}.${def.column}` }),
+      };
+    }
     const selectable = entries.filter(([, def]) => def.select !== false).map(([name]) => name);
     const columns = Object.fromEntries(selectable.map((name) => [name, field(name).column === null ? [] : [field(name).column as string]]));
-    return { alias, sortable, filters, ranges, selectable, columns, always: [...input.links] };
+    return { alias, sortable, filters, ranges, operators, selectable, columns, always: [...input.links] };
   };
 }

@@ -2,7 +2,7 @@ import { Brackets, type DataSource, type ObjectLiteral, type Repository, type Se
 import type { EntityMetadata } from 'typeorm/metadata/EntityMetadata.js';
 import type { ColumnOf, FieldTable, Row } from './field-table.js';
 import type { CursorValue } from './cursor.js';
-import { type CountMode, type ListQuery, type ListSpec, RANGE_OPERATORS, type SortKey } from './list-query.js';
+import { type CountMode, type ListQuery, type ListSpec, type OperatorFilter, RANGE_OPERATORS, type SortKey } from './list-query.js';
 import { Page } from './page.js';
 
 /**
@@ -123,6 +123,66 @@ function timestampParam(postgres: boolean, name: string): string {
 
 function sqliteTimestamp(iso: string): string {
   return iso.replace('T', ' ').replace('Z', '');
+}
+
+/**
+ * The least string greater than every string that starts with `prefix`, in code point order (which
+ * is the byte order of UTF-8: SQLite's `BINARY` collation and PostgreSQL's `"C"`): the prefix
+ * with its last code point incremented (surrogates skipped; trailing U+10FFFF dropped first).
+ * Undefined when there is none (the prefix is all U+10FFFF): every string from the prefix on
+ * then starts with it. `prefix[prefix]=ab` reads `column >= 'ab' AND column < 'ac'`, one range of
+ * an index on the column (docs/lists.md#filter-operators).
+ */
+export function prefixUpperBound(prefix: string): string | undefined {
+  const points = [...prefix].map((char) => char.codePointAt(0) as number);
+  while (points.length > 0 && points[points.length - 1] === 0x10ffff) points.pop();
+  if (points.length === 0) return undefined;
+  const last = points.pop() as number;
+  points.push(last + 1 === 0xd800 ? 0xe000 : last + 1);
+  return String.fromCodePoint(...points);
+}
+
+/** The `LIKE` pattern (escape character `!`) matching `text` anywhere: `%`, `_` and `!` in it taken literally. */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[!%_]/g, (char) => `!${char}`)}%`;
+}
+
+/**
+ * The SQL of one operator filter (docs/lists.md#filter-operators) on `column` with its parameters
+ * named `<param>…`, for the conditions ANDed to a list; `postgres` picks the database's form:
+ * - `ne`: `column <> :p` (an item without a value matches neither `=` nor `<>`);
+ * - `null`: `column IS NULL` / `IS NOT NULL`;
+ * - `prefix`: a range in code point order, `column >= :p AND column < :p_end`, on PostgreSQL on
+ *   `column COLLATE "C"` (served by an index on that expression);
+ * - `contains`: `lower(column) LIKE lower(:p) ESCAPE '!'` on PostgreSQL (a trigram index on
+ *   `lower(column)` serves it), `column LIKE :p ESCAPE '!'` on SQLite (case-insensitive for ASCII
+ *   letters only; read from the rows the other conditions leave).
+ * `in` has no SQL of its own: it narrows the equality filters, or runs the filter's own condition.
+ */
+export function operatorSql(
+  filter: Exclude<OperatorFilter, { op: 'in' }>,
+  column: string,
+  param: string,
+  postgres: boolean,
+): { sql: string; params: Record<string, unknown> } {
+  switch (filter.op) {
+    case 'ne':
+      return { sql: `${column} <> :${param}`, params: { [param]: filter.value } };
+    case 'null':
+      return { sql: `${column} IS ${filter.value ? '' : 'NOT '}NULL`, params: {} };
+    case 'prefix': {
+      const target = postgres ? `${column} COLLATE "C"` : column;
+      const end = prefixUpperBound(filter.value);
+      return end === undefined
+        ? { sql: `${target} >= :${param}`, params: { [param]: filter.value } }
+        : { sql: `${target} >= :${param} AND ${target} < :${param}_end`, params: { [param]: filter.value, [`${param}_end`]: end } };
+    }
+    case 'contains':
+      return {
+        sql: postgres ? `lower(${column}) LIKE lower(:${param}) ESCAPE '!'` : `${column} LIKE :${param} ESCAPE '!'`,
+        params: { [param]: containsPattern(filter.value) },
+      };
+  }
 }
 
 /** The sort keys read in the other direction (NULL stays the largest value: `NULLS FIRST` ↔ `NULLS LAST`). */
@@ -332,18 +392,41 @@ export async function findPage<E extends ObjectLiteral, L extends ColumnOf<E>, T
   const common: Record<string, unknown> = { ...sourceParams };
   const conditions: string[] = [];
   const equality: Conditions = new Map();
+  /** Keeps, of the values `column` may take, those in `values` (every equality filter must hold). */
+  const narrow = (column: string, values: ReadonlyArray<string | number>) =>
+    equality.set(
+      column,
+      [...(equality.get(column) ?? values)].filter((value) => values.includes(value)),
+    );
   for (const [name, values] of Object.entries(query.filters)) {
     const filter = spec.filters[name];
     const param = `f_${name}`;
     if (filter.condition) {
       conditions.push(filter.condition(param));
       common[param] = values;
-    } else
-      equality.set(
-        filter.column,
-        [...(equality.get(filter.column) ?? values)].filter((value) => values.includes(value)),
-      );
+    } else narrow(filter.column, values);
   }
+  // `in` narrows the equality filters as a repeated parameter would; `ne` on an enumeration keeps the other values
+  (query.operators ?? []).forEach((filter, i) => {
+    const param = `o_${i}`;
+    const own = spec.filters[filter.field];
+    const enumValues = own?.type === 'enum' ? (own.values ?? []) : undefined;
+    if (filter.op === 'in') {
+      if (own?.condition) {
+        conditions.push(own.condition(param));
+        common[param] = filter.value;
+      } else narrow(filter.column as string, filter.value);
+    } else if (filter.op === 'ne' && enumValues && filter.column) {
+      narrow(
+        filter.column,
+        enumValues.filter((value) => value !== filter.value),
+      );
+    } else {
+      const { sql, params } = operatorSql(filter, filter.column as string, param, postgres);
+      conditions.push(sql);
+      Object.assign(common, params);
+    }
+  });
   query.ranges.forEach((range, i) => {
     const param = `r_${i}`;
     const bound = range.type === 'timestamp' ? timestampParam(postgres, param) : `:${param}`;

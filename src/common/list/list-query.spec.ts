@@ -61,6 +61,7 @@ describe('parseListQuery', () => {
         filters: {},
         fields: undefined,
         ranges: [],
+        operators: [],
         count: 'exact',
         fingerprint: expect.any(String),
       });
@@ -150,6 +151,7 @@ describe('parseListQuery', () => {
         filters: {},
         fields: undefined,
         ranges: [],
+        operators: [],
         count: 'exact',
         fingerprint: expect.any(String),
       });
@@ -329,6 +331,7 @@ describe('parseListQuery', () => {
         filters: { status: ['closed'] },
         fields: undefined,
         ranges: [],
+        operators: [],
         count: 'exact',
         fingerprint: expect.any(String),
       });
@@ -489,6 +492,70 @@ describe('parseListQuery', () => {
         { field: 'sort', message: 'cannot sort by b; sortable: id, title, created_at' },
       ]);
     });
+  });
+});
+
+describe('parseListQuery: filter operators (docs/lists.md#filter-operators)', () => {
+  const GADGETS = defineFields<Widget>()({
+    alias: 'w',
+    fields: {
+      title: { column: 'title', operators: ['prefix', 'contains'] },
+      status: {
+        column: 'status',
+        operators: ['ne', 'in'],
+        filter: { type: 'enum', values: ['open', 'closed'], description: 'In this status.', example: 'open' },
+      },
+      owner: { column: 'owner_id', operators: ['in'], filter: { type: 'int', description: 'Of this user id.', example: 1 } },
+      name: { column: 'name', operators: ['null'] },
+    },
+    links: ['owner_id'],
+  });
+
+  it('parses each operator to its type, in a canonical order (field, then operator)', () => {
+    const query = parseListQuery(
+      { 'title[contains]': '50%', 'owner[in]': '3,1,3', 'name[null]': 'false', 'title[prefix]': 'Ge', 'status[ne]': 'open' },
+      GADGETS,
+    );
+    expect(query.operators).toEqual([
+      { field: 'name', column: 'w.name', op: 'null', value: false },
+      { field: 'owner', column: 'w.owner_id', op: 'in', value: [3, 1] },
+      { field: 'status', column: 'w.status', op: 'ne', value: 'open' },
+      { field: 'title', column: 'w.title', op: 'prefix', value: 'Ge' },
+      { field: 'title', column: 'w.title', op: 'contains', value: '50%' },
+    ]);
+    expect(query.filters).toEqual({});
+    // a repeated [in] adds up, as the comma-separated form
+    expect(parseListQuery({ 'owner[in]': ['3', '1,2'] }, GADGETS).operators).toEqual([{ field: 'owner', column: 'w.owner_id', op: 'in', value: [3, 1, 2] }]);
+  });
+
+  it('binds the fingerprint (and so cursors) to the operators, and leaves it unchanged without them', () => {
+    const plain = parseListQuery({}, GADGETS).fingerprint;
+    const one = parseListQuery({ 'title[prefix]': 'a' }, GADGETS).fingerprint;
+    const other = parseListQuery({ 'title[prefix]': 'b' }, GADGETS).fingerprint;
+    expect(new Set([plain, one, other]).size).toBe(3);
+    expect(parseListQuery({ 'title[prefix]': 'a' }, GADGETS).fingerprint).toBe(one);
+  });
+
+  it.each<[Record<string, string | string[]>, string, string]>([
+    [{ 'title[ne]': 'x' }, 'title[ne]', 'title takes no ne filter; it takes: prefix, contains'],
+    [{ 'name[prefix]': 'x' }, 'name[prefix]', 'name takes no prefix filter; it takes: null'],
+    [{ 'status[gt]': 'x' }, 'status[gt]', 'status takes no range filter; this list has none'],
+    [{ 'status[in]': 'open,' }, 'status[in]', 'status[in] must be a comma-separated list of values without empty entries'],
+    [{ 'owner[in]': Array.from({ length: 101 }, (_, i) => i).join(',') }, 'owner[in]', 'owner[in] takes at most 100 values'],
+    [{ 'name[null]': 'TRUE' }, 'name[null]', 'name[null] must be true or false'],
+    [{ 'title[contains]': 'x'.repeat(201) }, 'title[contains]', 'title[contains] must be 1 to 200 characters'],
+    [{ 'title[prefix]': ['a', 'b'] }, 'title[prefix]', 'title[prefix] must be given once'],
+    [{ 'status[in]': ['open', 'nope'] }, 'status[in]', 'status[in] must be one of open, closed'],
+  ])('%j → 400 naming the parameter', (raw, field, message) => {
+    const error = thrown(() => parseListQuery(raw, GADGETS));
+    expect(error.getStatus()).toBe(400);
+    expect(error.details).toEqual([{ field, message }]);
+  });
+
+  it('refuses to declare ne or in on a field without an equality filter', () => {
+    expect(() => defineFields<Widget>()({ alias: 'w', fields: { title: { column: 'title', operators: ['in'] } }, links: [] })).toThrow(
+      'field table: title[in] needs the equality filter title',
+    );
   });
 });
 

@@ -38,6 +38,8 @@ export interface ListSpec {
   filters: Readonly<Record<string, FilterSpec>>;
   /** Ordered fields taking the range filters `field[gte]`, `[gt]`, `[lte]`, `[lt]` (none when absent). */
   ranges?: Readonly<Record<string, RangeSpec>>;
+  /** Fields taking filter operators `field[ne]`, `[in]`, `[null]`, `[prefix]`, `[contains]` (none when absent). */
+  operators?: Readonly<Record<string, OperatorSpec>>;
   /** Fields of the response object that `fields` may name (besides `id`), in documented order. */
   selectable: readonly string[];
   /** Query-builder alias of the table, e.g. `t`. */
@@ -70,6 +72,48 @@ export interface RangeFilter {
   value: number | string;
 }
 
+/**
+ * The filter operators (docs/lists.md#filter-operators) a field may declare besides equality and
+ * ranges: `ne` (differs from one value), `in` (any of a comma-separated list), `null` (`true`:
+ * has no value, `false`: has one), `prefix` (starts with, case-sensitive), `contains` (has the
+ * text anywhere, case-insensitive, `%` and `_` taken literally).
+ */
+export const FILTER_OPERATORS = ['ne', 'in', 'null', 'prefix', 'contains'] as const;
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+/** Most values one `field[in]` takes. */
+export const MAX_IN_VALUES = 100;
+/** Longest text (characters) `field[prefix]` and `field[contains]` take. */
+export const MAX_PATTERN_LENGTH = 200;
+
+/**
+ * A field's filter operators: which it takes, the column they compare and how the values of
+ * `ne` and `in` parse (as the equality filter of the same name does; text when it has none).
+ */
+export interface OperatorSpec {
+  /** `alias.column`; undefined for a filter with its own condition (articles' `tag`: only `in`). */
+  column?: string;
+  ops: readonly FilterOperator[];
+  type: 'int' | 'string' | 'enum';
+  values?: readonly string[];
+}
+
+/**
+ * One operator condition of a list query, `field[op]=value`: `ne` one value, `in` the distinct
+ * values (parsed to the field's type), `null` a boolean, `prefix`/`contains` the text.
+ */
+export type OperatorFilter = { field: string; column?: string } & (
+  | { op: 'ne'; value: string | number }
+  | { op: 'in'; value: Array<string | number> }
+  | { op: 'null'; value: boolean }
+  | { op: 'prefix' | 'contains'; value: string }
+);
+
+/** The text of an operator filter's value as the query string carries it (`in`: comma-separated). */
+export function operatorValueText(filter: OperatorFilter): string {
+  return Array.isArray(filter.value) ? filter.value.join(',') : String(filter.value);
+}
+
 /** How `total` is computed (RFC 7240 `Prefer: count=…`): exactly, from the planner above a threshold, or not at all. */
 export type CountMode = 'exact' | 'estimated' | 'none';
 
@@ -94,6 +138,8 @@ export interface ListQuery {
   fingerprint: string;
   /** Range filters (`field[gte]=…`), all of which must hold. */
   ranges: RangeFilter[];
+  /** Operator filters (`field[ne]=…`, `[in]`, `[null]`, `[prefix]`, `[contains]`), all of which must hold. */
+  operators: OperatorFilter[];
   /** The count the caller asked for (`Prefer: count=…`), or the default of its paging style. */
   count: CountMode;
   page: number;
@@ -155,27 +201,99 @@ export function preferredCount(prefer: string | string[] | undefined): CountMode
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
 
-function parseRanges(query: RawQuery, spec: ListSpec, problems: ErrorDetail[]): RangeFilter[] {
+/** Parses the value of `name` (= `field[op]`) for operator `op` of a field declared by `spec`; undefined after a problem. */
+function parseOperatorValue(
+  name: string,
+  field: string,
+  op: FilterOperator,
+  spec: OperatorSpec,
+  text: string,
+  problems: ErrorDetail[],
+): OperatorFilter | undefined {
+  const filterSpec = { ...spec, description: '', example: '' } as FilterSpec;
+  const column = spec.column;
+  switch (op) {
+    case 'ne': {
+      const value = parseFilterValue(name, filterSpec, text, problems);
+      return value === undefined ? undefined : { field, column, op, value };
+    }
+    case 'in': {
+      const parts = text.split(',');
+      if (parts.some((part) => part === '')) {
+        problems.push({ field: name, message: `${name} must be a comma-separated list of values without empty entries` });
+        return undefined;
+      }
+      const before = problems.length;
+      const values = [...new Set(parts.map((part) => parseFilterValue(name, filterSpec, part, problems)))];
+      if (problems.length > before) return undefined;
+      if (values.length > MAX_IN_VALUES) {
+        problems.push({ field: name, message: `${name} takes at most ${MAX_IN_VALUES} values` });
+        return undefined;
+      }
+      return { field, column, op, value: values as Array<string | number> };
+    }
+    case 'null':
+      if (text === 'true' || text === 'false') return { field, column, op, value: text === 'true' };
+      problems.push({ field: name, message: `${name} must be true or false` });
+      return undefined;
+    default:
+      if (text === '' || [...text].length > MAX_PATTERN_LENGTH) {
+        problems.push({ field: name, message: `${name} must be 1 to ${MAX_PATTERN_LENGTH} characters` });
+        return undefined;
+      }
+      return { field, column, op, value: text };
+  }
+}
+
+/**
+ * Parses every `field[op]` parameter: the range filters (docs/lists.md#range-filters) and the
+ * filter operators (docs/lists.md#filter-operators), each given once (`[in]` may be repeated, its
+ * values adding up). Returns both in a
+ * canonical order (by field, then operator), so the same filters always make the same
+ * fingerprint and links.
+ */
+function parseBrackets(query: RawQuery, spec: ListSpec, problems: ErrorDetail[]): { ranges: RangeFilter[]; operators: OperatorFilter[] } {
   const ranges: RangeFilter[] = [];
+  const operators: OperatorFilter[] = [];
   for (const name of Object.keys(query)) {
     const match = /^([a-z_]+)\[([a-z]+)\]$/.exec(name);
     if (!match) continue;
     const [, field, op] = match;
     const range = spec.ranges?.[field];
-    if (!range && !Object.hasOwn(spec.filters, field) && !Object.hasOwn(spec.sortable, field) && !spec.selectable.includes(field)) {
+    const operator = spec.operators?.[field];
+    if (!range && !operator && !Object.hasOwn(spec.filters, field) && !Object.hasOwn(spec.sortable, field) && !spec.selectable.includes(field)) {
       problems.push({ field: name, message: `unknown query parameter ${name}` });
       continue;
     }
+    if (operator?.ops.includes(op as FilterOperator)) {
+      // `[in]` may be repeated (a client that writes arrays as repeated parameters): the values add up
+      const raw = query[name];
+      const text = op === 'in' && Array.isArray(raw) && raw.every((part) => typeof part === 'string') ? raw.join(',') : single(query, name, problems);
+      if (text === undefined) continue;
+      const parsed = parseOperatorValue(name, field, op as FilterOperator, operator, text, problems);
+      if (parsed) operators.push(parsed);
+      continue;
+    }
+    const takes = [...(range ? Object.keys(RANGE_OPERATORS) : []), ...(operator?.ops ?? [])];
     if (!range) {
-      const allowed = Object.keys(spec.ranges ?? {});
-      problems.push({
-        field: name,
-        message: `${field} takes no range filter; ${allowed.length ? `ordered fields: ${allowed.join(', ')}` : 'this list has none'}`,
-      });
+      if (Object.hasOwn(RANGE_OPERATORS, op)) {
+        const allowed = Object.keys(spec.ranges ?? {});
+        problems.push({
+          field: name,
+          message: `${field} takes no range filter; ${allowed.length ? `ordered fields: ${allowed.join(', ')}` : 'this list has none'}`,
+        });
+      } else {
+        problems.push({ field: name, message: `${field} takes no ${op} filter; ${takes.length ? `it takes: ${takes.join(', ')}` : 'it takes no operator'}` });
+      }
       continue;
     }
     if (!Object.hasOwn(RANGE_OPERATORS, op)) {
-      problems.push({ field: name, message: `unknown range operator ${op}; use gte, gt, lte or lt` });
+      problems.push({
+        field: name,
+        message: (FILTER_OPERATORS as readonly string[]).includes(op)
+          ? `${field} takes no ${op} filter; it takes: ${takes.join(', ')}`
+          : `unknown range operator ${op}; use ${takes.join(', ').replace(/, ([a-z]+)$/, ' or $1')}`,
+      });
       continue;
     }
     const text = single(query, name, problems);
@@ -193,7 +311,10 @@ function parseRanges(query: RawQuery, spec: ListSpec, problems: ErrorDetail[]): 
     if (value !== undefined) ranges.push({ field, op: op as RangeOperator, column: range.column, type: range.type, value });
   }
   const order = Object.keys(RANGE_OPERATORS);
-  return ranges.sort((a, b) => a.field.localeCompare(b.field) || order.indexOf(a.op) - order.indexOf(b.op));
+  return {
+    ranges: ranges.sort((a, b) => a.field.localeCompare(b.field) || order.indexOf(a.op) - order.indexOf(b.op)),
+    operators: operators.sort((a, b) => a.field.localeCompare(b.field) || FILTER_OPERATORS.indexOf(a.op) - FILTER_OPERATORS.indexOf(b.op)),
+  };
 }
 
 /** A request's query string as Express's simple parser gives it. */
@@ -265,8 +386,9 @@ function parseFilterValue(name: string, spec: FilterSpec, raw: string, problems:
  * or `cursor` (with `size` or `limit`; with `page` or `offset` → 400; modified, or issued for
  * other sort/filters → 400 naming `cursor`), `sort` (`field`, `-field`, comma-separated, sortable
  * fields only), equality filters (repeated parameter = any of), range filters `field[gte|gt|lte|lt]`
- * on the ordered fields (once each; bad value, unknown operator or a field without ranges → 400
- * naming the parameter), `fields`; any other parameter → 400 naming it. The count mode comes from
+ * on the ordered fields and the filter operators `field[ne|in|null|prefix|contains]` on the fields
+ * that declare them (once each; bad value, unknown operator, or an operator the field does not
+ * take → 400 naming the parameter), `fields`; any other parameter → 400 naming it. The count mode comes from
  * `Prefer: count=…` (default `exact`, `none` with `cursor`).
  * Takes Express's parsed query (`string | string[]` values), the resource's field table
  * ({@link ListSpec}) and the request context (cursor key, path, `Prefer`).
@@ -331,7 +453,7 @@ export function parseListQuery(query: RawQuery, spec: ListSpec, context: ListCon
     filters[name] = values;
   }
   const fields = parseFields(query, spec.selectable, problems);
-  const ranges = parseRanges(query, spec, problems);
+  const { ranges, operators } = parseBrackets(query, spec, problems);
 
   const canonicalFilters = Object.entries(filters)
     .map(([name, values]) => [name, [...values].sort()] as const)
@@ -341,6 +463,8 @@ export function parseListQuery(query: RawQuery, spec: ListSpec, context: ListCon
     sort.map((key) => `${key.direction === 'DESC' ? '-' : ''}${key.field}`),
     canonicalFilters,
     ranges.map((r) => [r.field, r.op, r.value]),
+    // absent without operators, so the cursors of lists without them stay valid
+    ...(operators.length > 0 ? [operators.map((o) => [o.field, o.op, o.value])] : []),
   ]);
   let cursor: Cursor | undefined;
   const cursorText = single(query, 'cursor', problems);
@@ -357,7 +481,7 @@ export function parseListQuery(query: RawQuery, spec: ListSpec, context: ListCon
     throw badRequest(problems.length === 1 ? problems[0].message : 'the query string has invalid parameters', problems);
   }
   const count = preferredCount(context.prefer) ?? (cursorStyle ? 'none' : 'exact');
-  const common = { sort, filters, fields, ranges, fingerprint: fp, count };
+  const common = { sort, filters, fields, ranges, operators, fingerprint: fp, count };
   if (cursorStyle) {
     const sizeParam = query.limit !== undefined ? 'limit' : 'size';
     const n = sizeParam === 'limit' ? limit : size;

@@ -1,5 +1,5 @@
 import { type CursorValue, encodeCursor } from './cursor.js';
-import { type CountMode, tieBreakerDirection, type ListQuery } from './list-query.js';
+import { type CountMode, type ListQuery, operatorValueText, tieBreakerDirection } from './list-query.js';
 
 /** A relation link of a resource or envelope (docs/lists.md#the-envelope): `rel` and a path `href`. */
 export interface Link {
@@ -62,6 +62,7 @@ function queryString(query: ListQuery, paging: Record<string, number | string>):
   const params = new URLSearchParams();
   for (const [name, values] of Object.entries(query.filters)) for (const value of values) params.append(name, String(value));
   for (const range of query.ranges ?? []) params.append(`${range.field}[${range.op}]`, String(range.value));
+  for (const filter of query.operators ?? []) params.append(`${filter.field}[${filter.op}]`, operatorValueText(filter));
   const last = query.sort.length - 1;
   // an `id` key equal to the implicit tie-breaker is left out: the link means the same without it
   const explicitSort = query.sort.filter((key, i) => !(i === last && key.field === 'id' && key.direction === tieBreakerDirection(query.sort.slice(0, last))));
