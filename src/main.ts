@@ -19,7 +19,7 @@ if (!process.execArgv.some((arg) => arg.startsWith('--heap-growing-percent'))) v
  * Entry point: validates configuration, starts OpenTelemetry tracing when the OTEL_* variables
  * configure an exporter (before the application loads), creates the application (HTTPS with TLS_CERT/TLS_KEY),
  * applies migrations (on database initialisation) and listens on PORT (`0`: a free port, logged);
- * then, for ROLE `all` and `worker`, starts the webhook worker and its LISTEN wake-up
+ * then, for ROLE `all` and `worker`, starts the webhook worker and its LISTEN wake-up, and the mail worker
  * (docs/operations.md#roles-api-and-worker; the retention and pruning timers start with the application).
  * A configuration or start-up error is printed as one line and exits with status 1.
  *
@@ -49,6 +49,7 @@ async function main(): Promise<void> {
     if (runsBackgroundWork(env.ROLE)) {
       app.get((await import('./webhooks/webhook-worker.js')).WebhookWorker).start();
       app.get((await import('./webhooks/webhook-wake.js')).WebhookWakeListener).start();
+      app.get((await import('./mail/mail-worker.js')).MailWorker).start();
     }
     const serves = env.ROLE === 'worker' ? 'ROLE=worker: /health/live, /health/ready and /metrics only' : `ROLE=${env.ROLE}; docs at /docs`;
     app.get((await import('nestjs-pino')).Logger).log(`resource-api listening on ${scheme}://localhost:${port} (${serves})`);

@@ -14,6 +14,7 @@ import { defineResource, entitiesOf, eventTypesOf, migrationsOf, readOnlyNamesOf
 import { fillRegisteredLists, registeredCount, registeredList, registeredText } from './common/resources/resource-registry.js';
 import { schemaOf, SHARED_MIGRATIONS } from './database/data-source.js';
 import { IdempotencyRecord } from './idempotency/idempotency-record.entity.js';
+import { MailMessage } from './mail/mail-message.entity.js';
 import { REGISTRY, RESOURCES } from './resources.js';
 
 const SCOPE_RESOURCES = scopeResourcesOf(RESOURCES);
@@ -135,9 +136,9 @@ describe('a resource declaration reaches the scopes, the document and the list g
     expect(() => parseListQuery({ sort: 'maker' }, GADGETS.fields)).toThrow('cannot sort by maker; sortable: id, label, created_at');
   });
 
-  it('entities: its entities join the DataSource’s; the service’s are those of src/resources.ts, users, auth and OAuth included, and the idempotency records', () => {
+  it('entities: its entities join the DataSource’s; the service’s are those of src/resources.ts, users, auth and OAuth included, the idempotency records and the mail outbox', () => {
     expect(entitiesOf(WITH_GADGETS)).toEqual([...entitiesOf(RESOURCES), Gadget]);
-    expect(ENTITIES).toEqual([...entitiesOf(RESOURCES), IdempotencyRecord]);
+    expect(ENTITIES).toEqual([...entitiesOf(RESOURCES), IdempotencyRecord, MailMessage]);
     const names = ENTITIES.map((entity) => entity.name).sort();
     expect(names).toEqual(
       [
@@ -159,6 +160,8 @@ describe('a resource declaration reaches the scopes, the document and the list g
         'WebhookDelivery',
         'WebhookSubscription',
         'IdempotencyRecord',
+        'MailMessage',
+        'PasswordResetToken',
       ].sort(),
     );
   });
@@ -230,6 +233,7 @@ describe('a resource declaration reaches the scopes, the document and the list g
       'EventTraceContext1764520000000',
       'IdempotencyKeys1764600000000',
       'FilterOperatorIndexes1764650000000',
+      'MailPasswordResets1764700000000',
     ]);
     class Gadgets1999000000000 {
       async up(): Promise<void> {}

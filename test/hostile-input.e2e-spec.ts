@@ -107,6 +107,12 @@ describe('hostile input (docs/wire.md, docs/errors.md#codes)', () => {
       expect(await app.get(DataSource).getRepository(User).count()).toBe(users);
     });
 
+    it('refuses it in the password-reset request and the reset, before any database work', async () => {
+      expectRefusal(await http().post('/v1/password-reset-requests').send({ email: 'ada\u0000@example.com' }), 400, 'bad_request', ['email']);
+      expectRefusal(await http().post('/v1/password-resets').send({ token: 'abc\u0000def', password: 'long enough pw' }), 400, 'bad_request', ['token']);
+      expectRefusal(await http().post('/v1/password-resets').send({ token: 'abcdef', password: 'long enough\u0000pw' }), 400, 'bad_request', ['password']);
+    });
+
     it('refuses it in a form body', async () => {
       const res = await http().post('/v1/oauth/token').type('form').send('grant_type=authorization_code&code=a%00b');
       expectRefusal(res, 400, 'bad_request', ['code']);

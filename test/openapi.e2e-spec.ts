@@ -52,6 +52,8 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
     `post ${v}/login`,
     `post ${v}/refresh`,
     `post ${v}/sessions`,
+    `post ${v}/password-reset-requests`,
+    `post ${v}/password-resets`,
     'get /.well-known/jwks.json',
     'get /.well-known/oauth-authorization-server',
     'get /health/live',
@@ -140,6 +142,8 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
       'get /oauth-clients': 'listOAuthClients',
       'post /login': 'login',
       'post /refresh': 'refreshToken',
+      'post /password-reset-requests': 'requestPasswordReset',
+      'post /password-resets': 'resetPassword',
       'get /sessions/current': 'getCurrentSession',
       'post /oauth/token': 'issueToken',
       'get /health/ready': 'getReadiness',
@@ -150,7 +154,9 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
     const misnamed = operations.filter(
       ({ method, path, op }) =>
         /\/\{[a-z_]+\}$|\/[a-z-]+$/.test(path) &&
-        !/\/(current|login|refresh|logout|sign-in|token|revoke|authorize|live|ready|jwks\.json|oauth-authorization-server)$/.test(path) &&
+        !/\/(current|login|refresh|logout|password-reset-requests|password-resets|sign-in|token|revoke|authorize|live|ready|jwks\.json|oauth-authorization-server)$/.test(
+          path,
+        ) &&
         !new RegExp(`^(${verbs[method]})[A-Z]`).test(op.operationId),
     );
     expect(misnamed.map(({ at, op }) => `${at}: ${op.operationId}`)).toEqual([]);

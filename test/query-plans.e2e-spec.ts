@@ -745,4 +745,69 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
     expect(page!.total).toBe(10);
     plans[`comments ${name}`] = await expectIndexed(statements, 'comments', 'c', true);
   });
+  it('the mail worker claims due mail and a password reset finds its token through their indexes (3,000 mails, 2,000 tokens)', async () => {
+    const { dueMailSql } = await import('../src/mail/mail-worker.js');
+    const { PasswordResetsService } = await import('../src/auth/password-resets.service.js');
+    const { SharedStore } = await import('../src/store/shared-store.js');
+    const now = new Date();
+    const later = new Date(now.getTime() + 3_600_000);
+    const mails = Array.from({ length: 3000 }, (_, i) => ({
+      message_id: `<plan-${i}@example.test>`,
+      recipient: `plan${i}@example.test`,
+      subject: 'Plan',
+      text_body: null,
+      status: i % 100 === 0 ? 'pending' : 'sent',
+      attempts: 1,
+      next_attempt_at: i % 100 === 0 ? later : null,
+      created_at: now,
+    }));
+    const [owner] = await dataSource.query<Array<{ id: number }>>('SELECT id FROM users ORDER BY id LIMIT 1');
+    const tokens = Array.from({ length: 2000 }, (_, i) => ({ token_hash: String(i).padStart(64, 'a'), user_id: owner.id, expires_at: later, created_at: now }));
+    for (const [table, rows] of [
+      ['mail_outbox', mails],
+      ['password_reset_tokens', tokens],
+    ] as const) {
+      for (let i = 0; i < rows.length; i += 500)
+        await dataSource
+          .createQueryBuilder()
+          .insert()
+          .into(table)
+          .values(rows.slice(i, i + 500))
+          .execute();
+    }
+    await app.get(SharedStore).clear();
+    const statements = await capture(() =>
+      app
+        .get(PasswordResetsService)
+        .reset('no-such-token', 'long enough pw', '192.0.2.1')
+        .catch(() => undefined),
+    );
+    const lookup = statements.filter((statement) => /FROM "password_reset_tokens"/.test(statement.sql));
+    expect(lookup).toHaveLength(1);
+    const due = { sql: dueMailSql(onPostgres, 4), params: [onPostgres ? now : now.toISOString().replace('T', ' ').replace('Z', '')] };
+    try {
+      if (onPostgres) {
+        await dataSource.query('ANALYZE mail_outbox');
+        await dataSource.query('ANALYZE password_reset_tokens');
+        for (const [statement, table, index] of [
+          [due, 'mail_outbox', 'idx_mail_outbox_status_next_attempt_at'],
+          [lookup[0], 'password_reset_tokens', undefined],
+        ] as const) {
+          const scans = nodes(await pgPlan(statement));
+          expect(scans.filter((node) => node['Relation Name'] === table).map((node) => node['Node Type'])).not.toContain('Seq Scan');
+          if (index) expect(scans.map((node) => node['Index Name'])).toContain(index);
+          else expect(scans.some((node) => INDEX_NODES.includes(node['Node Type']) && node['Relation Name'] === table)).toBe(true);
+        }
+      } else {
+        const duePlan = await sqlitePlan(due);
+        expect(duePlan.filter((row) => row.detail.includes('idx_mail_outbox_status_next_attempt_at'))).toHaveLength(2);
+        expect(duePlan.filter((row) => row.detail.includes('TEMP B-TREE')).map((row) => row.detail)).toEqual(['USE TEMP B-TREE FOR ORDER BY']);
+        const lookupPlan = (await sqlitePlan(lookup[0])).map((row) => row.detail).join('\n');
+        expect(lookupPlan).toMatch(/SEARCH .* USING INDEX sqlite_autoindex_password_reset_tokens_1 \(token_hash=\?\)/);
+      }
+    } finally {
+      await dataSource.query('DELETE FROM mail_outbox');
+      await dataSource.query('DELETE FROM password_reset_tokens');
+    }
+  });
 });

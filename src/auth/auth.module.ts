@@ -8,6 +8,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { IsNull } from 'typeorm';
 import type { Env } from '../config/env.validation.js';
 import { UserLifecycle } from '../users/user-lifecycle.js';
+import { MailModule } from '../mail/mail.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
@@ -23,6 +24,10 @@ import { AuthenticationGuard } from './guards/authentication.guard.js';
 import { ScopeGuard } from './guards/scope.guard.js';
 import { LoginThrottle } from './login-throttle.js';
 import { RateLimiter } from './rate-limiter.js';
+import { PasswordResetThrottle } from './password-reset-throttle.js';
+import { PasswordResetToken } from './password-reset-token.entity.js';
+import { PasswordResetsController } from './password-resets.controller.js';
+import { PasswordResetsService } from './password-resets.service.js';
 import { RefreshToken } from './refresh-token.entity.js';
 import { SessionsController } from './sessions.controller.js';
 import { SessionsService } from './sessions.service.js';
@@ -32,15 +37,22 @@ import { RolesGuard } from './guards/roles.guard.js';
 import { JwtStrategy } from './strategies/jwt.strategy.js';
 
 /**
- * Authentication and authorization (docs/authentication.md): login, refresh, logout, the JWKS, API keys,
+ * Authentication and authorization (docs/authentication.md): login, refresh, logout, password reset by mail, the JWKS, API keys,
  * cookie sessions, the three passport strategies (JWT with its deny list, API key, session),
  * login throttling, the request-rate limit of every caller (docs/limits.md#rates), and the
  * global guards — authentication first (401), then roles (403). Revokes a user's tokens when its
  * password or role changes or it is deleted (docs/extending.md#user-lifecycle-events).
  */
 @Module({
-  imports: [DiscoveryModule, PassportModule, UsersModule, TypeOrmModule.forFeature([...AUTH.entities, ...API_KEYS.entities]), JwtModule.register({})],
-  controllers: [AuthController, WellKnownController, ApiKeysController, SessionsController],
+  imports: [
+    DiscoveryModule,
+    PassportModule,
+    UsersModule,
+    MailModule,
+    TypeOrmModule.forFeature([...AUTH.entities, ...API_KEYS.entities]),
+    JwtModule.register({}),
+  ],
+  controllers: [AuthController, PasswordResetsController, WellKnownController, ApiKeysController, SessionsController],
   providers: [
     {
       provide: JwtKeys,
@@ -53,6 +65,8 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
         }),
     },
     LoginThrottle,
+    PasswordResetThrottle,
+    PasswordResetsService,
     RateLimiter,
     AuthService,
     ApiKeysService,
@@ -89,8 +103,8 @@ export class AuthModule implements OnModuleInit {
    * outage, 503, then leaves the change undone rather than old tokens alive) and again once it is
    * committed (a token issued from a read of the old state falls before the second stamp). A new
    * password also ends every password login (a stolen refresh token must not outlive it): its
-   * refresh tokens are revoked in the change's transaction, so the password never changes without
-   * them going.
+   * refresh tokens are revoked and its password-reset tokens deleted in the change's transaction,
+   * so the password never changes without them going (its sessions end by `password_changed_at`).
    */
   onModuleInit(): void {
     const revokeAccessTokens = async (userId: number): Promise<void> => {
@@ -102,6 +116,9 @@ export class AuthModule implements OnModuleInit {
     });
     this.lifecycle.on('user.password_changed', 'refresh tokens', async ({ manager, userId, at }) => {
       await manager.update(RefreshToken, { user_id: userId, revoked_at: IsNull() }, { revoked_at: at });
+    });
+    this.lifecycle.on('user.password_changed', 'password-reset tokens', async ({ manager, userId }) => {
+      await manager.delete(PasswordResetToken, { user_id: userId });
     });
   }
 }

@@ -82,7 +82,8 @@ export class SessionsService {
 
   /**
    * Resolves a `sid` cookie value to its user; null when unknown, idle too long, past its
-   * absolute end, or its user was deleted (such a session is removed). Pushes the idle end at most
+   * absolute end, its user was deleted, or the user's password was set since it began (such a
+   * session is removed). Pushes the idle end at most
    * every 10 s. @throws 503 when the store is unavailable.
    */
   async authenticate(sid: string): Promise<AuthUser | null> {
@@ -92,8 +93,10 @@ export class SessionsService {
     if (!session) return null;
     const now = Date.now();
     const user = await this.users.findCredentialsById(session.user_id);
-    // a user created after the session is not its user: the id was freed by a deletion and reused
-    if (!user || user.created_at.getTime() > session.created_at) {
+    // a user created after the session is not its user: the id was freed by a deletion and reused;
+    // a password set at or after the session's start ends it (docs/authentication.md#password-reset)
+    const passwordChangedAt = user?.password_changed_at ? new Date(user.password_changed_at).getTime() : undefined;
+    if (!user || user.created_at.getTime() > session.created_at || (passwordChangedAt !== undefined && passwordChangedAt >= session.created_at)) {
       await this.store.delete(key(idHash));
       return null;
     }

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ConfigError, validateEnv } from './env.validation.js';
+import { appUrlOf, ConfigError, mailFromOf, validateEnv } from './env.validation.js';
 
 const SECRET_32 = 'x'.repeat(32);
 const ISSUER = 'https://api.example.com';
@@ -91,6 +91,9 @@ describe('validateEnv', () => {
         METRICS_TOKEN: undefined,
         METRICS_PORT: undefined,
         SERVER_TIMING: false,
+        PASSWORD_RESET_TTL: 1800,
+        MAIL_RETRY_SCHEDULE: [10, 60, 300, 900, 1800, 3600, 3600],
+        MAIL_POLL_INTERVAL_MS: 1000,
       });
     });
 
@@ -222,6 +225,9 @@ describe('validateEnv', () => {
         METRICS_TOKEN: 'scrape-token-of-32-characters-ok',
         METRICS_PORT: 9464,
         SERVER_TIMING: true,
+        PASSWORD_RESET_TTL: 1800,
+        MAIL_RETRY_SCHEDULE: [10, 60, 300, 900, 1800, 3600, 3600],
+        MAIL_POLL_INTERVAL_MS: 1000,
       });
     });
 
@@ -787,5 +793,47 @@ describe('webhook settings (docs/webhooks.md)', () => {
     expectOneLineNaming(configError({ WEBHOOK_TIMEOUT_MS: '10' }), 'WEBHOOK_TIMEOUT_MS');
     expectOneLineNaming(configError({ WEBHOOK_ALLOW_HTTP: 'yes' }), 'WEBHOOK_ALLOW_HTTP');
     expectOneLineNaming(configError({ WEBHOOK_CONCURRENCY: '0' }), 'WEBHOOK_CONCURRENCY');
+  });
+});
+
+describe('mail and password reset (docs/operations.md#mail)', () => {
+  const PRODUCTION = { NODE_ENV: 'production', JWT_SECRET: SECRET_32, OAUTH_ISSUER: ISSUER };
+
+  it('outside production: APP_URL defaults to http://localhost:<PORT>, MAIL_FROM to a local address, SMTP_URL stays unset (.eml files)', () => {
+    const env = validateEnv({ PORT: '8081' });
+    expect(env.APP_URL).toBeUndefined();
+    expect(appUrlOf(env)).toBe('http://localhost:8081');
+    expect(mailFromOf(env)).toBe('resource-api <no-reply@localhost>');
+    expect(env.SMTP_URL).toBeUndefined();
+    expect(env.PASSWORD_RESET_TTL).toBe(1800);
+    expect(env.MAIL_RETRY_SCHEDULE).toEqual([10, 60, 300, 900, 1800, 3600, 3600]);
+  });
+
+  it('production without APP_URL: the mail features are off and nothing more is required', () => {
+    expect(appUrlOf(validateEnv(PRODUCTION))).toBeUndefined();
+  });
+
+  it('production with APP_URL needs SMTP_URL, then MAIL_FROM: one line naming each', () => {
+    expectOneLineNaming(configError({ ...PRODUCTION, APP_URL: 'https://app.example.com' }), 'SMTP_URL');
+    expectOneLineNaming(configError({ ...PRODUCTION, APP_URL: 'https://app.example.com', SMTP_URL: 'smtps://u:p@mail.example.com' }), 'MAIL_FROM');
+    const env = validateEnv({
+      ...PRODUCTION,
+      APP_URL: 'https://app.example.com/',
+      SMTP_URL: 'smtps://u:p@mail.example.com',
+      MAIL_FROM: 'Example <no-reply@example.com>',
+    });
+    expect(appUrlOf(env)).toBe('https://app.example.com');
+    expect(mailFromOf(env)).toBe('Example <no-reply@example.com>');
+  });
+
+  it('refuses a bad SMTP_URL without quoting it (it holds a password), a bad APP_URL, MAIL_FROM, PASSWORD_RESET_TTL or MAIL_RETRY_SCHEDULE', () => {
+    const smtp = configError({ SMTP_URL: 'http://user:hunter2@mail.example.com' });
+    expectOneLineNaming(smtp, 'SMTP_URL');
+    expect(smtp.message).not.toContain('hunter2');
+    expectOneLineNaming(configError({ APP_URL: 'https://app.example.com/?x=1' }), 'APP_URL');
+    expectOneLineNaming(configError({ APP_URL: 'ftp://app.example.com' }), 'APP_URL');
+    expectOneLineNaming(configError({ MAIL_FROM: 'not an address' }), 'MAIL_FROM');
+    expectOneLineNaming(configError({ PASSWORD_RESET_TTL: '59' }), 'PASSWORD_RESET_TTL');
+    expectOneLineNaming(configError({ MAIL_RETRY_SCHEDULE: '1,x' }), 'MAIL_RETRY_SCHEDULE');
   });
 });

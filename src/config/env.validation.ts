@@ -184,12 +184,38 @@ export interface Env {
   METRICS_PORT?: number;
   /** `true`: every response carries `Server-Timing: db;dur=<ms>, total;dur=<ms>` (default false). */
   SERVER_TIMING: boolean;
+  /**
+   * Where users open the links the service mails (docs/authentication.md#password-reset):
+   * `<APP_URL>/reset-password#token=…`. Read it through {@link appUrlOf} (the default outside
+   * production is `http://localhost:<PORT>`; in production unset turns password reset off).
+   */
+  APP_URL?: string;
+  /**
+   * The SMTP server mail goes out through (docs/operations.md#mail): `smtp://user:pass@host:587`
+   * (STARTTLS when offered), `smtps://…:465` (implicit TLS). Unset outside production: mail is
+   * written as `.eml` files under `data/mail/`; required in production while APP_URL is set.
+   */
+  SMTP_URL?: string;
+  /** The `From` of every mail: `Name <address>` or an address; required in production while APP_URL is set. Read it through {@link mailFromOf}. */
+  MAIL_FROM?: string;
+  /** Seconds a password-reset token stays valid (default 1800; 60 to 86400). */
+  PASSWORD_RESET_TTL: number;
+  /** Seconds to wait before each retry of a mail the SMTP server did not accept, in order (±10 % jitter); default 10, 60, 300, 900, 1800, 3600, 3600: eight attempts over about 2.7 hours. */
+  MAIL_RETRY_SCHEDULE: number[];
+  /** Milliseconds between two looks for due mail (default 1000); a commit that queues mail also wakes the worker of its process at once. */
+  MAIL_POLL_INTERVAL_MS: number;
 }
 
 export { ConfigError } from './config-error.js';
 
 /** The default WEBHOOK_RETRY_SCHEDULE: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h (about 3.1 days in all). */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18_000, 36_000, 36_000, 86_400, 86_400];
+
+/** The default MAIL_RETRY_SCHEDULE: 10 s, 1 min, 5 min, 15 min, 30 min, 1 h, 1 h (eight attempts over about 2.7 hours). */
+export const DEFAULT_MAIL_RETRY_SCHEDULE = [10, 60, 300, 900, 1800, 3600, 3600];
+
+/** The `From` outside production when MAIL_FROM is unset. */
+export const DEVELOPMENT_MAIL_FROM = 'resource-api <no-reply@localhost>';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const SQLITE_URL = /^sqlite:.+/;
@@ -232,9 +258,9 @@ function corsOrigins(text: string): string[] {
  * wait before each retry; blank → {@link DEFAULT_WEBHOOK_RETRY_SCHEDULE}.
  * @throws ConfigError naming `key` and echoing the value.
  */
-function retrySchedule(text: string, key: string): number[] {
+function retrySchedule(text: string, key: string, fallback: readonly number[] = DEFAULT_WEBHOOK_RETRY_SCHEDULE): number[] {
   const trimmed = text.trim();
-  if (trimmed === '') return [...DEFAULT_WEBHOOK_RETRY_SCHEDULE];
+  if (trimmed === '') return [...fallback];
   const parts = trimmed.split(',').map((part) => part.trim());
   if (parts.length > 50 || parts.some((part) => !/^\d{1,6}$/.test(part) || Number(part) > 604_800)) {
     invalid(key, '1-50 comma-separated whole seconds from 0 to 604800, e.g. 5,300,1800', trimmed);
@@ -264,6 +290,28 @@ function isIssuerOrigin(value: string): boolean {
   }
   const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
   return (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) && url.origin === value.replace(/\/$/, '') && !url.username && !url.password;
+}
+
+/** True for an `http:` or `https:` URL without user info, query or fragment (a path is allowed). */
+function isAppUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password && !url.search && !url.hash && !/[?#]/.test(value);
+}
+
+/** True for an `smtp:` or `smtps:` URL with a host (user info and a port allowed). */
+function isSmtpUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'smtp:' || url.protocol === 'smtps:') && url.hostname !== '';
 }
 
 /** A PEM given on one line with `\n` escapes, as several lines. */
@@ -414,6 +462,34 @@ const ENV_SCHEMA: Schema<EnvRead> = {
   },
   METRICS_PORT: { type: 'int', min: 0, max: 65_535, meaning: 'separate plain-HTTP port of /metrics (0: a free one)' },
   SERVER_TIMING: { type: 'bool', default: false, meaning: 'true: every response carries Server-Timing' },
+  APP_URL: {
+    type: 'text',
+    valid: isAppUrl,
+    output: (url) => url.replace(/\/+$/, ''),
+    rule: 'an http(s) URL such as https://app.example.com (a path is allowed; no user info, query or fragment)',
+    echo: true,
+    meaning: 'where the links the service mails point (default outside production http://localhost:<PORT>)',
+  },
+  SMTP_URL: {
+    type: 'text',
+    valid: isSmtpUrl,
+    rule: 'an smtp:// or smtps:// URL such as smtp://user:pass@mail.example.com:587',
+    meaning: 'the SMTP server mail goes out through (unset outside production: .eml files under data/mail/)',
+  },
+  MAIL_FROM: {
+    type: 'text',
+    valid: /^(?:[^<>\r\n"]{0,100}<[^\s<>@]{1,64}@[^\s<>@]{1,253}>|[^\s<>@]{1,64}@[^\s<>@]{1,253})$/,
+    rule: 'an address such as no-reply@example.com or "Example <no-reply@example.com>"',
+    meaning: 'the From of every mail',
+  },
+  PASSWORD_RESET_TTL: { type: 'int', min: 60, max: DAY, default: 1800, meaning: 'seconds a password-reset token stays valid' },
+  MAIL_RETRY_SCHEDULE: {
+    type: 'custom',
+    parse: (text, key) => retrySchedule(text, key, DEFAULT_MAIL_RETRY_SCHEDULE),
+    default: () => [...DEFAULT_MAIL_RETRY_SCHEDULE],
+    meaning: 'seconds before each retry of a mail the SMTP server did not accept',
+  },
+  MAIL_POLL_INTERVAL_MS: { type: 'int', min: 50, max: 3_600_000, default: 1000, meaning: 'milliseconds between two looks for due mail' },
 };
 
 /** Variables set together or not at all, with what the message adds. */
@@ -478,9 +554,12 @@ function checkTls(cert: string, key: string): void {
  * The rules that combine variables, after the schema: ROLE `api`/`worker` and DATABASE_LISTEN_URL
  * need PostgreSQL; the {@link PAIRS} are set together; the RS256 pair and the TLS files belong
  * together; production needs JWT_SECRET (or the RS256 pair) and OAUTH_ISSUER, and 32 bytes of each
- * secret set; V1_SUNSET_AT is after V1_DEPRECATED_AT; METRICS_PORT differs from PORT (unless 0).
+ * secret set; V1_SUNSET_AT is after V1_DEPRECATED_AT; METRICS_PORT differs from PORT (unless 0);
+ * production with APP_URL (the mail features on) needs SMTP_URL and MAIL_FROM.
  * Then settles the unset secrets: a random JWT_SECRET per process; the list-cursor secret derived
- * from JWT_SECRET, else the RS256 private key.
+ * from JWT_SECRET, else the RS256 private key. (APP_URL and MAIL_FROM keep their unset state: their
+ * defaults are {@link appUrlOf} and {@link mailFromOf}, so that Nest's ConfigModule, which writes
+ * the validated values back into `process.env`, never makes a default look set.)
  * @throws ConfigError with a one-line message naming the variable.
  */
 function applyRules(env: EnvRead): Env {
@@ -523,10 +602,34 @@ function applyRules(env: EnvRead): Env {
   if (env.METRICS_PORT !== undefined && env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
     throw new ConfigError(`Invalid configuration: METRICS_PORT must differ from PORT (both ${env.PORT})`);
   }
+  if (production && env.APP_URL !== undefined) {
+    // the mail features are on: they must reach a real mail server, from a real address
+    for (const key of ['SMTP_URL', 'MAIL_FROM'] as const) {
+      if (env[key] === undefined) {
+        throw new ConfigError(
+          `Invalid configuration: ${key} is required in production while APP_URL is set (password reset sends mail; unset APP_URL to turn it off)`,
+        );
+      }
+    }
+  }
   const jwtSecret = env.JWT_SECRET ?? randomBytes(32).toString('base64url');
   const listCursorSecret =
     env.LIST_CURSOR_SECRET ?? (env.JWT_SECRET === undefined && env.JWT_PRIVATE_KEY !== undefined ? `rsa:${env.JWT_PRIVATE_KEY}` : `jwt:${jwtSecret}`);
   return { ...env, JWT_SECRET: jwtSecret, LIST_CURSOR_SECRET: listCursorSecret };
+}
+
+/**
+ * The base of the links the service mails (docs/authentication.md#password-reset): APP_URL, else
+ * outside production `http://localhost:<PORT>`; undefined in production without APP_URL (password
+ * reset is off).
+ */
+export function appUrlOf(env: Pick<Env, 'APP_URL' | 'NODE_ENV' | 'PORT'>): string | undefined {
+  return env.APP_URL ?? (env.NODE_ENV === 'production' ? undefined : `http://localhost:${env.PORT}`);
+}
+
+/** The `From` of every mail: MAIL_FROM, else (outside production; production requires it) {@link DEVELOPMENT_MAIL_FROM}. */
+export function mailFromOf(env: Pick<Env, 'MAIL_FROM'>): string {
+  return env.MAIL_FROM ?? DEVELOPMENT_MAIL_FROM;
 }
 
 /**

@@ -13,7 +13,9 @@ import { ResourceVersions1764300000000 } from './migrations/1764300000000-resour
 import { SyncIndexes1764420000000 } from './migrations/1764420000000-sync-indexes.js';
 import { IdempotencyKeys1764600000000 } from './migrations/1764600000000-idempotency-keys.js';
 import { FilterOperatorIndexes1764650000000 } from './migrations/1764650000000-filter-operator-indexes.js';
+import { MailPasswordResets1764700000000 } from './migrations/1764700000000-mail-password-resets.js';
 import { IdempotencyRecord } from '../idempotency/idempotency-record.entity.js';
+import { MailMessage } from '../mail/mail-message.entity.js';
 import { poolClient, transactionSettings, type PoolClientOptions } from './pg-client.js';
 import { installSqliteConnectionGate } from './sqlite-transactions.js';
 
@@ -22,9 +24,10 @@ import { installSqliteConnectionGate } from './sqlite-transactions.js';
 const Database = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3');
 
 /**
- * The migrations that are the database's own: those that shaped several resources at once before
- * declarations carried theirs, the idempotency records' of the common kernel, and the indexes of
- * the filter operators across resources. A resource's
+ * The migrations that are the database's own: those that shaped several resources at once (before
+ * declarations carried theirs; the indexes of the filter operators; the mail outbox with the
+ * password-reset tokens and the users' `password_changed_at`), and the idempotency records' of the
+ * common kernel. A resource's
  * migrations are in its declaration (`migrations`).
  */
 export const SHARED_MIGRATIONS = [
@@ -38,6 +41,7 @@ export const SHARED_MIGRATIONS = [
   SyncIndexes1764420000000,
   IdempotencyKeys1764600000000,
   FilterOperatorIndexes1764650000000,
+  MailPasswordResets1764700000000,
 ];
 
 /** What a DataSource maps and migrates: entities and migrations (in the order they run). */
@@ -47,12 +51,12 @@ export interface DatabaseSchema {
 }
 
 /**
- * The schema of `resources` (the declarations of src/resources.ts, or a test's): their entities
- * and the idempotency records of the common kernel; their migrations and {@link SHARED_MIGRATIONS},
- * in timestamp order.
+ * The schema of `resources` (the declarations of src/resources.ts, or a test's): their entities,
+ * the idempotency records of the common kernel and the mail outbox (docs/operations.md#mail);
+ * their migrations and {@link SHARED_MIGRATIONS}, in timestamp order.
  */
 export function schemaOf(resources: readonly ResourceDeclaration[]): DatabaseSchema {
-  return { entities: [...entitiesOf(resources), IdempotencyRecord], migrations: migrationsOf(resources, SHARED_MIGRATIONS) };
+  return { entities: [...entitiesOf(resources), IdempotencyRecord, MailMessage], migrations: migrationsOf(resources, SHARED_MIGRATIONS) };
 }
 
 /**

@@ -72,7 +72,7 @@ export function redactFields(object: Record<string, unknown>): Record<string, un
   return out ?? object;
 }
 
-/** Secret-looking runs inside free text: bearer credentials, password hashes, JWTs, URL user-info passwords. */
+/** Secret-looking runs inside free text: bearer credentials, password hashes, JWTs, URL user-info passwords, e-mail addresses. */
 const SECRET_TEXT: [RegExp, string][] = [
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${CENSOR}`],
   [/\$argon2(?:id|i|d)\$[^\s"',]+/g, CENSOR],
@@ -80,6 +80,8 @@ const SECRET_TEXT: [RegExp, string][] = [
   [/\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, CENSOR],
   [/\brk_[A-Za-z0-9_-]{20,}/g, CENSOR],
   [/(\b[a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*:)[^@/?#\s]*@/gi, `$1${CENSOR}@`],
+  // e-mail addresses (an SMTP server's refusal quotes the recipient): personal data, never logged
+  [/(?<![\w.+-])[\w.+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})+/g, CENSOR],
 ];
 
 /** Free text (a log message, an error message or stack) with secret-looking runs replaced by {@link CENSOR}. */

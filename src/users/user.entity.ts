@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { TIMESTAMP_TYPE } from '../config/database-kind.js';
 import type { Role } from '../common/caller/roles.js';
 import { VersionedEntity } from '../database/versioned-entity.js';
 
@@ -36,4 +37,8 @@ export class User extends VersionedEntity {
 
   @Column({ type: 'varchar', length: 16, default: 'user' })
   role: Role;
+
+  /** When the password was last set after registration (a change or a reset): sessions started before it end. Never shown. */
+  @Column({ type: TIMESTAMP_TYPE, nullable: true, select: false })
+  password_changed_at: Date | null;
 }

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, Repository } from 'typeorm';
+import { type EntityManager, In, Repository } from 'typeorm';
 import type { AuthUser } from '../common/caller/auth-user.js';
 import { authorize } from '../common/access/access-policy.js';
 import { hashPassword } from '../auth/passwords.js';
@@ -156,9 +156,48 @@ export class UsersService implements OnApplicationBootstrap {
     return true;
   }
 
-  /** The user's id and role, for token refresh; null when deleted. */
-  findCredentialsById(id: number): Promise<Pick<User, 'id' | 'role' | 'created_at'> | null> {
-    return this.users.findOne({ where: { id }, select: { id: true, role: true, created_at: true } });
+  /** The user's id, role, creation and last password change, for token refresh and sessions; null when deleted. */
+  findCredentialsById(id: number): Promise<Pick<User, 'id' | 'role' | 'created_at' | 'password_changed_at'> | null> {
+    return this.users.findOne({ where: { id }, select: { id: true, role: true, created_at: true, password_changed_at: true } });
+  }
+
+  /** The id of the user whose e-mail address is `email` (compared lower-cased, as stored); null when none has it. */
+  async findIdByEmail(email: string): Promise<number | null> {
+    const row = await this.users.findOne({ where: { email: email.toLowerCase() }, select: { id: true } });
+    return row?.id ?? null;
+  }
+
+  /**
+   * Sets user `id`'s password without an access check (a password reset, whose token is the
+   * authority: docs/authentication.md#password-reset): `within` runs first in the change's
+   * transaction (the reset consumes its token there; what it throws rolls everything back), then
+   * the user's row (new hash, `password_changed_at`, `updated_at`, version + 1) and the
+   * `user.password_changed` reactions — every access token, refresh token, session and reset token
+   * of the user ends — as a PATCH of the password does.
+   * @throws what `within` throws; 404 when the user no longer exists; 503 when the shared store is unavailable.
+   */
+  async setPassword(id: number, password: string, within: (manager: EntityManager) => Promise<void>): Promise<void> {
+    const passwordHash = await hashPassword(password);
+    const events: UserLifecycleEvent[] = ['user.password_changed'];
+    await this.lifecycle.before(events, id);
+    await this.users.manager.transaction(async (manager) => {
+      await within(manager);
+      const current = await manager.findOne(User, { where: { id }, select: { id: true, version: true } });
+      if (!current) throw notFound('user', id);
+      const at = new Date();
+      await updateVersioned(
+        manager,
+        User,
+        { id },
+        current.version,
+        undefined,
+        { password_hash: passwordHash, password_changed_at: at, updated_at: at },
+        'user',
+        id,
+      );
+      await this.lifecycle.emit(events, { manager, userId: id, at });
+    });
+    await this.lifecycle.afterCommit(events, id);
   }
 
   /**
@@ -243,7 +282,10 @@ export class UsersService implements OnApplicationBootstrap {
       if (patch.email !== null && patch.email !== current.email) await this.assertUnique(undefined, patch.email);
     }
     if (changes.role !== undefined) patch.role = changes.role;
-    if (changes.password !== undefined) patch.password_hash = await hashPassword(changes.password);
+    if (changes.password !== undefined) {
+      patch.password_hash = await hashPassword(changes.password);
+      patch.password_changed_at = patch.updated_at;
+    }
     // what the other modules react to (docs/extending.md#user-lifecycle-events): a name embedded in v2 articles and comments, the authority of tokens
     const events: UserLifecycleEvent[] = [];
     if (patch.name !== undefined && patch.name !== current.name) events.push('user.renamed');
