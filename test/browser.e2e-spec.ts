@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { ARTICLES_FIELDS } from '../src/articles/articles.resource.js';
 import { CHROMIUM_PATH, describeWithBrowser } from './setup/chromium.js';
 import { createTestApp } from './setup/test-app.js';
 
@@ -119,6 +120,22 @@ describeWithBrowser('the docs page in a browser (README.md#api-documentation-and
       // the cursor and the range filters (docs/lists.md#cursor-paging, docs/lists.md#range-filters) are pre-filled with examples too: a reader clears them
       await setText('cursor', '');
       for (const field of ['published_at', 'created_at', 'updated_at']) for (const op of ['gte', 'gt', 'lte', 'lt']) await setText(`${field}[${op}]`, '');
+      // and so are the search and the filter operators (docs/lists.md#full-text-search-q, docs/lists.md#filter-operators)
+      await setText('q', '');
+      // (an emptied multi-select still sends `status[in]=`, a 400: the reader picks the status there too)
+      await parameter('status[in]').locator('select').selectOption(['published']);
+      for (const [field, { ops }] of Object.entries(ARTICLES_FIELDS.operators ?? {})) {
+        for (const op of ops) {
+          if (field === 'status' && op === 'in') continue;
+          const row = parameter(`${field}[${op}]`);
+          const select = row.locator('select');
+          if ((await select.count()) > 0) await select.selectOption((await select.getAttribute('multiple')) === null ? '' : []);
+          else if ((await row.locator('.json-schema-form-item').count()) > 0)
+            while ((await row.locator('button.json-schema-form-item-remove').count()) > 0)
+              await row.locator('button.json-schema-form-item-remove').last().click();
+          else await row.locator('input[type="text"]').fill('');
+        }
+      }
       await operation.locator('button.execute').click();
 
       const live = operation.locator('.live-responses-table tr.response');
@@ -148,6 +165,7 @@ describeWithBrowser('the docs page in a browser (README.md#api-documentation-and
         status: 'published',
         author: String(authorId),
         tag: TAG,
+        'status[in]': 'published',
       });
       expect(curl).toContain(`${baseUrl}/v2/articles?`);
       expect(curl).toContain(`Authorization: Bearer ${token}`);

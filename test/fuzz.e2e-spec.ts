@@ -314,6 +314,14 @@ function contextOf(document: OpenAPIObject): SchemaContext {
       if (property === 'client_id')
         return fc.oneof(fc.constant(new Sym('client-id')), fc.string({ minLength: (schema.minLength as number | undefined) ?? 0, maxLength: 16 }));
       if (property === 'redirect_uri') return fc.constant(oauthClient.redirect_uris[0]);
+      // a search needs a word to look for in each alternative (docs/lists.md#full-text-search-q), which a schema cannot say
+      if (property === 'q')
+        return fc
+          .tuple(
+            fc.constantFrom('nestjs', 'Café', '7919', '"query builder"', 'ünïcødé'),
+            fc.array(fc.constantFrom('guide', '-draft', '"a b"', 'or typeorm', '*', 'NEAR(x)'), { maxLength: 4 }),
+          )
+          .map(([first, rest]) => [first, ...rest].join(' '));
       return undefined;
     },
   };
@@ -359,8 +367,12 @@ function validQuery(o: FuzzOperation, ctx: SchemaContext): fc.Arbitrary<Array<[s
   return fc.tuple(...entries).map((groups) => {
     const pairs = groups.flatMap((group) => group ?? []);
     const pageStyle = pairs.some(([name]) => name === 'page' || name === 'size');
-    // a list cursor is an opaque token the server signed (docs/lists.md#cursor-paging): no schema makes a generated one valid
-    const signed = pairs.filter(([name]) => name !== 'cursor');
+    // a list cursor is an opaque token the server signed (docs/lists.md#cursor-paging): no schema makes a generated one valid;
+    // sorting by relevance needs q (docs/lists.md#full-text-search-q), which the parameters' schemas cannot say
+    const searched = pairs.some(([name]) => name === 'q');
+    const signed = pairs.filter(
+      ([name, value]) => name !== 'cursor' && (searched || name !== 'sort' || !/(^|,)-?relevance(,|$)/.test(decodeURIComponent(value))),
+    );
     return pageStyle ? signed.filter(([name]) => name !== 'offset' && name !== 'limit') : signed;
   });
 }

@@ -243,8 +243,14 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
       const parameters: Json[] = op.parameters.map(resolve);
       const byName = (parameter: string) => parameters.find((p) => p.name === parameter);
       const query = parameters.filter((p) => p.in === 'query').map((p) => p.name);
-      const filters = query.filter((p) => !['page', 'size', 'offset', 'limit', 'cursor', 'sort', 'fields'].includes(p) && !/\[/.test(p));
+      const filters = query.filter((p) => !['page', 'size', 'offset', 'limit', 'cursor', 'sort', 'fields', 'q'].includes(p) && !/\[/.test(p));
       expect({ name, filters }).toEqual({ name, filters: Object.keys(fields.filters) });
+      // `q` exactly where the field table searches (docs/lists.md#full-text-search-q), with `relevance` among the sort keys
+      expect({ name, q: query.includes('q'), relevance: Object.hasOwn(fields.sortable, 'relevance') }).toEqual({
+        name,
+        q: fields.search !== undefined,
+        relevance: fields.search !== undefined,
+      });
       // every range operator of every ordered field (docs/lists.md#range-filters), then every filter operator each
       // field declares (docs/lists.md#filter-operators), and nothing else in brackets
       const ranges = Object.keys(fields.ranges ?? {}).flatMap((field) => ['gte', 'gt', 'lte', 'lt'].map((op) => `${field}[${op}]`));

@@ -70,7 +70,10 @@ interface SqlitePlanRow {
   detail: string;
 }
 
-const sortTerms = Object.keys(ARTICLES_FIELDS.sortable).flatMap((field) => [field, `-${field}`]);
+// every column sort key (relevance needs q: the search cases below)
+const sortTerms = Object.keys(ARTICLES_FIELDS.sortable)
+  .filter((field) => field !== 'relevance')
+  .flatMap((field) => [field, `-${field}`]);
 
 describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))' : 'SQLite (EXPLAIN QUERY PLAN; the PostgreSQL assertions run with DATABASE_URL=postgres://…)'}`, () => {
   let app: NestExpressApplication;
@@ -417,6 +420,17 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
       ME,
       { 'published_at[null]': 'true', author: String(ME.id) },
       `a.published_at IS NULL AND a.author_id = ${ME.id}`,
+      'a.id',
+      false,
+    ],
+    // full-text search (docs/lists.md#full-text-search-q): the GIN index on the tsvector on PostgreSQL, the FTS5 table on SQLite
+    ['q=7919 as an ordinary user', ME, { q: '7919' }, "a.title = 'Article 7919'", 'a.id', false],
+    ['q=article 1234&sort=-relevance as an admin', ADMIN, { q: 'article 1234', sort: '-relevance' }, "a.title = 'Article 1234'", 'a.id', false],
+    [
+      'q="article 7919"&status=published as an ordinary user',
+      ME,
+      { q: '"article 7919"', status: 'published' },
+      "a.title = 'Article 7919' AND a.status = 'published'",
       'a.id',
       false,
     ],

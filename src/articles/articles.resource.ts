@@ -39,6 +39,7 @@ export const ARTICLES_FIELDS = defineFields<Article>()({
     updated_at: { column: 'updated_at', range: 'timestamp', sort: true },
   },
   links: ['author_id'],
+  search: { table: 'articles', fields: ['title', 'body'] },
   order: { sort: ['title', 'created_at', 'updated_at', 'published_at'] },
 });
 

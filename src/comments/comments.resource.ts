@@ -15,6 +15,7 @@ export const COMMENTS_FIELDS = defineFields<Comment>()({
     updated_at: { column: 'updated_at', range: 'timestamp', sort: true },
   },
   links: ['article_id', 'author_id'],
+  search: { table: 'comments', fields: ['body'] },
 });
 
 /** Comments (docs/resources/comments.md): `/v1/articles/{id}/comments`, scopes `comments:read` and `comments:write`. */

@@ -17,6 +17,7 @@ export const TAGS_FIELDS = defineFields<Tag>()({
     updated_at: { column: 'updated_at', range: 'timestamp', sort: true },
   },
   links: ['name'],
+  search: { table: 'tags', fields: ['name'] },
 });
 
 /** Tags (docs/resources/tags.md): `/v1/tags`, scopes `tags:read` and `tags:write`. */

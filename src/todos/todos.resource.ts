@@ -24,6 +24,7 @@ export const TODOS_FIELDS = defineFields<Todo>()({
     updated_at: { column: 'updated_at', range: 'timestamp', sort: true },
   },
   links: ['owner_id'],
+  search: { table: 'todos', fields: ['title', 'content'] },
 });
 
 /** Todos (docs/resources/todos.md): `/v1/todos`, scopes `todos:read` and `todos:write`. */

@@ -22,6 +22,7 @@ export const USERS_FIELDS = defineFields<User>()({
     updated_at: { column: 'updated_at', range: 'timestamp', sort: true },
   },
   links: [],
+  search: { table: 'users', fields: ['name', 'username'] },
   order: { filters: ['role', 'name', 'age'] },
 });
 

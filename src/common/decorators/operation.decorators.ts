@@ -9,6 +9,8 @@ import {
   MAX_IN_VALUES,
   MAX_OFFSET,
   MAX_PATTERN_LENGTH,
+  MAX_SEARCH_LENGTH,
+  MAX_SEARCH_TERMS,
   type OperatorSpec,
   MAX_PAGE,
   MAX_PAGE_SIZE,
@@ -84,7 +86,7 @@ export function ListOperation(spec: ListSpec) {
     ApiQuery({
       name: 'sort',
       required: false,
-      description: `Comma-separated sort keys, \`-\` for descending; \`id\` is always the last tie-breaker, in the direction of the first key (\`-created_at\` → \`id\` descending). Allowed: ${sortValues.join(', ')}.`,
+      description: `Comma-separated sort keys, \`-\` for descending; \`id\` is always the last tie-breaker, in the direction of the first key (\`-created_at\` → \`id\` descending). Allowed: ${sortValues.join(', ')}.${spec.search ? ' `relevance` (the search rank; `-relevance` for the best matches first) only with `q`, else 400.' : ''}`,
       schema: {
         type: 'string',
         pattern: sortPattern(Object.keys(spec.sortable)),
@@ -123,6 +125,16 @@ export function ListOperation(spec: ListSpec) {
         }),
       ),
     ),
+    ...(spec.search
+      ? [
+          ApiQuery({
+            name: 'q',
+            required: false,
+            description: `Full-text search in ${spec.search.fields.map((f) => `\`${f}\``).join(', ')}: every word must occur (whole words, case-insensitive, no stemming), \`"quoted words"\` as a phrase, \`-word\` must not occur, \`or\` between terms for alternatives. Narrows the list (never widens what the caller may read) and combines with every filter, \`fields\`, counts and cursors; \`sort=-relevance\` puts the best matches first. 1-${MAX_SEARCH_LENGTH} characters, at most ${MAX_SEARCH_TERMS} terms, at least one word (letters or digits) to look for in each alternative; given once; else 400.`,
+            schema: { type: 'string', minLength: 1, maxLength: MAX_SEARCH_LENGTH, example: 'nestjs "query builder" -draft' },
+          }),
+        ]
+      : []),
     ...Object.entries(spec.operators ?? {}).flatMap(([name, operator]) =>
       operator.ops.map((op) => operatorQuery(name, op, operator, spec.filters[name]?.example)),
     ),
@@ -153,7 +165,7 @@ function operatorQuery(name: string, op: OperatorSpec['ops'][number], operator: 
     },
     in: {
       description: `Items whose \`${name}\` is any of the comma-separated values (at most ${MAX_IN_VALUES}; a value cannot contain a comma: repeat the equality parameter instead). May also be repeated, the values adding up. Combinable with the other filters (all must hold); an empty entry or a bad value → 400 naming the parameter.`,
-      schema: { type: 'array', items: operatorValueSchema(operator), minItems: 1, maxItems: MAX_IN_VALUES, example: [example ?? 'x'] },
+      schema: { type: 'array', items: operatorValueSchema(operator), maxItems: MAX_IN_VALUES, example: [example ?? 'x'] },
       style: 'form',
       explode: false,
     },

@@ -1,4 +1,4 @@
-import type { FilterOperator, FilterSpec, ListSpec, OperatorSpec, RangeSpec } from './list-query.js';
+import { type FilterOperator, type FilterSpec, type ListSpec, type OperatorSpec, type RangeSpec, RELEVANCE, RELEVANCE_COLUMN } from './list-query.js';
 
 type ColumnValue = string | number | boolean | bigint | Date | null | undefined;
 
@@ -88,6 +88,12 @@ export interface FieldTableInput<E, F extends Readonly<Record<string, FieldDef<E
    * exactly the sortable, resp. filter, entries.
    */
   order?: { sort?: readonly (keyof F & string)[]; filters?: readonly (keyof F & string)[] };
+  /**
+   * Full-text search with `q` (docs/lists.md#full-text-search-q) over these text fields (columns),
+   * whose index the migration of table `table` writes: a GIN index on their `tsvector` on PostgreSQL,
+   * the FTS5 table `<table>_fts` on SQLite. Adds the sort key `relevance`.
+   */
+  search?: { table: string; fields: readonly (keyof F & string)[] };
 }
 
 function ordered(kind: string, declared: string[], order: readonly string[] | undefined): string[] {
@@ -106,7 +112,8 @@ function ordered(kind: string, declared: string[], order: readonly string[] | un
  * without values or a link column of another table is a compile error.
  * Returns the table with the lookups the grammar reads: `sortable` (`id` first; name →
  * `alias.column`), `filters` (name → spec with `alias.column`), `ranges` (name → type and
- * `alias.column`), `operators` (name → operators, type and `alias.column`), `selectable`, `columns` (field →
+ * `alias.column`; `relevance` last when the table searches), `operators` (name → operators, type and
+ * `alias.column`), `search` (the searched fields and their indexes), `selectable`, `columns` (field →
  * columns to select), `always` (= `links`).
  * @throws Error at import time when `order` does not name exactly the sortable or filter entries,
  * or a field takes `ne` or `in` without an equality filter.
@@ -153,6 +160,13 @@ export function defineFields<E>() {
     }
     const selectable = entries.filter(([, def]) => def.select !== false).map(([name]) => name);
     const columns = Object.fromEntries(selectable.map((name) => [name, field(name).column === null ? [] : [field(name).column as string]]));
-    return { alias, sortable, filters, ranges, operators, selectable, columns, always: [...input.links] };
+    const search = input.search && {
+      fields: [...input.search.fields],
+      columns: input.search.fields.map((name) => `${alias}.${String(field(name).column)}`),
+      fts: `${input.search.table}_fts`,
+      id: `${alias}.id`,
+    };
+    if (search) sortable[RELEVANCE] = RELEVANCE_COLUMN;
+    return { alias, sortable, filters, ranges, operators, ...(search && { search }), selectable, columns, always: [...input.links] };
   };
 }

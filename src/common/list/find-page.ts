@@ -2,7 +2,16 @@ import { Brackets, type DataSource, type ObjectLiteral, type Repository, type Se
 import type { EntityMetadata } from 'typeorm/metadata/EntityMetadata.js';
 import type { ColumnOf, FieldTable, Row } from './field-table.js';
 import type { CursorValue } from './cursor.js';
-import { type CountMode, type ListQuery, type ListSpec, type OperatorFilter, RANGE_OPERATORS, type SortKey } from './list-query.js';
+import {
+  type CountMode,
+  type ListQuery,
+  type ListSpec,
+  type OperatorFilter,
+  RANGE_OPERATORS,
+  RELEVANCE_COLUMN,
+  type SearchSpec,
+  type SortKey,
+} from './list-query.js';
 import { Page } from './page.js';
 
 /**
@@ -183,6 +192,40 @@ export function operatorSql(
         params: { [param]: containsPattern(filter.value) },
       };
   }
+}
+
+/** The text search configuration of `q` on PostgreSQL: no stemming, no stop words, any language (docs/lists.md#full-text-search-q). */
+export const SEARCH_CONFIGURATION = 'simple';
+
+/**
+ * The SQL of a full-text search `q` (docs/lists.md#full-text-search-q) on a table declaring
+ * `search`, with its parameters (`q_text`, `q_match`): `condition` keeps the matching rows,
+ * `relevance` is their rank, larger for a better match (never NULL on a matching row).
+ * - PostgreSQL: `<tsvector> @@ websearch_to_tsquery('simple', :q_text)`, the tsvector written as
+ *   the migration's GIN index has it (`setweight(to_tsvector('simple', coalesce(column, '')), 'A')
+ *   || …'B'…`: the first searched field weighs A, the others B), so the index serves it; rank
+ *   `ts_rank` of the same.
+ * - SQLite: `id IN (SELECT rowid FROM <table>_fts WHERE <table>_fts MATCH :q_match)` with the
+ *   query's FTS5 form; rank `-bm25(…)` of the row (the first field weighs 4, the others 1).
+ */
+export function searchSql(
+  search: SearchSpec,
+  query: { text: string; match: string },
+  postgres: boolean,
+): { condition: string; relevance: string; params: Record<string, unknown> } {
+  if (postgres) {
+    const tsquery = `websearch_to_tsquery('${SEARCH_CONFIGURATION}'::regconfig, :q_text)`;
+    const vector = search.columns
+      .map((column, i) => `setweight(to_tsvector('${SEARCH_CONFIGURATION}'::regconfig, coalesce(${column}, '')), '${i === 0 ? 'A' : 'B'}')`)
+      .join(' || ');
+    return { condition: `(${vector}) @@ ${tsquery}`, relevance: `ts_rank(${vector}, ${tsquery})`, params: { q_text: query.text } };
+  }
+  const weights = search.fields.map((_, i) => (i === 0 ? '4.0' : '1.0')).join(', ');
+  return {
+    condition: `${search.id} IN (SELECT rowid FROM ${search.fts} WHERE ${search.fts} MATCH :q_match)`,
+    relevance: `(SELECT -bm25(${search.fts}, ${weights}) FROM ${search.fts} WHERE ${search.fts} MATCH :q_match AND ${search.fts}.rowid = ${search.id})`,
+    params: { q_match: query.match },
+  };
 }
 
 /** The sort keys read in the other direction (NULL stays the largest value: `NULLS FIRST` ↔ `NULLS LAST`). */
@@ -433,14 +476,21 @@ export async function findPage<E extends ObjectLiteral, L extends ColumnOf<E>, T
     conditions.push(`${range.column} ${RANGE_OPERATORS[range.op]} ${bound}`);
     common[param] = range.type === 'timestamp' && !postgres ? sqliteTimestamp(String(range.value)) : range.value;
   });
+  // full-text search: a condition, and the rank as the `relevance` sort key's expression
+  const searched = query.search && spec.search ? searchSql(spec.search, query.search, postgres) : undefined;
+  if (searched) {
+    conditions.push(searched.condition);
+    Object.assign(common, searched.params);
+  }
+  const sortKeys = query.sort.map((key) => (key.column === RELEVANCE_COLUMN ? { ...key, column: searched?.relevance ?? '0' } : key));
   const scopes = narrowScopes(visible, equality);
   if (scopes.length === 0) {
     return new Page([], query.count === 'none' ? undefined : 0, query, { counted: query.count === 'none' ? 'none' : 'exact', hasNext: false, hasPrev: false });
   }
 
   const forward = query.cursor?.direction !== 'before';
-  const keys = forward ? query.sort : reversed(query.sort);
-  const isNullable = (column: string) => nullable(metadata, alias, column);
+  const keys = forward ? sortKeys : reversed(sortKeys);
+  const isNullable = (column: string) => column !== searched?.relevance && nullable(metadata, alias, column);
   const isTimestamp = (column: string) => timestamp(metadata, column);
   const keyset = query.cursor ? keysetParts(keys, query.cursor.values, isNullable, isTimestamp, postgres) : undefined;
   const columns = new Set(['id', ...spec.always]);
@@ -534,7 +584,7 @@ export async function findPage<E extends ObjectLiteral, L extends ColumnOf<E>, T
     const qb = repository.createQueryBuilder(alias).select(`${alias}.id`, 'id');
     for (const column of columns) if (column !== 'id') qb.addSelect(`${alias}.${column}`, column);
     for (const [key, expression] of extra) qb.addSelect(expression, key);
-    query.sort.forEach((key, i) => qb.addSelect(postgres && isTimestamp(key.column) ? `CAST(${key.column} AS text)` : key.column, `__k${i}`));
+    sortKeys.forEach((key, i) => qb.addSelect(postgres && isTimestamp(key.column) ? `CAST(${key.column} AS text)` : key.column, `__k${i}`));
     qb.where(`${alias}.id IN (${idsSql})`);
     return order(qb).getQuery();
   };
@@ -551,7 +601,7 @@ export async function findPage<E extends ObjectLiteral, L extends ColumnOf<E>, T
     page = run(
       dataSource,
       statement(`rows of ${found.length}`, () => rows(pageIds)),
-      { page_ids: found },
+      { ...(searched?.params ?? {}), page_ids: found },
     );
   } else {
     const rowsSql = statement('rows', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ApiException } from '../errors/api-exception.js';
 import { defineFields } from './field-table.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, parseListQuery, parseReadQuery, rejectQuery, type ListSpec } from './list-query.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, parseListQuery, parseReadQuery, rejectQuery, searchMatch, type ListSpec } from './list-query.js';
 
 /** The entity of a throwaway resource: the columns its field table may name. */
 class Widget {
@@ -647,5 +647,42 @@ describe('rejectQuery', () => {
       { field: 'a', message: 'unknown query parameter a' },
       { field: 'b', message: 'unknown query parameter b' },
     ]);
+  });
+});
+
+describe('searchMatch: q as an FTS5 query (docs/lists.md#full-text-search-q)', () => {
+  it.each<[string, string]>([
+    ['nestjs', '(("nestjs"))'],
+    ['nestjs guide', '(("nestjs" AND "guide"))'],
+    ['"query builder" typeorm', '(("query builder" AND "typeorm"))'],
+    ['typeorm -prisma', '(("typeorm") NOT "prisma")'],
+    ['a b or c', '(("a" AND "b")) OR (("c"))'],
+    ['or a or or b or', '(("a")) OR (("b"))'],
+    ['say "hi', '(("say" AND "hi"))'],
+    ['NEAR(x y) title:z *', '(("NEAR(x" AND "y)" AND "title:z"))'],
+    ['he said ""yes""', '(("he" AND "said" AND "yes"))'],
+    ['a"b', '(("a" AND "b"))'],
+    ['x -"a b"', '(("x") NOT "a b")'],
+    ['"a ""b"', '(("a " AND "b"))'],
+    ['q"uo"te', '(("q" AND "uo" AND "te"))'],
+    ['it\'s "ok"', '(("it\'s" AND "ok"))'],
+  ])('%s → %s', (text, match) => {
+    expect(searchMatch(text)).toEqual({ match, terms: expect.any(Number) });
+  });
+
+  it('a quote always ends a word or a phrase: no term carries one into FTS5', () => {
+    expect(searchMatch('-x ab"c')).toEqual({ match: '(("ab" AND "c") NOT "x")', terms: 3 });
+    expect(searchMatch('x"y')).toEqual({ match: '(("x" AND "y"))', terms: 2 });
+  });
+
+  it.each<[string, string]>([
+    ['', 'q must contain a word to search for (letters or digits)'],
+    ['!!! & |', 'q must contain a word to search for (letters or digits)'],
+    ['or or', 'q must contain a word to search for (letters or digits)'],
+    ['-a', 'q must contain a word to search for in each alternative, not only -exclusions'],
+    ['a or -b', 'q must contain a word to search for in each alternative, not only -exclusions'],
+    [Array.from({ length: 33 }, (_, i) => `w${i}`).join(' '), 'q has more than 32 terms'],
+  ])('%j → %s', (text, problem) => {
+    expect(searchMatch(text)).toEqual({ problem });
   });
 });

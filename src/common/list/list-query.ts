@@ -40,6 +40,8 @@ export interface ListSpec {
   ranges?: Readonly<Record<string, RangeSpec>>;
   /** Fields taking filter operators `field[ne]`, `[in]`, `[null]`, `[prefix]`, `[contains]` (none when absent). */
   operators?: Readonly<Record<string, OperatorSpec>>;
+  /** Full-text search with `q` and `sort=relevance` (none when absent). */
+  search?: SearchSpec;
   /** Fields of the response object that `fields` may name (besides `id`), in documented order. */
   selectable: readonly string[];
   /** Query-builder alias of the table, e.g. `t`. */
@@ -114,6 +116,93 @@ export function operatorValueText(filter: OperatorFilter): string {
   return Array.isArray(filter.value) ? filter.value.join(',') : String(filter.value);
 }
 
+/**
+ * A collection's full-text search (docs/lists.md#full-text-search-q): the text columns `q` looks in
+ * and where each database keeps their index — PostgreSQL a GIN index on their `tsvector`
+ * expression, SQLite an FTS5 external-content table (`<table>_fts`).
+ */
+export interface SearchSpec {
+  /** The API names of the searched fields, in the documented order. */
+  fields: readonly string[];
+  /** Their columns, `alias.column`, in the same order (the first weighs most in the rank). */
+  columns: readonly string[];
+  /** The FTS5 table (SQLite), e.g. `articles_fts`. */
+  fts: string;
+  /** `alias.id`. */
+  id: string;
+}
+
+/** The sort key of the search rank (docs/lists.md#full-text-search-q): allowed only with `q`. */
+export const RELEVANCE = 'relevance';
+/** The `column` of the {@link RELEVANCE} sort key: {@link findPage} writes each database's rank expression in its place. */
+export const RELEVANCE_COLUMN = '<relevance>';
+
+/** Longest `q` (characters) and most terms in it. */
+export const MAX_SEARCH_LENGTH = 256;
+export const MAX_SEARCH_TERMS = 32;
+
+/** A parsed `q`: the text as given (PostgreSQL's `websearch_to_tsquery` reads it) and its FTS5 `MATCH` form (SQLite). */
+export interface SearchQuery {
+  text: string;
+  match: string;
+}
+
+/**
+ * The web search syntax of `q` (PostgreSQL's `websearch_to_tsquery`) as an SQLite FTS5 query:
+ * words must all occur, `"quoted words"` as a phrase, `-word` or `-"phrase"` must not occur, and
+ * `or` between terms separates alternatives (each an AND of its terms; `or` binds loosest). Every
+ * term is an FTS5 string (`"…"`, quotes doubled), so FTS5's own operators and characters in the
+ * input are plain text and no input is an FTS5 syntax error. A term without a letter or digit is
+ * dropped, as PostgreSQL drops what has no lexeme. Returns the `MATCH` text and the number of
+ * terms, or a problem: no alternative left, one made only of exclusions, or too many terms.
+ */
+export function searchMatch(text: string): { match: string; terms: number } | { problem: string } {
+  const groups: Array<Array<{ negated: boolean; text: string }>> = [[]];
+  let terms = 0;
+  let i = 0;
+  while (i < text.length) {
+    while (i < text.length && /\s/u.test(text[i])) i++;
+    if (i >= text.length) break;
+    let negated = false;
+    if (text[i] === '-') {
+      negated = true;
+      i++;
+    }
+    let term: string;
+    const quoted = text[i] === '"';
+    if (quoted) {
+      const end = text.indexOf('"', i + 1);
+      term = text.slice(i + 1, end === -1 ? text.length : end);
+      i = end === -1 ? text.length : end + 1;
+    } else {
+      let end = i;
+      while (end < text.length && !/\s/u.test(text[end]) && text[end] !== '"') end++;
+      term = text.slice(i, end);
+      i = end;
+    }
+    if (!negated && !quoted && term.toLowerCase() === 'or') {
+      if (groups[groups.length - 1].length > 0) groups.push([]);
+      continue;
+    }
+    if (!/[\p{L}\p{N}]/u.test(term)) continue;
+    terms += 1;
+    groups[groups.length - 1].push({ negated, text: term });
+  }
+  if (terms > MAX_SEARCH_TERMS) return { problem: `q has more than ${MAX_SEARCH_TERMS} terms` };
+  const alternatives = groups.filter((group) => group.length > 0);
+  if (alternatives.length === 0) return { problem: 'q must contain a word to search for (letters or digits)' };
+  if (alternatives.some((group) => group.every((term) => term.negated))) {
+    return { problem: 'q must contain a word to search for in each alternative, not only -exclusions' };
+  }
+  const fts = (term: string) => `"${term.replace(/"/g, '""')}"`;
+  const match = alternatives.map((group) => {
+    const positive = group.filter((term) => !term.negated).map((term) => fts(term.text));
+    const negative = group.filter((term) => term.negated).map((term) => ` NOT ${fts(term.text)}`);
+    return `((${positive.join(' AND ')})${negative.join('')})`;
+  });
+  return { match: match.join(' OR '), terms };
+}
+
 /** How `total` is computed (RFC 7240 `Prefer: count=…`): exactly, from the planner above a threshold, or not at all. */
 export type CountMode = 'exact' | 'estimated' | 'none';
 
@@ -140,6 +229,8 @@ export interface ListQuery {
   ranges: RangeFilter[];
   /** Operator filters (`field[ne]=…`, `[in]`, `[null]`, `[prefix]`, `[contains]`), all of which must hold. */
   operators: OperatorFilter[];
+  /** The full-text search `q`, when given. */
+  search?: SearchQuery;
   /** The count the caller asked for (`Prefer: count=…`), or the default of its paging style. */
   count: CountMode;
   page: number;
@@ -397,7 +488,15 @@ function parseFilterValue(name: string, spec: FilterSpec, raw: string, problems:
 export function parseListQuery(query: RawQuery, spec: ListSpec, context: ListContext = {}): ListQuery {
   const problems: ErrorDetail[] = [];
   for (const name of Object.keys(query)) {
-    if (!PAGING.includes(name) && name !== 'sort' && name !== 'fields' && !Object.hasOwn(spec.filters, name) && !/^[a-z_]+\[[a-z]+\]$/.test(name)) {
+    const searched = name === 'q' && spec.search !== undefined;
+    if (
+      !PAGING.includes(name) &&
+      name !== 'sort' &&
+      name !== 'fields' &&
+      !searched &&
+      !Object.hasOwn(spec.filters, name) &&
+      !/^[a-z_]+\[[a-z]+\]$/.test(name)
+    ) {
       problems.push({ field: name, message: `unknown query parameter ${name}` });
     }
   }
@@ -454,6 +553,16 @@ export function parseListQuery(query: RawQuery, spec: ListSpec, context: ListCon
   }
   const fields = parseFields(query, spec.selectable, problems);
   const { ranges, operators } = parseBrackets(query, spec, problems);
+  let search: SearchQuery | undefined;
+  const searchText = spec.search ? single(query, 'q', problems) : undefined;
+  if (searchText !== undefined) {
+    const parsed = [...searchText].length > MAX_SEARCH_LENGTH ? { problem: `q must be at most ${MAX_SEARCH_LENGTH} characters` } : searchMatch(searchText);
+    if ('problem' in parsed) problems.push({ field: 'q', message: parsed.problem });
+    else search = { text: searchText, match: parsed.match };
+  }
+  if (sort.some((key) => key.field === RELEVANCE) && searchText === undefined) {
+    problems.push({ field: 'sort', message: 'sort by relevance needs q' });
+  }
 
   const canonicalFilters = Object.entries(filters)
     .map(([name, values]) => [name, [...values].sort()] as const)
@@ -463,8 +572,9 @@ export function parseListQuery(query: RawQuery, spec: ListSpec, context: ListCon
     sort.map((key) => `${key.direction === 'DESC' ? '-' : ''}${key.field}`),
     canonicalFilters,
     ranges.map((r) => [r.field, r.op, r.value]),
-    // absent without operators, so the cursors of lists without them stay valid
-    ...(operators.length > 0 ? [operators.map((o) => [o.field, o.op, o.value])] : []),
+    // absent without operators and q, so the cursors of lists without them stay valid
+    ...(operators.length > 0 || searchText !== undefined ? [operators.map((o) => [o.field, o.op, o.value])] : []),
+    ...(searchText !== undefined ? [searchText] : []),
   ]);
   let cursor: Cursor | undefined;
   const cursorText = single(query, 'cursor', problems);
@@ -481,7 +591,7 @@ export function parseListQuery(query: RawQuery, spec: ListSpec, context: ListCon
     throw badRequest(problems.length === 1 ? problems[0].message : 'the query string has invalid parameters', problems);
   }
   const count = preferredCount(context.prefer) ?? (cursorStyle ? 'none' : 'exact');
-  const common = { sort, filters, fields, ranges, operators, fingerprint: fp, count };
+  const common = { sort, filters, fields, ranges, operators, ...(search && { search }), fingerprint: fp, count };
   if (cursorStyle) {
     const sizeParam = query.limit !== undefined ? 'limit' : 'size';
     const n = sizeParam === 'limit' ? limit : size;

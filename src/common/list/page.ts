@@ -60,6 +60,7 @@ export interface Envelope<T> {
 
 function queryString(query: ListQuery, paging: Record<string, number | string>): string {
   const params = new URLSearchParams();
+  if (query.search) params.set('q', query.search.text);
   for (const [name, values] of Object.entries(query.filters)) for (const value of values) params.append(name, String(value));
   for (const range of query.ranges ?? []) params.append(`${range.field}[${range.op}]`, String(range.value));
   for (const filter of query.operators ?? []) params.append(`${filter.field}[${filter.op}]`, operatorValueText(filter));
