@@ -755,6 +755,7 @@ describe('articles (docs/writes.md, docs/resources/articles.md)', () => {
       expect(Object.keys(schemas.Article.properties ?? {}).sort()).toEqual([
         'author',
         'body',
+        'comments',
         'created_at',
         'id',
         'links',

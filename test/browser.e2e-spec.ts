@@ -120,8 +120,10 @@ describeWithBrowser('the docs page in a browser (README.md#api-documentation-and
       // the cursor and the range filters (docs/lists.md#cursor-paging, docs/lists.md#range-filters) are pre-filled with examples too: a reader clears them
       await setText('cursor', '');
       for (const field of ['published_at', 'created_at', 'updated_at']) for (const op of ['gte', 'gt', 'lte', 'lt']) await setText(`${field}[${op}]`, '');
-      // and so are the search and the filter operators (docs/lists.md#full-text-search-q, docs/lists.md#filter-operators)
+      // and so are the search, expand and the filter operators (docs/lists.md#full-text-search-q,
+      // docs/lists.md#expanding-related-resources-expand, docs/lists.md#filter-operators)
       await setText('q', '');
+      await setText('expand', '');
       // (an emptied multi-select still sends `status[in]=`, a 400: the reader picks the status there too)
       await parameter('status[in]').locator('select').selectOption(['published']);
       for (const [field, { ops }] of Object.entries(ARTICLES_FIELDS.operators ?? {})) {

@@ -243,7 +243,9 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
       const parameters: Json[] = op.parameters.map(resolve);
       const byName = (parameter: string) => parameters.find((p) => p.name === parameter);
       const query = parameters.filter((p) => p.in === 'query').map((p) => p.name);
-      const filters = query.filter((p) => !['page', 'size', 'offset', 'limit', 'cursor', 'sort', 'fields', 'q'].includes(p) && !/\[/.test(p));
+      const filters = query.filter((p) => !['page', 'size', 'offset', 'limit', 'cursor', 'sort', 'fields', 'q', 'expand'].includes(p) && !/\[/.test(p));
+      // `expand` exactly where the field table declares paths (docs/lists.md#expanding-related-resources-expand)
+      expect({ name, expand: query.includes('expand') }).toEqual({ name, expand: fields.expand !== undefined });
       expect({ name, filters }).toEqual({ name, filters: Object.keys(fields.filters) });
       // `q` exactly where the field table searches (docs/lists.md#full-text-search-q), with `relevance` among the sort keys
       expect({ name, q: query.includes('q'), relevance: Object.hasOwn(fields.sortable, 'relevance') }).toEqual({

@@ -15,6 +15,8 @@ import type { ResourceDeclaration } from '../src/common/resources/define-resourc
 import { RESOURCE_REGISTRY, type ResourceRegistry } from '../src/common/resources/resource-registry.js';
 import { RESOURCES } from '../src/resources.js';
 import { createTestApp } from './setup/test-app.js';
+import { EXPANDED_COMMENTS } from '../src/articles/article-comments.expansion.js';
+import { applyExpansions, type ExpandDef, type ExpandItem } from '../src/common/expand/expansion.js';
 
 /**
  * The list queries can be served from an index (docs/performance.md#lists-an-index-serves; docs/lists.md#performance): on a table
@@ -759,6 +761,48 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
     expect(page!.total).toBe(10);
     plans[`comments ${name}`] = await expectIndexed(statements, 'comments', 'c', true);
   });
+  // expand (docs/lists.md#expanding-related-resources-expand): each path of a page is one statement, read through indexes
+  it.each<[string, string, Record<string, ExpandDef>, string[]]>([
+    ['articles: author, tags, comments.author', 'v1 articles', ARTICLES_FIELDS.expand!, ['author', 'tags', 'comments', 'comments.author']],
+    ['comments: author, article.author', 'v1 comments', COMMENTS_FIELDS.expand!, ['author', 'article', 'article.author']],
+  ])('expands %s with one statement per path, each from an index', async (name, _kind, spec, paths) => {
+    const isComments = name.startsWith('comments');
+    const page = isComments
+      ? await app.get(CommentsService).list(COMMENTED_ARTICLE, parseListQuery({}, COMMENTS_FIELDS), ME)
+      : await app.get(ArticlesService).list(parseListQuery({ author: '1' }, ARTICLES_FIELDS), ADMIN);
+    const items = page.items as unknown as ExpandItem[];
+    // articles by user 1 hold the busy article (8,000 comments); the comments are 10 of one article
+    expect(items.length).toBeGreaterThan(1);
+    const statements = await capture(() =>
+      applyExpansions(items, paths, spec, { dataSource, caller: ME, version: '1', get: (type) => app.get(type, { strict: false }) }),
+    );
+    const summary: string[] = [];
+    for (const statement of statements) {
+      if (onPostgres) {
+        const plan = nodes(await pgPlan(statement));
+        summary.push(plan.map((n) => `${n['Node Type']}${n['Index Name'] ? ` ${n['Index Name']}` : ''}`).join(' > '));
+        expect(plan.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] !== undefined).map((n) => n['Relation Name'])).toEqual([]);
+      } else {
+        const plan = await sqlitePlan(statement);
+        summary.push(plan.map((r) => r.detail).join(' | '));
+        // every table read is a search by key or index, never a scan of a table
+        expect(plan.filter((r) => /^SCAN (?!.*VIRTUAL TABLE)/.test(r.detail) && !/USING (COVERING )?INDEX/.test(r.detail)).map((r) => r.detail)).toEqual([]);
+      }
+    }
+    plans[`expand ${name}`] = summary;
+    if (isComments) {
+      // the comments' authors (one statement), the article (a read as GET /articles/{id}, its own statement) and its author
+      expect((items[0].author as { id: number }).id).toEqual(expect.any(Number));
+      expect((items[0].article as { id: number; author: { id: number } }).author.id).toEqual(expect.any(Number));
+    } else {
+      const busy = items.find((item) => item.id === BUSY_ARTICLE) as { comments: { data: unknown[]; total: number } };
+      expect(busy.comments.total).toBe(SYNC_ROWS);
+      expect(busy.comments.data).toHaveLength(EXPANDED_COMMENTS);
+      // one statement per path: authors, tags, comments, the comments' authors
+      expect(statements).toHaveLength(4);
+    }
+  });
+
   it('the mail worker claims due mail and a password reset finds its token through their indexes (3,000 mails, 2,000 tokens)', async () => {
     const { dueMailSql } = await import('../src/mail/mail-worker.js');
     const { PasswordResetsService } = await import('../src/auth/password-resets.service.js');

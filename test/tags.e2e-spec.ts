@@ -302,7 +302,7 @@ describe('tags (docs/resources/tags.md)', () => {
       expect(bad.status).toBe(400);
       expect(bad.body).toMatchObject({
         code: 'bad_request',
-        details: [{ field: 'sort', message: 'cannot sort by links; sortable: id, name, created_at, updated_at' }],
+        details: [{ field: 'sort', message: 'cannot sort by links; sortable: id, name, created_at, updated_at, relevance' }],
       });
     });
 

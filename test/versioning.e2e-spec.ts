@@ -440,9 +440,9 @@ describe('API versions (docs/versioning.md)', () => {
     });
 
     it('names the article and comment schemas Article and Comment in both, with the author an integer in v1 and a UserSummary in v2', () => {
-      expect(v1.components.schemas.Article.properties.author).toMatchObject({ type: 'integer' });
-      expect(v1.components.schemas.Comment.properties.author).toMatchObject({ type: 'integer' });
-      expect(v1.components.schemas).not.toHaveProperty(['UserSummary']);
+      // an integer in v1 — or, with expand=author, the summary (docs/lists.md#expanding-related-resources-expand)
+      expect(v1.components.schemas.Article.properties.author).toMatchObject({ oneOf: [{ type: 'integer' }, { $ref: '#/components/schemas/UserSummary' }] });
+      expect(v1.components.schemas.Comment.properties.author).toMatchObject({ oneOf: [{ type: 'integer' }, { $ref: '#/components/schemas/UserSummary' }] });
       for (const name of ['Article', 'Comment']) {
         expect(v2.components.schemas[name].properties.author).toEqual({
           allOf: [{ $ref: '#/components/schemas/UserSummary' }],

@@ -1,4 +1,5 @@
-import { ApiProperty, ApiSchema, OmitType } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema, OmitType } from '@nestjs/swagger';
+import { CommentPreviewV2 } from './comment-preview.response.js';
 import { UserSummary } from '../users/user-summary.response.js';
 import { ArticleResponse } from './article.response.js';
 
@@ -8,8 +9,16 @@ import { ArticleResponse } from './article.response.js';
  * `Article` in the v2 document (docs.ts renames `…V2` schemas per document).
  */
 @ApiSchema({ name: 'ArticleV2' })
-export class ArticleV2Response extends OmitType(ArticleResponse, ['author'] as const) {
+export class ArticleV2Response extends OmitType(ArticleResponse, ['author', 'comments'] as const) {
   /** The authoring user (v1: its id). */
   @ApiProperty({ type: () => UserSummary, readOnly: true })
   author: UserSummary;
+
+  /** Only with `expand=comments`: the first comments (v2 shape), their count and their link. */
+  @ApiPropertyOptional({
+    type: () => CommentPreviewV2,
+    readOnly: true,
+    description: 'Only with `expand=comments`: the first comments (oldest first), how many there are, and the link to all of them.',
+  })
+  comments?: CommentPreviewV2;
 }

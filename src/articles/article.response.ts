@@ -1,4 +1,7 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ExpandableNames, ExpandableReference } from '../common/openapi/expandable.js';
+import { UserSummary } from '../users/user-summary.response.js';
+import { CommentPreview } from './comment-preview.response.js';
 import type { Row } from '../common/list/field-table.js';
 import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
@@ -8,6 +11,7 @@ import { linkPrefix } from '../common/versioning/api-versions.js';
 
 /** An article as the API returns it (docs/resources/articles.md). */
 @ApiSchema({ name: 'Article' })
+@ApiExtraModels(UserSummary)
 export class ArticleResponse {
   @ApiProperty({ readOnly: true, example: 1, type: 'integer' })
   id: number;
@@ -22,11 +26,11 @@ export class ArticleResponse {
   status: ArticleStatus;
 
   /** Names of the article's tags, sorted. */
-  @ApiProperty({ type: [String], example: ['esm', 'nestjs'] })
+  @ExpandableNames('Tag', { description: "The article's tags, sorted by name.", example: ['esm', 'nestjs'] })
   tags: string[];
 
   /** Id of the authoring user. */
-  @ApiProperty({ readOnly: true, example: 1, type: 'integer' })
+  @ExpandableReference('UserSummary', { description: 'The authoring user.', example: 1 })
   author: number;
 
   /** When the article was first published; null until then, kept when unpublished or archived. */
@@ -50,6 +54,14 @@ export class ArticleResponse {
     ],
   })
   links: Link[];
+
+  /** Only with `expand=comments`: the first comments, their count and their link. */
+  @ApiPropertyOptional({
+    type: () => CommentPreview,
+    readOnly: true,
+    description: 'Only with `expand=comments`: the first comments (oldest first), how many there are, and the link to all of them.',
+  })
+  comments?: CommentPreview;
 }
 
 /**

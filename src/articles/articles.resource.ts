@@ -3,6 +3,9 @@ import { defineResource } from '../common/resources/define-resource.js';
 import type { TagsService } from '../tags/tags.service.js';
 import { Article, ARTICLE_STATUSES, ArticleTag } from './article.entity.js';
 import { ArticlesService } from './articles.service.js';
+import { ARTICLE_COMMENTS } from './article-comments.expansion.js';
+import { TAG_OBJECTS } from '../tags/tag.response.js';
+import { userReference } from '../users/user-summary.response.js';
 
 /**
  * The articles field table (docs/lists.md#fields-filters-and-sorts-per-collection): filters `status`, `author`, `tag` (articles carrying any of
@@ -21,6 +24,8 @@ export const ARTICLES_FIELDS = defineFields<Article>()({
       filter: { type: 'enum', values: ARTICLE_STATUSES, description: 'Articles in this status.', example: 'published' },
     },
     tags: { column: null },
+    // filled only by expand=comments (the first comments, their count and link)
+    comments: { column: null },
     author: { column: 'author_id', operators: ['ne', 'in'], filter: { type: 'int', description: 'Articles by this user id.', example: 1 } },
     tag: {
       column: null,
@@ -40,6 +45,7 @@ export const ARTICLES_FIELDS = defineFields<Article>()({
   },
   links: ['author_id'],
   search: { table: 'articles', fields: ['title', 'body'] },
+  expand: { author: userReference('author'), tags: TAG_OBJECTS, comments: ARTICLE_COMMENTS },
   order: { sort: ['title', 'created_at', 'updated_at', 'published_at'] },
 });
 

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ExpandableReference } from '../common/openapi/expandable.js';
 import type { Row } from '../common/list/field-table.js';
 import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
@@ -16,11 +17,11 @@ export class CommentResponse {
   body: string;
 
   /** Id of the article commented on. */
-  @ApiProperty({ readOnly: true, example: 1, type: 'integer' })
+  @ExpandableReference('Article', { description: 'The article commented on.', example: 1 })
   article: number;
 
   /** Id of the commenting user. */
-  @ApiProperty({ readOnly: true, example: 2, type: 'integer' })
+  @ExpandableReference('UserSummary', { description: 'The commenting user.', example: 2 })
   author: number;
 
   @ApiProperty({ readOnly: true, format: 'date-time', example: '2026-11-21T10:15:00.000Z' })

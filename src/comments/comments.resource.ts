@@ -3,6 +3,8 @@ import type { ArticlesService } from '../articles/articles.service.js';
 import { defineResource } from '../common/resources/define-resource.js';
 import { Comment } from './comment.entity.js';
 import { CommentsService } from './comments.service.js';
+import { COMMENT_ARTICLE } from './comment-article.expansion.js';
+import { userReference } from '../users/user-summary.response.js';
 
 /** The comments field table (docs/lists.md#fields-filters-and-sorts-per-collection), within one article: filter `author` (and `author[ne|in]`, `body[contains]`); sort `id`, `created_at`, `updated_at`. */
 export const COMMENTS_FIELDS = defineFields<Comment>()({
@@ -16,6 +18,7 @@ export const COMMENTS_FIELDS = defineFields<Comment>()({
   },
   links: ['article_id', 'author_id'],
   search: { table: 'comments', fields: ['body'] },
+  expand: { author: userReference('author'), article: COMMENT_ARTICLE },
 });
 
 /** Comments (docs/resources/comments.md): `/v1/articles/{id}/comments`, scopes `comments:read` and `comments:write`. */

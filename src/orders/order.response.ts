@@ -1,3 +1,4 @@
+import { ExpandableReference } from '../common/openapi/expandable.js';
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { Row } from '../common/list/field-table.js';
 import type { Link } from '../common/list/page.js';
@@ -42,7 +43,7 @@ export class OrderResponse {
   total_cents: number;
 
   /** Id of the ordering user. */
-  @ApiProperty({ readOnly: true, example: 1, type: 'integer' })
+  @ExpandableReference('UserSummary', { description: 'The ordering user.', example: 1 })
   user: number;
 
   @ApiProperty({ readOnly: true, format: 'date-time', example: '2026-11-21T10:15:00.000Z' })

@@ -2,6 +2,7 @@ import { defineFields } from '../common/list/field-table.js';
 import { defineResource } from '../common/resources/define-resource.js';
 import { CURRENCIES, Order, OrderItem, ORDER_STATUSES } from './order.entity.js';
 import { OrdersService } from './orders.service.js';
+import { userReference } from '../users/user-summary.response.js';
 
 /**
  * The orders field table (docs/lists.md#fields-filters-and-sorts-per-collection): filters `status`, `user`, `currency` (and `status[ne|in]`, `currency[ne|in]`, `user[in]`); sort `id`, `created_at`,
@@ -32,6 +33,7 @@ export const ORDERS_FIELDS = defineFields<Order>()({
   },
   links: ['user_id'],
   order: { sort: ['created_at', 'updated_at', 'total_cents'], filters: ['status', 'user', 'currency'] },
+  expand: { user: userReference('user') },
 });
 
 /** Orders (docs/resources/orders.md): `/v1/orders`, scopes `orders:read` and `orders:write`. */

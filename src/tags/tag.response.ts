@@ -4,7 +4,9 @@ import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
-import type { Tag } from './tag.entity.js';
+import { In } from 'typeorm';
+import type { ExpandDef } from '../common/expand/expansion.js';
+import { Tag } from './tag.entity.js';
 
 /** A tag as the API returns it (docs/resources/tags.md). */
 @ApiSchema({ name: 'Tag' })
@@ -51,3 +53,19 @@ export function toTagResponse(source: Row<Tag, 'name'>): TagResponse {
     ],
   };
 }
+
+/**
+ * The expandable path `tags` of articles (docs/lists.md#expanding-related-resources-expand): each
+ * item's tag names become the tags' representations ({@link TagResponse}, in the same order),
+ * read in one statement for the whole page. Every caller may read every tag.
+ */
+export const TAG_OBJECTS: ExpandDef = {
+  expand: async (items, { dataSource }) => {
+    const names = [...new Set(items.flatMap((item) => (Array.isArray(item.tags) ? item.tags.filter((name): name is string => typeof name === 'string') : [])))];
+    if (names.length === 0) return;
+    const rows = await dataSource.getRepository(Tag).find({ where: { name: In(names) } });
+    const byName = new Map(rows.map((row) => [row.name, toTagResponse(row)]));
+    for (const item of items)
+      if (Array.isArray(item.tags)) item.tags = item.tags.map((name: unknown) => (typeof name === 'string' ? (byName.get(name) ?? name) : name));
+  },
+};

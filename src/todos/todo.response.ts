@@ -1,4 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ExpandableReference } from '../common/openapi/expandable.js';
 import type { Row } from '../common/list/field-table.js';
 import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
@@ -22,7 +23,7 @@ export class TodoResponse {
   status: TodoStatus;
 
   /** Id of the owning user. */
-  @ApiProperty({ readOnly: true, example: 1, type: 'integer' })
+  @ExpandableReference('UserSummary', { description: 'The owning user.', example: 1 })
   owner: number;
 
   @ApiProperty({ readOnly: true, format: 'date-time', example: '2026-11-21T10:15:00.000Z' })

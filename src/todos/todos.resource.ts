@@ -2,6 +2,7 @@ import { defineFields } from '../common/list/field-table.js';
 import { defineResource } from '../common/resources/define-resource.js';
 import { Todo, TODO_STATUSES } from './todo.entity.js';
 import { TodosService } from './todos.service.js';
+import { userReference } from '../users/user-summary.response.js';
 
 /** The todos field table (docs/lists.md#fields-filters-and-sorts-per-collection): filters `status`, `owner` (and `status[ne]`, `status[in]`, `owner[in]`, `title[prefix]`, `title[contains]`, `content[null]`, `content[contains]`); sort `id`, `title`, `status`, `created_at`, `updated_at`. */
 export const TODOS_FIELDS = defineFields<Todo>()({
@@ -25,6 +26,7 @@ export const TODOS_FIELDS = defineFields<Todo>()({
   },
   links: ['owner_id'],
   search: { table: 'todos', fields: ['title', 'content'] },
+  expand: { owner: userReference('owner') },
 });
 
 /** Todos (docs/resources/todos.md): `/v1/todos`, scopes `todos:read` and `todos:write`. */

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import type { EntityManager } from 'typeorm';
+import { type EntityManager, In } from 'typeorm';
+import { type ExpandDef, referencedIds, replaceReferences } from '../common/expand/expansion.js';
 import { Tagged } from '../common/writes/preconditions.js';
 import { User } from './user.entity.js';
 
@@ -62,4 +63,22 @@ export class Authored<T> extends Tagged<T> {
 /** `answer` with the `author` its write read ({@link Authored}). */
 export function authored<T>(answer: Tagged<T>, author: UserSummary | undefined): Authored<T> {
   return new Authored(answer.body, answer.entityTag, author);
+}
+
+/**
+ * The expandable path whose item field `field` holds a user id (an article's or comment's
+ * `author`, a todo's `owner`, an order's `user`; docs/lists.md#expanding-related-resources-expand):
+ * the ids become the users' {@link UserSummary}s — the public face every reader of the item may
+ * see, as API v2 embeds it — read in one statement for the whole page. A field already holding a
+ * summary (v2's `author`) is left as it is.
+ */
+export function userReference(field: string): ExpandDef {
+  return {
+    expand: async (items, { dataSource }) => {
+      const ids = referencedIds(items, field);
+      if (ids.length === 0) return;
+      const rows = await dataSource.getRepository(User).find({ where: { id: In(ids) }, select: { id: true, username: true, name: true } });
+      replaceReferences(items, field, new Map(rows.map((row) => [row.id, { id: row.id, username: row.username, name: row.name } satisfies UserSummary])));
+    },
+  };
 }

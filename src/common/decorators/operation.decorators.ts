@@ -1,6 +1,7 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, HttpCode, SetMetadata } from '@nestjs/common';
 import { ApiExtension, ApiHeader, ApiQuery } from '@nestjs/swagger';
 import { ESTIMATE_THRESHOLD } from '../list/find-page.js';
+import { expandPaths, MAX_EXPAND_PATHS } from '../expand/expansion.js';
 import type { Request } from 'express';
 import {
   DEFAULT_PAGE_SIZE,
@@ -28,7 +29,8 @@ export const LOCATION_EXTENSION = 'x-location';
 export const OPERATION_QUERY = 'resource-api:operation-query';
 
 /** What an operation takes in its query string and how its result is shaped. */
-export type OperationQuery = { kind: 'list'; spec: ListSpec } | { kind: 'read'; fields: readonly string[] } | { kind: 'create' } | { kind: 'protocol' };
+export type OperationQuery =
+  { kind: 'list'; spec: ListSpec } | { kind: 'read'; fields: readonly string[]; expand?: ListSpec['expand'] } | { kind: 'create' } | { kind: 'protocol' };
 
 /**
  * The documented `sort` grammar of a list (docs/lists.md#sorting): comma-separated sortable fields, each with an
@@ -139,6 +141,7 @@ export function ListOperation(spec: ListSpec) {
       operator.ops.map((op) => operatorQuery(name, op, operator, spec.filters[name]?.example)),
     ),
     fieldsQuery(spec.selectable),
+    ...expandQuery(spec.expand),
     ApiHeader({
       name: 'Prefer',
       required: false,
@@ -195,6 +198,23 @@ export function fieldsPattern(fields: readonly string[]): string {
   return `^${name}(,${name})*$`;
 }
 
+/** The `expand` parameter of a list or read whose resource declares paths (docs/lists.md#expanding-related-resources-expand); none otherwise. */
+function expandQuery(spec: ListSpec['expand']) {
+  const paths = expandPaths(spec);
+  if (paths.length === 0) return [];
+  const path = `(${paths.map((p) => p.replace('.', '\\.')).join('|')})`;
+  return [
+    ApiQuery({
+      name: 'expand',
+      required: false,
+      description:
+        `Related resources to embed instead of their reference, comma-separated: ${paths.map((p) => `\`${p}\``).join(', ')} (a nested path brings its parent; at most ${MAX_EXPAND_PATHS} paths). ` +
+        'Each path costs one query per page, whatever the page size; what the caller may not read stays a reference. With `fields`, only the fields it names are expanded (`comments` is such a field). An unknown path, an empty entry, too many paths or the parameter given twice → 400.',
+      schema: { type: 'string', maxLength: 200, pattern: `^\\s*${path}\\s*(,\\s*${path}\\s*)*$`, example: paths.slice(0, 2).join(',') },
+    }),
+  ];
+}
+
 function fieldsQuery(fields: readonly string[]) {
   return ApiQuery({
     name: 'fields',
@@ -210,9 +230,13 @@ function fieldsQuery(fields: readonly string[]) {
  * Marks a single-resource GET: accepts only `fields` (docs/lists.md#sparse-fieldsets-fields), the selectable fields of the
  * resource's field table, and applies it to the result.
  */
-export function ReadOperation(table: Pick<ListSpec, 'selectable'>) {
+export function ReadOperation(table: Pick<ListSpec, 'selectable' | 'expand'>) {
   const fields = table.selectable;
-  return applyDecorators(SetMetadata(OPERATION_QUERY, { kind: 'read', fields } satisfies OperationQuery), fieldsQuery(fields));
+  return applyDecorators(
+    SetMetadata(OPERATION_QUERY, { kind: 'read', fields, ...(table.expand && { expand: table.expand }) } satisfies OperationQuery),
+    fieldsQuery(fields),
+    ...expandQuery(table.expand),
+  );
 }
 
 /**

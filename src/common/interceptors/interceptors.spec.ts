@@ -55,7 +55,9 @@ const handler = (produce: () => unknown): CallHandler => ({ handle: () => defer(
 
 /** The resource interceptors around `inner` as the service runs them: through the route pipeline, on the route of `context` only those that apply to it, the first outermost. */
 function chain(context: ExecutionContext, inner: CallHandler): Observable<unknown> {
-  return new RoutePipelineInterceptor(RESOURCE_INTERCEPTORS.map((Interceptor) => new Interceptor() as RouteInterceptor)).intercept(context, inner);
+  // no route of this controller declares expandable paths: the expand interceptor needs no database here
+  const build = (Interceptor: (typeof RESOURCE_INTERCEPTORS)[number]) => new (Interceptor as new () => RouteInterceptor)();
+  return new RoutePipelineInterceptor(RESOURCE_INTERCEPTORS.map(build)).intercept(context, inner);
 }
 
 /** The outcome of the resource interceptors for `req` on `method`: the response body, or the exception they throw. */

@@ -1,3 +1,4 @@
+import type { ExpandDef } from '../expand/expansion.js';
 import { type FilterOperator, type FilterSpec, type ListSpec, type OperatorSpec, type RangeSpec, RELEVANCE, RELEVANCE_COLUMN } from './list-query.js';
 
 type ColumnValue = string | number | boolean | bigint | Date | null | undefined;
@@ -94,6 +95,11 @@ export interface FieldTableInput<E, F extends Readonly<Record<string, FieldDef<E
    * the FTS5 table `<table>_fts` on SQLite. Adds the sort key `relevance`.
    */
   search?: { table: string; fields: readonly (keyof F & string)[] };
+  /**
+   * The related resources `expand` may embed (docs/lists.md#expanding-related-resources-expand):
+   * path → its expander, nested paths, and whether it replaces the field of the same name.
+   */
+  expand?: Readonly<Record<string, ExpandDef>>;
 }
 
 function ordered(kind: string, declared: string[], order: readonly string[] | undefined): string[] {
@@ -167,6 +173,17 @@ export function defineFields<E>() {
       id: `${alias}.id`,
     };
     if (search) sortable[RELEVANCE] = RELEVANCE_COLUMN;
-    return { alias, sortable, filters, ranges, operators, ...(search && { search }), selectable, columns, always: [...input.links] };
+    return {
+      alias,
+      sortable,
+      filters,
+      ranges,
+      operators,
+      ...(search && { search }),
+      ...(input.expand && { expand: input.expand }),
+      selectable,
+      columns,
+      always: [...input.links],
+    };
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ApiException } from '../errors/api-exception.js';
 import { defineFields } from './field-table.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, parseListQuery, parseReadQuery, rejectQuery, searchMatch, type ListSpec } from './list-query.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, parseListQuery, parseReadParams, parseReadQuery, rejectQuery, searchMatch, type ListSpec } from './list-query.js';
 
 /** The entity of a throwaway resource: the columns its field table may name. */
 class Widget {
@@ -684,5 +684,44 @@ describe('searchMatch: q as an FTS5 query (docs/lists.md#full-text-search-q)', (
     [Array.from({ length: 33 }, (_, i) => `w${i}`).join(' '), 'q has more than 32 terms'],
   ])('%j → %s', (text, problem) => {
     expect(searchMatch(text)).toEqual({ problem });
+  });
+});
+
+describe('expand (docs/lists.md#expanding-related-resources-expand)', () => {
+  const noop = async () => undefined;
+  const GADGET_TABLE = {
+    ...defineFields<Widget>()({
+      alias: 'w',
+      fields: { title: { column: 'title' }, owner: { column: 'owner_id' }, status: { column: 'status' } },
+      links: ['owner_id'],
+    }),
+    expand: { owner: { expand: noop }, status: { expand: noop, nested: ['a', 'b', 'c', 'd'] } },
+  };
+
+  it('takes the declared paths, a nested one bringing its parent, parents first, each once', () => {
+    expect(parseListQuery({ expand: 'status.b, owner,owner' }, GADGET_TABLE).expand).toEqual(['owner', 'status', 'status.b']);
+    expect(parseReadParams({ expand: 'owner' }, GADGET_TABLE.selectable, GADGET_TABLE.expand)).toEqual({ expand: ['owner'] });
+  });
+
+  it('drops a path whose field fields leaves out: it is not returned', () => {
+    expect(parseListQuery({ expand: 'owner,status.a', fields: 'title,status' }, GADGET_TABLE).expand).toEqual(['status', 'status.a']);
+  });
+
+  it.each<[Record<string, string | string[]>, string]>([
+    [{ expand: 'nope' }, 'cannot expand nope; expandable: owner, status, status.a, status.b, status.c, status.d'],
+    [{ expand: 'owner.x' }, 'cannot expand owner.x; expandable: owner, status, status.a, status.b, status.c, status.d'],
+    [{ expand: 'owner,' }, 'expand must be a comma-separated list of paths'],
+    [{ expand: 'status.a,status.b,status.c,status.d' }, 'expand takes at most 4 paths (a nested path counts its parent)'],
+    [{ expand: ['owner', 'status'] }, 'expand must be given once'],
+  ])('%j → 400 naming expand', (raw, message) => {
+    const error = thrown(() => parseListQuery(raw, GADGET_TABLE));
+    expect(error.details).toEqual([{ field: 'expand', message }]);
+  });
+
+  it('is an unknown parameter where nothing is expandable', () => {
+    expect(thrown(() => parseListQuery({ expand: 'owner' }, WIDGET_FIELDS)).details).toEqual([{ field: 'expand', message: 'unknown query parameter expand' }]);
+    expect(thrown(() => parseReadParams({ expand: 'owner' }, WIDGET_FIELDS.selectable)).details).toEqual([
+      { field: 'expand', message: 'unknown query parameter expand' },
+    ]);
   });
 });

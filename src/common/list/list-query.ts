@@ -1,5 +1,6 @@
 import { badRequest, type ErrorDetail } from '../errors/api-exception.js';
 import { type Cursor, cursorKey, decodeCursor, fingerprint } from './cursor.js';
+import { type ExpandDef, expandPaths, MAX_EXPAND_PATHS } from '../expand/expansion.js';
 
 /** One filter of a list (docs/lists.md#filters): how its values are parsed, what it compares. */
 export type FilterSpec = {
@@ -42,6 +43,8 @@ export interface ListSpec {
   operators?: Readonly<Record<string, OperatorSpec>>;
   /** Full-text search with `q` and `sort=relevance` (none when absent). */
   search?: SearchSpec;
+  /** The paths `expand` may name (docs/lists.md#expanding-related-resources-expand), with their expanders (none when absent). */
+  expand?: Readonly<Record<string, ExpandDef>>;
   /** Fields of the response object that `fields` may name (besides `id`), in documented order. */
   selectable: readonly string[];
   /** Query-builder alias of the table, e.g. `t`. */
@@ -231,6 +234,8 @@ export interface ListQuery {
   operators: OperatorFilter[];
   /** The full-text search `q`, when given. */
   search?: SearchQuery;
+  /** The paths to expand (`expand=author,comments.author`: parents listed before their nested paths), when given. */
+  expand?: string[];
   /** The count the caller asked for (`Prefer: count=…`), or the default of its paging style. */
   count: CountMode;
   page: number;
@@ -473,6 +478,36 @@ function parseFilterValue(name: string, spec: FilterSpec, raw: string, problems:
 }
 
 /**
+ * Parses `expand` (docs/lists.md#expanding-related-resources-expand) against the collection's
+ * expandable paths: comma-separated, each a path of `spec` (`author`, `comments.author`; a nested
+ * path brings its parent), at most {@link MAX_EXPAND_PATHS}. With `fields`, a path whose field it
+ * leaves out is dropped (the field is not returned). Returns the paths (parents first) or undefined
+ * when absent; records each problem on `expand`.
+ */
+function parseExpand(query: RawQuery, spec: ListSpec['expand'], fields: string[] | undefined, problems: ErrorDetail[]): string[] | undefined {
+  const text = single(query, 'expand', problems);
+  if (text === undefined || spec === undefined) return undefined;
+  const allowed = expandPaths(spec);
+  const names = text.split(',').map((name) => name.trim());
+  if (names.some((name) => name === '')) {
+    problems.push({ field: 'expand', message: 'expand must be a comma-separated list of paths' });
+    return undefined;
+  }
+  const unknown = names.filter((name) => !allowed.includes(name));
+  if (unknown.length > 0) {
+    problems.push({ field: 'expand', message: `cannot expand ${unknown.join(', ')}; expandable: ${allowed.join(', ')}` });
+    return undefined;
+  }
+  const paths = allowed.filter((path) => names.includes(path) || names.some((name) => name.startsWith(`${path}.`)));
+  if (paths.length > MAX_EXPAND_PATHS) {
+    problems.push({ field: 'expand', message: `expand takes at most ${MAX_EXPAND_PATHS} paths (a nested path counts its parent)` });
+    return undefined;
+  }
+  // a field `fields` leaves out is not returned, so not expanded either (no statement runs for it)
+  return fields === undefined ? paths : paths.filter((path) => fields.includes(path.split('.')[0]));
+}
+
+/**
  * Parses a collection's query string (docs/lists.md): `page`/`size` or `offset`/`limit` (mixing → 400),
  * or `cursor` (with `size` or `limit`; with `page` or `offset` → 400; modified, or issued for
  * other sort/filters → 400 naming `cursor`), `sort` (`field`, `-field`, comma-separated, sortable
@@ -489,11 +524,13 @@ export function parseListQuery(query: RawQuery, spec: ListSpec, context: ListCon
   const problems: ErrorDetail[] = [];
   for (const name of Object.keys(query)) {
     const searched = name === 'q' && spec.search !== undefined;
+    const expanded = name === 'expand' && spec.expand !== undefined;
     if (
       !PAGING.includes(name) &&
       name !== 'sort' &&
       name !== 'fields' &&
       !searched &&
+      !expanded &&
       !Object.hasOwn(spec.filters, name) &&
       !/^[a-z_]+\[[a-z]+\]$/.test(name)
     ) {
@@ -552,6 +589,7 @@ export function parseListQuery(query: RawQuery, spec: ListSpec, context: ListCon
     filters[name] = values;
   }
   const fields = parseFields(query, spec.selectable, problems);
+  const expand = parseExpand(query, spec.expand, fields, problems);
   const { ranges, operators } = parseBrackets(query, spec, problems);
   let search: SearchQuery | undefined;
   const searchText = spec.search ? single(query, 'q', problems) : undefined;
@@ -591,7 +629,7 @@ export function parseListQuery(query: RawQuery, spec: ListSpec, context: ListCon
     throw badRequest(problems.length === 1 ? problems[0].message : 'the query string has invalid parameters', problems);
   }
   const count = preferredCount(context.prefer) ?? (cursorStyle ? 'none' : 'exact');
-  const common = { sort, filters, fields, ranges, operators, ...(search && { search }), fingerprint: fp, count };
+  const common = { sort, filters, fields, ranges, operators, ...(search && { search }), ...(expand && { expand }), fingerprint: fp, count };
   if (cursorStyle) {
     const sizeParam = query.limit !== undefined ? 'limit' : 'size';
     const n = sizeParam === 'limit' ? limit : size;
@@ -603,18 +641,29 @@ export function parseListQuery(query: RawQuery, spec: ListSpec, context: ListCon
 }
 
 /**
- * Parses the query of a single-resource read: only `fields` (docs/lists.md#sparse-fieldsets-fields: in lists and in single
- * reads). Returns the requested field names or undefined.
+ * Parses the query of a single-resource read: `fields` (docs/lists.md#sparse-fieldsets-fields: in lists and in single
+ * reads) and, where the resource declares paths, `expand` (docs/lists.md#expanding-related-resources-expand).
+ * Returns the requested field names (undefined: all) and paths (undefined: none).
+ * @throws 400 `bad_request` for an unknown field or path, or any other parameter.
+ */
+export function parseReadParams(query: RawQuery, fields: readonly string[], expand?: ListSpec['expand']): { fields?: string[]; expand?: string[] } {
+  const problems: ErrorDetail[] = [];
+  for (const name of Object.keys(query)) {
+    if (name !== 'fields' && !(name === 'expand' && expand !== undefined)) problems.push({ field: name, message: `unknown query parameter ${name}` });
+  }
+  const picked = parseFields(query, fields, problems);
+  const paths = parseExpand(query, expand, picked, problems);
+  if (problems.length > 0) throw badRequest(problems.length === 1 ? problems[0].message : 'the query string has invalid parameters', problems);
+  return { ...(picked && { fields: picked }), ...(paths && { expand: paths }) };
+}
+
+/**
+ * Parses the query of a single-resource read that takes only `fields` (docs/lists.md#sparse-fieldsets-fields). Returns the
+ * requested field names or undefined.
  * @throws 400 `bad_request` for an unknown field or any other parameter.
  */
 export function parseReadQuery(query: RawQuery, fields: readonly string[]): string[] | undefined {
-  const problems: ErrorDetail[] = [];
-  for (const name of Object.keys(query)) {
-    if (name !== 'fields') problems.push({ field: name, message: `unknown query parameter ${name}` });
-  }
-  const picked = parseFields(query, fields, problems);
-  if (problems.length > 0) throw badRequest(problems.length === 1 ? problems[0].message : 'the query string has invalid parameters', problems);
-  return picked;
+  return parseReadParams(query, fields).fields;
 }
 
 /** Rejects every query parameter, for operations that take none (docs/wire.md#query-strings: unknown parameter → 400). */

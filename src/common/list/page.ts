@@ -69,6 +69,7 @@ function queryString(query: ListQuery, paging: Record<string, number | string>):
   const explicitSort = query.sort.filter((key, i) => !(i === last && key.field === 'id' && key.direction === tieBreakerDirection(query.sort.slice(0, last))));
   if (explicitSort.length > 0) params.set('sort', explicitSort.map((k) => (k.direction === 'DESC' ? '-' : '') + k.field).join(','));
   if (query.fields) params.set('fields', query.fields.join(','));
+  if (query.expand) params.set('expand', query.expand.filter((path) => !query.expand?.some((other) => other.startsWith(`${path}.`))).join(','));
   for (const [name, value] of Object.entries(paging)) params.set(name, String(value));
   return params.toString().replace(/%2C/g, ',').replace(/%5B/g, '[').replace(/%5D/g, ']').replace(/%3A/g, ':');
 }
