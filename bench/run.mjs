@@ -25,13 +25,16 @@
  *   --rounds 3 --duration 8 --warmup 3 --connections 50   measurement (seconds); a slow endpoint
  *                         gets rounds of 3 × connections × its single-request time, at most
  *                         --max-duration 120 (the same for both targets)
- *   --endpoints list,list-deep,list-cursor,list-cursor-nullable,list-estimated,get,post   subset of the endpoints
+ *   --endpoints list,list-deep,list-cursor,list-cursor-nullable,list-estimated,list-search,list-expand,get,post
+ *                         subset of the endpoints
  *                         (list-cursor: the page after a cursor 50,000 published articles deep —
  *                         a quarter of them on smaller tables — to compare with list page 1;
  *                         list-cursor-nullable: the same depth in `sort=published_at`, a nullable
  *                         key whose NULLs come last (the keyset parts of src/common/list/find-page.ts);
  *                         list-estimated: page 1 with `Prefer: count=estimated`, to compare
- *                         across sizes)
+ *                         across sizes; list-search: `q` with a phrase of the seeded bodies,
+ *                         best matches first (docs/lists.md#full-text-search-q); list-expand:
+ *                         page 1 with `expand=author,tags`, docs/lists.md#expanding-related-resources-expand)
  *   --no-floor            do not start the Nest + Express floor
  *   --redis redis://127.0.0.1:6379/7   run both servers with this Redis (shared deny list)
  *   --smoke               500 articles, 1 round of 1 s (at most 5 s), both databases; checks parity (status,
@@ -62,7 +65,7 @@ function parseArgs(argv) {
     duration: 8,
     warmup: 3,
     connections: 50,
-    endpoints: 'list,list-deep,list-cursor,list-cursor-nullable,list-estimated,get,post',
+    endpoints: 'list,list-deep,list-cursor,list-cursor-nullable,list-estimated,list-search,list-expand,get,post',
     startups: 5,
     maxDuration: 120,
     save: true,
@@ -162,6 +165,14 @@ function endpoints(db, size, articleId, token, cursor, nullableCursor) {
       headers: auth,
     },
     { key: 'list-estimated', name: 'GET list page 1, count=estimated', method: 'GET', path: list(1), headers: { ...auth, prefer: 'count=estimated' } },
+    {
+      key: 'list-search',
+      name: 'GET list q="latency throughput", sort=-relevance',
+      method: 'GET',
+      path: `/v1/articles?q=${encodeURIComponent('"latency throughput"')}&sort=-relevance&size=20`,
+      headers: auth,
+    },
+    { key: 'list-expand', name: 'GET list page 1, expand=author,tags', method: 'GET', path: `${list(1)}&expand=author,tags`, headers: auth },
     { key: 'get', name: 'GET article by id', method: 'GET', path: `/v1/articles/${articleId}`, headers: auth },
     {
       key: 'post',

@@ -257,7 +257,55 @@ const ESTIMATE_THRESHOLD = 10_000;
 
 // ---------------------------------------------------------------- list query
 
-const SORTABLE = new Set(['id', 'title', 'created_at', 'updated_at', 'published_at']);
+const SORTABLE = new Set(['id', 'title', 'created_at', 'updated_at', 'published_at', 'relevance']);
+/** The paths the benchmark expands (docs/lists.md#expanding-related-resources-expand). */
+const EXPANDABLE = ['author', 'tags'];
+
+/**
+ * `q` as an FTS5 query (the service's searchMatch, src/common/list/list-query.ts): words, "phrases",
+ * -exclusions and `or`, each term an FTS5 string. @throws HttpError 400 when nothing is left to look for.
+ */
+function ftsMatch(text) {
+  const groups = [[]];
+  for (let i = 0; i < text.length;) {
+    while (i < text.length && /\s/u.test(text[i])) i++;
+    if (i >= text.length) break;
+    const negated = text[i] === '-';
+    if (negated) i++;
+    const quoted = text[i] === '"';
+    let term;
+    if (quoted) {
+      const end = text.indexOf('"', i + 1);
+      term = text.slice(i + 1, end === -1 ? text.length : end);
+      i = end === -1 ? text.length : end + 1;
+    } else {
+      let end = i;
+      while (end < text.length && !/\s/u.test(text[end]) && text[end] !== '"') end++;
+      term = text.slice(i, end);
+      i = end;
+    }
+    if (!negated && !quoted && term.toLowerCase() === 'or') {
+      if (groups.at(-1).length > 0) groups.push([]);
+      continue;
+    }
+    if (/[\p{L}\p{N}]/u.test(term)) groups.at(-1).push({ negated, term });
+  }
+  const alternatives = groups.filter((g) => g.length > 0);
+  if (alternatives.length === 0 || alternatives.some((g) => g.every((t) => t.negated))) throw badRequest('q must contain a word to search for');
+  const fts = (term) => `"${term.replace(/"/g, '""')}"`;
+  return alternatives
+    .map(
+      (g) =>
+        `((${g
+          .filter((t) => !t.negated)
+          .map((t) => fts(t.term))
+          .join(' AND ')})${g
+          .filter((t) => t.negated)
+          .map((t) => ` NOT ${fts(t.term)}`)
+          .join('')})`,
+    )
+    .join(' OR ');
+}
 const STATUSES = new Set(['draft', 'published', 'archived']);
 /** A non-negative integer of at most 10 digits, as the service's query and path pipes accept it. */
 export const INT = /^(0|[1-9][0-9]{0,9})$/;
@@ -274,7 +322,11 @@ export function badRequest(message) {
  */
 export function parseList(query, prefer) {
   for (const name of Object.keys(query))
-    if (!['page', 'size', 'sort', 'status', 'author', 'cursor'].includes(name)) throw badRequest(`unknown query parameter ${name}`);
+    if (!['page', 'size', 'sort', 'status', 'author', 'cursor', 'q', 'expand'].includes(name)) throw badRequest(`unknown query parameter ${name}`);
+  const search = query.q === undefined ? undefined : { text: String(query.q), match: PG ? undefined : ftsMatch(String(query.q)) };
+  if (search && PG) ftsMatch(search.text);
+  const expand = query.expand === undefined ? undefined : String(query.expand).split(',');
+  if (expand && !expand.every((path) => EXPANDABLE.includes(path))) throw badRequest('the limit expands author and tags');
   if (query.cursor !== undefined && query.page !== undefined) throw badRequest('cursor cannot be combined with page or offset');
   const page = query.page === undefined ? 1 : INT.test(query.page) ? Number(query.page) : NaN;
   const size = query.size === undefined ? 20 : INT.test(query.size) ? Number(query.size) : NaN;
@@ -285,7 +337,7 @@ export function parseList(query, prefer) {
     for (const term of String(query.sort).split(',')) {
       const desc = term.startsWith('-');
       const field = desc ? term.slice(1) : term;
-      if (!SORTABLE.has(field) || sort.some((k) => k.field === field)) throw badRequest(`cannot sort by ${field}`);
+      if (!SORTABLE.has(field) || sort.some((k) => k.field === field) || (field === 'relevance' && !search)) throw badRequest(`cannot sort by ${field}`);
       sort.push({ field, desc });
     }
   }
@@ -307,7 +359,7 @@ export function parseList(query, prefer) {
     .map(([name, values]) => [name, [...values].sort()])
     .sort(([a], [b]) => a.localeCompare(b));
   const fp = createHash('sha256')
-    .update(JSON.stringify(['/v1/articles', sort.map((k) => `${k.desc ? '-' : ''}${k.field}`), canonical, []]))
+    .update(JSON.stringify(['/v1/articles', sort.map((k) => `${k.desc ? '-' : ''}${k.field}`), canonical, [], ...(search ? [[], search.text] : [])]))
     .digest('base64url')
     .slice(0, 22);
   const preferred = /(?:^|,)\s*count\s*=\s*"?(exact|estimated|none)"?\s*(?:[;,]|$)/i.exec(String(prefer ?? ''))?.[1]?.toLowerCase();
@@ -330,7 +382,18 @@ export function parseList(query, prefer) {
       throw badRequest('the limit serves forward cursors on one-direction sorts, a nullable key only first, ascending, from a value');
   }
   const count = preferred ?? (cursor ? 'none' : 'exact');
-  return { page, size, offset: cursor ? 0 : (page - 1) * size, sort, filters, fp, cursor, count };
+  return {
+    page,
+    size,
+    offset: cursor ? 0 : (page - 1) * size,
+    sort,
+    filters,
+    fp,
+    cursor,
+    count,
+    search,
+    expand: expand && EXPANDABLE.filter((p) => expand.includes(p)),
+  };
 }
 
 /** A cursor as the service signs it: `base64url(JSON).base64url(HMAC-SHA256)`. */
@@ -341,11 +404,13 @@ function encodeCursor(fp, direction, values) {
 
 function linkQuery(q, page, cursor) {
   const params = new URLSearchParams();
+  if (q.search) params.set('q', q.search.text);
   for (const [name, values] of Object.entries(q.filters)) for (const value of values) params.append(name, String(value));
   // links leave out an id tie-breaker that goes the implied way (the direction of the first key)
   const implied = q.sort.length > 1 ? q.sort[0].desc : false;
   const explicit = q.sort.filter((k, i) => !(i === q.sort.length - 1 && k.field === 'id' && k.desc === implied));
   if (explicit.length > 0) params.set('sort', explicit.map((k) => (k.desc ? '-' : '') + k.field).join(','));
+  if (q.expand) params.set('expand', q.expand.join(','));
   if (q.cursor) {
     if (cursor !== undefined) params.set('cursor', cursor);
   } else params.set('page', String(page));
@@ -402,7 +467,25 @@ function where(q, caller) {
   // on both databases, so the plain column gives the best plan for the page and the count alike
   if (status) conditions.push(status.length === 1 ? `a.status = ${param(status[0])}` : `a.status IN (${status.map(param).join(', ')})`);
   if (q.filters.author) conditions.push(`a.author_id IN (${q.filters.author.map(param).join(', ')})`);
+  // full-text search: the GIN index on the tsvector expression (PostgreSQL), the FTS5 table (SQLite)
+  if (q.search)
+    conditions.push(
+      PG
+        ? `${TSVECTOR} @@ websearch_to_tsquery('simple'::regconfig, ${param(q.search.text)})`
+        : `a.id IN (SELECT rowid FROM articles_fts WHERE articles_fts MATCH ${param(q.search.match)})`,
+    );
   return { sql: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
+}
+
+/** The articles' tsvector as the search migration indexes it (title weighing A, body B). */
+const TSVECTOR = `(setweight(to_tsvector('simple'::regconfig, coalesce(a.title, '')), 'A') || setweight(to_tsvector('simple'::regconfig, coalesce(a.body, '')), 'B'))`;
+
+/** The sort expression of `field` (`relevance`: the search rank, `$n` the query's parameter). */
+function sortExpression(field, q, searchParam) {
+  if (field !== 'relevance') return `a.${field}`;
+  return PG
+    ? `ts_rank(${TSVECTOR}, websearch_to_tsquery('simple'::regconfig, ${searchParam}))`
+    : `(SELECT -bm25(articles_fts, 4.0, 1.0) FROM articles_fts WHERE articles_fts MATCH ${searchParam} AND articles_fts.rowid = a.id)`;
 }
 
 /** Columns that may be NULL: only their sort carries NULLS FIRST/LAST (on SQLite it would force a sort otherwise). */
@@ -415,11 +498,14 @@ const NULLABLE = new Set(['published_at']);
  */
 export async function listArticles(q, caller) {
   const { sql: whereSql, params } = where(q, caller);
+  // the search's parameter is the last of the WHERE clause's
+  const searchParam = q.search ? `$${params.length}` : undefined;
+  const column = (field) => sortExpression(field, q, searchParam);
   const order = q.sort
-    .map((k) => `a.${k.field} ${k.desc ? 'DESC' : 'ASC'}${NULLABLE.has(k.field) ? (k.desc ? ' NULLS FIRST' : ' NULLS LAST') : ''}`)
+    .map((k) => `${column(k.field)} ${k.desc ? 'DESC' : 'ASC'}${NULLABLE.has(k.field) ? (k.desc ? ' NULLS FIRST' : ' NULLS LAST') : ''}`)
     .join(', ');
   const countSql = `SELECT count(*) AS total FROM articles a ${whereSql}`;
-  const keyText = (field) => (PG && field !== 'id' && field !== 'title' ? `CAST(a.${field} AS text)` : `a.${field}`);
+  const keyText = (field) => (PG && field !== 'id' && field !== 'title' && field !== 'relevance' ? `CAST(a.${field} AS text)` : column(field));
   const keys = q.sort.map((k, i) => `${keyText(k.field)} AS k${i}`).join(', ');
   // the keyset predicate of a cursor: one row-value comparison the (status, sort column, id) index answers as a range
   const inner = [...params];
@@ -429,7 +515,7 @@ export async function listArticles(q, caller) {
       inner.push(q.cursor.values[i]);
       return PG && k.field.endsWith('_at') ? `CAST($${inner.length} AS timestamptz)` : `$${inner.length}`;
     });
-    keyset = `${whereSql ? ' AND' : 'WHERE'} (${q.sort.map((k) => `a.${k.field}`).join(', ')}) ${q.sort[0].desc ? '<' : '>'} (${bound.join(', ')})`;
+    keyset = `${whereSql ? ' AND' : 'WHERE'} (${q.sort.map((k) => column(k.field)).join(', ')}) ${q.sort[0].desc ? '<' : '>'} (${bound.join(', ')})`;
   }
   // One round trip. The page's ids are found on narrow rows (the sort and OFFSET never carry
   // bodies or compute tags of skipped rows); only the page's rows are read whole; one row more than
@@ -460,8 +546,11 @@ export async function listArticles(q, caller) {
   const position = (row) => q.sort.map((_, i) => (row[`k${i}`] === null || typeof row[`k${i}`] === 'number' ? row[`k${i}`] : String(row[`k${i}`])));
   const next = more ? encodeCursor(q.fp, 'after', position(items[items.length - 1])) : undefined;
   const prev = items.length > 0 && (q.cursor || q.offset > 0) ? encodeCursor(q.fp, 'before', position(items[0])) : undefined;
+  const data = items.map(article);
+  if (q.expand?.includes('author')) await expandAuthors(data);
+  if (q.expand?.includes('tags')) await expandTags(data);
   const body = {
-    data: items.map(article),
+    data,
     ...(q.cursor ? {} : { page: q.page }),
     size: q.size,
     ...(total !== undefined ? { total } : {}),
@@ -470,6 +559,42 @@ export async function listArticles(q, caller) {
     links: pageLinks(q, total, next, prev),
   };
   return { body, counted };
+}
+
+/** `expand=author`: each article's author id → `{id, username, name}`, one statement for the page. */
+async function expandAuthors(items) {
+  const ids = [...new Set(items.map((item) => item.author))];
+  if (ids.length === 0) return;
+  const found = PG
+    ? await rows('SELECT id, username, name FROM users WHERE id = ANY($1)', [ids])
+    : await rows(`SELECT id, username, name FROM users WHERE id IN (${ids.map((_, i) => `$${i + 1}`).join(', ')})`, ids);
+  const byId = new Map(found.map((row) => [Number(row.id), { id: Number(row.id), username: row.username, name: row.name }]));
+  for (const item of items) if (byId.has(item.author)) item.author = byId.get(item.author);
+}
+
+/** `expand=tags`: each article's tag names → the tags as `GET /v1/tags/{id}` shows them, one statement for the page. */
+async function expandTags(items) {
+  const names = [...new Set(items.flatMap((item) => item.tags))];
+  if (names.length === 0) return;
+  const found = PG
+    ? await rows('SELECT id, name, created_at, updated_at FROM tags WHERE name = ANY($1)', [names])
+    : await rows(`SELECT id, name, created_at, updated_at FROM tags WHERE name IN (${names.map((_, i) => `$${i + 1}`).join(', ')})`, names);
+  const byName = new Map(
+    found.map((row) => [
+      row.name,
+      {
+        id: Number(row.id),
+        name: row.name,
+        created_at: iso(row.created_at),
+        updated_at: iso(row.updated_at),
+        links: [
+          { rel: 'self', href: `/v1/tags/${Number(row.id)}` },
+          { rel: 'articles', href: `/v1/articles?tag=${encodeURIComponent(row.name)}` },
+        ],
+      },
+    ]),
+  );
+  for (const item of items) item.tags = item.tags.map((name) => byName.get(name) ?? name);
 }
 
 // ---------------------------------------------------------------- article read

@@ -4,9 +4,8 @@ import type { Link } from '../common/list/page.js';
 import { toIso } from '../common/list/timestamps.js';
 import { LinkDto } from '../common/openapi/link.dto.js';
 import { linkPrefix } from '../common/versioning/api-versions.js';
-import { In } from 'typeorm';
-import type { ExpandDef } from '../common/expand/expansion.js';
-import { Tag } from './tag.entity.js';
+import { type ExpandDef, rowsWhereIn } from '../common/expand/expansion.js';
+import type { Tag } from './tag.entity.js';
 
 /** A tag as the API returns it (docs/resources/tags.md). */
 @ApiSchema({ name: 'Tag' })
@@ -63,7 +62,7 @@ export const TAG_OBJECTS: ExpandDef = {
   expand: async (items, { dataSource }) => {
     const names = [...new Set(items.flatMap((item) => (Array.isArray(item.tags) ? item.tags.filter((name): name is string => typeof name === 'string') : [])))];
     if (names.length === 0) return;
-    const rows = await dataSource.getRepository(Tag).find({ where: { name: In(names) } });
+    const rows = await rowsWhereIn<Row<Tag, 'name'>>(dataSource, 'tags', ['id', 'name', 'created_at', 'updated_at'], 'name', names);
     const byName = new Map(rows.map((row) => [row.name, toTagResponse(row)]));
     for (const item of items)
       if (Array.isArray(item.tags)) item.tags = item.tags.map((name: unknown) => (typeof name === 'string' ? (byName.get(name) ?? name) : name));

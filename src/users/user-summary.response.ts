@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { type EntityManager, In } from 'typeorm';
-import { type ExpandDef, referencedIds, replaceReferences } from '../common/expand/expansion.js';
+import type { EntityManager } from 'typeorm';
+import { type ExpandDef, referencedIds, replaceReferences, rowsWhereIn } from '../common/expand/expansion.js';
 import { Tagged } from '../common/writes/preconditions.js';
 import { User } from './user.entity.js';
 
@@ -77,8 +77,12 @@ export function userReference(field: string): ExpandDef {
     expand: async (items, { dataSource }) => {
       const ids = referencedIds(items, field);
       if (ids.length === 0) return;
-      const rows = await dataSource.getRepository(User).find({ where: { id: In(ids) }, select: { id: true, username: true, name: true } });
-      replaceReferences(items, field, new Map(rows.map((row) => [row.id, { id: row.id, username: row.username, name: row.name } satisfies UserSummary])));
+      const rows = await rowsWhereIn<{ id: number | string; username: string; name: string }>(dataSource, 'users', ['id', 'username', 'name'], 'id', ids);
+      replaceReferences(
+        items,
+        field,
+        new Map(rows.map((row) => [Number(row.id), { id: Number(row.id), username: row.username, name: row.name } satisfies UserSummary])),
+      );
     },
   };
 }

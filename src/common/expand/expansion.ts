@@ -72,6 +72,23 @@ export function replaceReferences(items: ExpandItem[], field: string, objects: R
   }
 }
 
+/**
+ * Reads the rows of `table` whose `column` is any of `values`, selecting `columns`, in one
+ * statement: `= ANY($1)` with an array parameter on PostgreSQL (one statement text whatever the
+ * count), `IN (?, …)` on SQLite. For the expanders' batched reads; names are trusted identifiers.
+ */
+export function rowsWhereIn<R>(
+  dataSource: DataSource,
+  table: string,
+  columns: readonly string[],
+  column: string,
+  values: ReadonlyArray<string | number>,
+): Promise<R[]> {
+  const select = `SELECT ${columns.map((name) => `"${name}"`).join(', ')} FROM "${table}" WHERE "${column}"`;
+  if (dataSource.options.type === 'postgres') return dataSource.query<R[]>(`${select} = ANY($1)`, [values]);
+  return dataSource.query<R[]>(`${select} IN (${values.map(() => '?').join(', ')})`, [...values]);
+}
+
 /** The distinct numeric ids in `item[field]` over `items` (objects and absent fields skipped). */
 export function referencedIds(items: ExpandItem[], field: string): number[] {
   return [...new Set(items.map((item) => item[field]).filter((id): id is number => typeof id === 'number'))];
