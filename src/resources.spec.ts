@@ -162,6 +162,7 @@ describe('a resource declaration reaches the scopes, the document and the list g
         'IdempotencyRecord',
         'MailMessage',
         'PasswordResetToken',
+        'EmailVerificationToken',
       ].sort(),
     );
   });
@@ -234,6 +235,7 @@ describe('a resource declaration reaches the scopes, the document and the list g
       'IdempotencyKeys1764600000000',
       'FilterOperatorIndexes1764650000000',
       'MailPasswordResets1764700000000',
+      'EmailVerification1764800000000',
     ]);
     class Gadgets1999000000000 {
       async up(): Promise<void> {}
