@@ -115,7 +115,14 @@ describe('hostile input (docs/wire.md, docs/errors.md#codes)', () => {
 
     it('refuses it in an e-mail verification, before any database work', async () => {
       expectRefusal(await http().post('/v1/email-verifications').send({ token: 'abc\u0000def' }), 400, 'bad_request', ['token']);
-      expectRefusal(await http().post('/v1/email-verifications').send({ token: ['abc'] }), 400, 'bad_request', ['token']);
+      expectRefusal(
+        await http()
+          .post('/v1/email-verifications')
+          .send({ token: ['abc'] }),
+        400,
+        'bad_request',
+        ['token'],
+      );
     });
 
     it('refuses it in a form body', async () => {
