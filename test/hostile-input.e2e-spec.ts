@@ -113,6 +113,18 @@ describe('hostile input (docs/wire.md, docs/errors.md#codes)', () => {
       expectRefusal(await http().post('/v1/password-resets').send({ token: 'abcdef', password: 'long enough\u0000pw' }), 400, 'bad_request', ['password']);
     });
 
+    it('refuses it in an e-mail verification, before any database work', async () => {
+      expectRefusal(await http().post('/v1/email-verifications').send({ token: 'abc\u0000def' }), 400, 'bad_request', ['token']);
+      expectRefusal(
+        await http()
+          .post('/v1/email-verifications')
+          .send({ token: ['abc'] }),
+        400,
+        'bad_request',
+        ['token'],
+      );
+    });
+
     it('refuses it in a form body', async () => {
       const res = await http().post('/v1/oauth/token').type('form').send('grant_type=authorization_code&code=a%00b');
       expectRefusal(res, 400, 'bad_request', ['code']);

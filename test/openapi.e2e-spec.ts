@@ -54,6 +54,7 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
     `post ${v}/sessions`,
     `post ${v}/password-reset-requests`,
     `post ${v}/password-resets`,
+    `post ${v}/email-verifications`,
     'get /.well-known/jwks.json',
     'get /.well-known/oauth-authorization-server',
     'get /health/live',
@@ -144,6 +145,8 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
       'post /refresh': 'refreshToken',
       'post /password-reset-requests': 'requestPasswordReset',
       'post /password-resets': 'resetPassword',
+      'post /email-verifications': 'verifyEmail',
+      'post /email-verification-requests': 'requestEmailVerification',
       'get /sessions/current': 'getCurrentSession',
       'post /oauth/token': 'issueToken',
       'get /health/ready': 'getReadiness',
@@ -154,7 +157,7 @@ describe.each(['1', '2'] as const)('OpenAPI document of API v%s: completeness (R
     const misnamed = operations.filter(
       ({ method, path, op }) =>
         /\/\{[a-z_]+\}$|\/[a-z-]+$/.test(path) &&
-        !/\/(current|login|refresh|logout|password-reset-requests|password-resets|sign-in|token|revoke|authorize|live|ready|jwks\.json|oauth-authorization-server)$/.test(
+        !/\/(current|login|refresh|logout|password-reset-requests|password-resets|email-verifications|email-verification-requests|sign-in|token|revoke|authorize|live|ready|jwks\.json|oauth-authorization-server)$/.test(
           path,
         ) &&
         !new RegExp(`^(${verbs[method]})[A-Z]`).test(op.operationId),

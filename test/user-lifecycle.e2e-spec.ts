@@ -5,7 +5,9 @@ import { DataSource } from 'typeorm';
 import { Article } from '../src/articles/article.entity.js';
 import { RefreshToken } from '../src/auth/refresh-token.entity.js';
 import { Comment } from '../src/comments/comment.entity.js';
+import { EmailVerificationToken } from '../src/auth/email-verification-token.entity.js';
 import { EventRecord } from '../src/events/event.entity.js';
+import { MailMessage } from '../src/mail/mail-message.entity.js';
 import { User } from '../src/users/user.entity.js';
 import { USER_LIFECYCLE_EVENTS, UserLifecycle, type UserLifecycleEvent } from '../src/users/user-lifecycle.js';
 import { bearer, createUser, DEFAULT_PASSWORD, type CreatedUser } from './factories/user.factory.js';
@@ -51,6 +53,7 @@ describe('user lifecycle events (docs/extending.md#user-lifecycle-events)', () =
       'user.renamed': { fences: [], handlers: ['articles', 'comments', 'failing (test)'] },
       'user.password_changed': { fences: ['access tokens'], handlers: ['refresh tokens', 'password-reset tokens', 'failing (test)'] },
       'user.role_changed': { fences: ['access tokens'], handlers: ['failing (test)'] },
+      'user.email_changed': { fences: ['verification mail'], handlers: ['password-reset tokens', 'e-mail verification', 'failing (test)'] },
       'user.deleted': { fences: ['access tokens'], handlers: ['failing (test)'] },
     });
   });
@@ -144,6 +147,31 @@ describe('user lifecycle events (docs/extending.md#user-lifecycle-events)', () =
     const changed = await api().post('/v1/login').send({ username: me.user.username, password: 'a brand new secret' });
     expect(changed.status).toBe(401);
     expect(changed.body).toEqual(errorBody('unauthorized'));
+  });
+
+  it('a change of address or a registration whose handler fails answers 500: no user change, no verification token, no mail', async () => {
+    const me = await createUser(app, { email: `lifecycle.${process.pid}@example.test` });
+    const before = { mails: await rows().getRepository(MailMessage).count(), tokens: await rows().getRepository(EmailVerificationToken).count() };
+    failing = 'user.email_changed';
+    const res = await api()
+      .patch(`/v1/users/${me.user.id}`)
+      .set('Authorization', bearer(me.token))
+      .send({ email: `lifecycle.new.${process.pid}@example.test` });
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual(errorBody('internal'));
+    const registered = await api()
+      .post('/v1/users')
+      .send({ username: `lifecycle_${process.pid}`, password: DEFAULT_PASSWORD, name: 'Lifecycle', email: `lifecycle.reg.${process.pid}@example.test` });
+    expect(registered.status).toBe(500);
+    failing = undefined;
+    const read = await api().get(`/v1/users/${me.user.id}`).set('Authorization', bearer(me.token));
+    expect(read.body.email).toBe(`lifecycle.${process.pid}@example.test`);
+    expect(
+      await rows()
+        .getRepository(User)
+        .count({ where: { username: `lifecycle_${process.pid}` } }),
+    ).toBe(0);
+    expect({ mails: await rows().getRepository(MailMessage).count(), tokens: await rows().getRepository(EmailVerificationToken).count() }).toEqual(before);
   });
 
   it('a deletion whose handler fails answers 500: the user, its refresh tokens and the event log are as before', async () => {

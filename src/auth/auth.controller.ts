@@ -2,7 +2,7 @@ import { Body, Controller, Header, HttpCode, Ip, Post } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../common/caller/auth-user.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
-import { ApiCredentials, CurrentUser, RequireScope } from './decorators/auth.decorators.js';
+import { ApiCredentials, ApiEmailUnverified, CurrentUser, RequireScope } from './decorators/auth.decorators.js';
 import { Public } from '../common/caller/public.decorator.js';
 import { LoginDto, RefreshDto } from './dto/login.dto.js';
 import { TokenResponse } from './dto/token.response.js';
@@ -29,6 +29,7 @@ export class AuthController {
   @ApiOperation({ operationId: 'login', summary: 'Log in with username and password' })
   @ApiOkResponse({ type: TokenResponse, description: 'A new token pair.' })
   @ApiErrors(400, 401, 413, 415, 422, 429)
+  @ApiEmailUnverified()
   login(@Body() body: LoginDto, @Ip() address: string): Promise<TokenResponse> {
     return this.auth.login(body.username, body.password, address);
   }

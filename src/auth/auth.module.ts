@@ -24,6 +24,9 @@ import { AuthenticationGuard } from './guards/authentication.guard.js';
 import { ScopeGuard } from './guards/scope.guard.js';
 import { LoginThrottle } from './login-throttle.js';
 import { RateLimiter } from './rate-limiter.js';
+import { EmailVerificationThrottle } from './email-verification-throttle.js';
+import { EmailVerificationsController } from './email-verifications.controller.js';
+import { EmailVerificationsService } from './email-verifications.service.js';
 import { PasswordResetThrottle } from './password-reset-throttle.js';
 import { PasswordResetToken } from './password-reset-token.entity.js';
 import { PasswordResetsController } from './password-resets.controller.js';
@@ -37,7 +40,7 @@ import { RolesGuard } from './guards/roles.guard.js';
 import { JwtStrategy } from './strategies/jwt.strategy.js';
 
 /**
- * Authentication and authorization (docs/authentication.md): login, refresh, logout, password reset by mail, the JWKS, API keys,
+ * Authentication and authorization (docs/authentication.md): login, refresh, logout, password reset and e-mail verification by mail, the JWKS, API keys,
  * cookie sessions, the three passport strategies (JWT with its deny list, API key, session),
  * login throttling, the request-rate limit of every caller (docs/limits.md#rates), and the
  * global guards — authentication first (401), then roles (403). Revokes a user's tokens when its
@@ -52,7 +55,7 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
     TypeOrmModule.forFeature([...AUTH.entities, ...API_KEYS.entities]),
     JwtModule.register({}),
   ],
-  controllers: [AuthController, PasswordResetsController, WellKnownController, ApiKeysController, SessionsController],
+  controllers: [AuthController, PasswordResetsController, EmailVerificationsController, WellKnownController, ApiKeysController, SessionsController],
   providers: [
     {
       provide: JwtKeys,
@@ -67,6 +70,8 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
     LoginThrottle,
     PasswordResetThrottle,
     PasswordResetsService,
+    EmailVerificationThrottle,
+    EmailVerificationsService,
     RateLimiter,
     AuthService,
     ApiKeysService,
@@ -94,6 +99,7 @@ export class AuthModule implements OnModuleInit {
   constructor(
     private readonly lifecycle: UserLifecycle,
     private readonly denyList: TokenDenyList,
+    private readonly verifications: EmailVerificationsService,
   ) {}
 
   /**
@@ -105,6 +111,9 @@ export class AuthModule implements OnModuleInit {
    * password also ends every password login (a stolen refresh token must not outlive it): its
    * refresh tokens are revoked and its password-reset tokens deleted in the change's transaction,
    * so the password never changes without them going (its sessions end by `password_changed_at`).
+   * A new address (docs/authentication.md#e-mail-verification) ends the reset links, which went to
+   * the old one, and the earlier verification links, and queues a verification mail for it, in
+   * the change's transaction; the mail worker is woken once it is committed.
    */
   onModuleInit(): void {
     const revokeAccessTokens = async (userId: number): Promise<void> => {
@@ -119,6 +128,14 @@ export class AuthModule implements OnModuleInit {
     });
     this.lifecycle.on('user.password_changed', 'password-reset tokens', async ({ manager, userId }) => {
       await manager.delete(PasswordResetToken, { user_id: userId });
+    });
+    this.lifecycle.on('user.email_changed', 'password-reset tokens', async ({ manager, userId }) => {
+      await manager.delete(PasswordResetToken, { user_id: userId });
+    });
+    this.lifecycle.on('user.email_changed', 'e-mail verification', (change) => this.verifications.onEmailChanged(change));
+    this.lifecycle.around(['user.email_changed'], 'verification mail', {
+      before: async () => undefined,
+      afterCommit: async () => this.verifications.wake(),
     });
   }
 }

@@ -4,13 +4,14 @@ import { ConfigService } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
-import { unauthorized } from '../common/errors/api-exception.js';
+import { ApiException, unauthorized } from '../common/errors/api-exception.js';
 import type { Env } from '../config/env.validation.js';
 import { UsersService } from '../users/users.service.js';
 import type { User } from '../users/user.entity.js';
 import type { AuthUser } from '../common/caller/auth-user.js';
 import { issuedAtClaims, TokenDenyList } from './deny-list.js';
 import type { TokenResponse } from './dto/token.response.js';
+import { EmailVerificationsService } from './email-verifications.service.js';
 import { sha256 } from './hashing.js';
 import { JwtKeys } from './jwt-keys.js';
 import { LoginThrottle } from './login-throttle.js';
@@ -27,6 +28,7 @@ import { RefreshToken } from './refresh-token.entity.js';
 export class AuthService {
   private readonly accessTtl: number;
   private readonly refreshTtl: number;
+  private readonly requireVerifiedEmail: boolean;
 
   constructor(
     private readonly users: UsersService,
@@ -35,17 +37,23 @@ export class AuthService {
     private readonly keys: JwtKeys,
     private readonly denyList: TokenDenyList,
     private readonly throttle: LoginThrottle,
+    private readonly verifications: EmailVerificationsService,
     config: ConfigService<Env, true>,
   ) {
     this.accessTtl = config.get('ACCESS_TOKEN_TTL', { infer: true });
     this.refreshTtl = config.get('REFRESH_TOKEN_TTL', { infer: true });
+    this.requireVerifiedEmail = config.get('REQUIRE_VERIFIED_EMAIL', { infer: true });
   }
 
   /**
    * Checks a username and password from a client address, under login throttling (docs/authentication.md#login-throttling):
    * returns the user's id and role, and when they were read (`readAtMs`, epoch ms, the token's `iat_ms`).
+   * Every password sign-in (`POST /login`, `POST /sessions`, the OAuth sign-in form) comes here.
    * @throws 401 `unauthorized` with the same message for an unknown username and a wrong password;
-   *   429 `rate_limited` with `Retry-After` after too many failures.
+   *   429 `rate_limited` with `Retry-After` after too many failures; with REQUIRE_VERIFIED_EMAIL, 403
+   *   `forbidden` ({@link emailUnverified}) for the right password of an account without a verified
+   *   address, after a new verification mail went out if the account's mail throttle allows
+   *   (docs/authentication.md#e-mail-verification).
    */
   async checkPassword(username: string, password: string, address: string): Promise<Pick<User, 'id' | 'role'> & { readAtMs: number }> {
     // the slot is taken before the password is checked: concurrent attempts cannot overrun the limits
@@ -63,7 +71,12 @@ export class AuthService {
     }
     // a failure keeps its slot: that slot is the failure count
     if (!user || !ok) throw unauthorized('invalid username or password');
+    // the password was right: not a failure, whatever comes next
     await this.throttle.recordSuccess(username, address);
+    if (this.requireVerifiedEmail && (user.email === null || user.email_verified_at === null)) {
+      if (user.email !== null) await this.verifications.resendAtSignIn(user.id, user.email);
+      throw emailUnverified(user.email !== null);
+    }
     return { id: user.id, role: user.role, readAtMs };
   }
 
@@ -150,4 +163,18 @@ export class AuthService {
     });
     return { token, token_type: 'Bearer', expires_in: this.accessTtl, refresh_token: refresh };
   }
+}
+
+/**
+ * The 403 `forbidden` of a password sign-in refused by REQUIRE_VERIFIED_EMAIL
+ * (docs/authentication.md#e-mail-verification): `hasAddress` tells the account's case (a link was
+ * mailed to its address, or it has none to verify).
+ */
+export function emailUnverified(hasAddress: boolean): ApiException {
+  return new ApiException(
+    403,
+    hasAddress
+      ? 'e-mail address not verified: open the link mailed to the address of the account, then sign in again'
+      : 'e-mail address not verified: the account has none; an admin can set one, then open the link mailed to it',
+  );
 }

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { ApiException } from '../common/errors/api-exception.js';
-import { countRefusal } from '../observability/metrics/registry.js';
 import { SharedStore } from '../store/shared-store.js';
 import type { Slot } from '../store/slots.js';
 import { sha256 } from './hashing.js';
+import { acquireOrRefuse } from './throttle-slots.js';
 
 /** Reset requests allowed per hour for one e-mail address, from anywhere (docs/authentication.md#password-reset). */
 export const MAX_REQUESTS_PER_EMAIL = 5;
@@ -48,13 +47,8 @@ export class PasswordResetThrottle {
     await this.store.release(resetKey(address));
   }
 
-  private async acquire(slots: Slot[]): Promise<void> {
-    const outcome = await this.store.acquire(slots);
-    if (!outcome.acquired) {
-      countRefusal('password_reset');
-      const retryAfter = Math.max(1, Math.ceil(outcome.retryAfterMs / 1000));
-      throw new ApiException(429, `too many password reset attempts; try again in ${retryAfter} s`, undefined, { 'Retry-After': String(retryAfter) });
-    }
+  private acquire(slots: Slot[]): Promise<void> {
+    return acquireOrRefuse(this.store, slots, 'password_reset', 'password reset attempts');
   }
 }
 

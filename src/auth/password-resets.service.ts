@@ -19,8 +19,8 @@ export const RESET_REQUEST_MESSAGE = 'If an account has this e-mail address, a l
 /** The refusal of a token that is unknown, used, expired, or whose user's password changed since. */
 export const INVALID_TOKEN_MESSAGE = 'token is invalid, already used or expired';
 
-/** A new reset token: 32 random bytes, base64url (43 characters), and its SHA-256 hex, the only form stored. */
-export function newResetToken(): { token: string; hash: string } {
+/** A new token for a mailed link (password reset, e-mail verification): 32 random bytes, base64url (43 characters), and its SHA-256 hex, the only form stored. */
+export function newMailToken(): { token: string; hash: string } {
   const token = randomBytes(32).toString('base64url');
   return { token, hash: sha256(token) };
 }
@@ -60,7 +60,8 @@ export class PasswordResetsService {
   }
 
   /**
-   * `POST /v1/password-reset-requests`: when an account has `email`, stores a new token (hashed)
+   * `POST /v1/password-reset-requests`: when an account has `email` (and did not change to it
+   * after registration without verifying it since: UsersService.findIdForPasswordReset), stores a new token (hashed)
    * and queues the mail with its link, both in one transaction, then wakes the mail worker.
    * @throws 404 when password reset is off (production without APP_URL); 429 (throttled per
    *   e-mail address and per client `address`, whatever the account); 503 when the database or the store is unavailable.
@@ -69,8 +70,8 @@ export class PasswordResetsService {
     const appUrl = this.enabled();
     const normalised = email.toLowerCase();
     await this.throttle.reserveRequest(normalised, address);
-    const { token, hash } = newResetToken();
-    const userId = await this.users.findIdByEmail(normalised);
+    const { token, hash } = newMailToken();
+    const userId = await this.users.findIdForPasswordReset(normalised);
     const now = new Date();
     const expiresAt = new Date(now.getTime() + this.ttlMs);
     await this.dataSource.transaction(async (manager) => {

@@ -6,7 +6,7 @@ import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import type { Env } from '../config/env.validation.js';
 import { AuthService } from './auth.service.js';
 import type { AuthUser } from '../common/caller/auth-user.js';
-import { CurrentUser, RequireScope } from './decorators/auth.decorators.js';
+import { ApiEmailUnverified, CurrentUser, RequireScope } from './decorators/auth.decorators.js';
 import { Public } from '../common/caller/public.decorator.js';
 import { LoginDto } from './dto/login.dto.js';
 import { SessionResponse } from './dto/session.response.js';
@@ -49,6 +49,7 @@ export class SessionsController {
     },
   })
   @ApiErrors(400, 401, 413, 415, 422, 429)
+  @ApiEmailUnverified()
   async create(@Body() body: LoginDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<SessionView> {
     const user = await this.auth.checkPassword(body.username, body.password, req.ip ?? '');
     const previous = (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE];

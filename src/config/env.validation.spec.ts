@@ -92,6 +92,8 @@ describe('validateEnv', () => {
         METRICS_PORT: undefined,
         SERVER_TIMING: false,
         PASSWORD_RESET_TTL: 1800,
+        EMAIL_VERIFICATION_TTL: 86_400,
+        REQUIRE_VERIFIED_EMAIL: false,
         MAIL_RETRY_SCHEDULE: [10, 60, 300, 900, 1800, 3600, 3600],
         MAIL_POLL_INTERVAL_MS: 1000,
       });
@@ -226,6 +228,8 @@ describe('validateEnv', () => {
         METRICS_PORT: 9464,
         SERVER_TIMING: true,
         PASSWORD_RESET_TTL: 1800,
+        EMAIL_VERIFICATION_TTL: 86_400,
+        REQUIRE_VERIFIED_EMAIL: false,
         MAIL_RETRY_SCHEDULE: [10, 60, 300, 900, 1800, 3600, 3600],
         MAIL_POLL_INTERVAL_MS: 1000,
       });
@@ -290,6 +294,21 @@ describe('validateEnv', () => {
 
     it.each(['1', 'yes', 'on', 'truthy'])('rejects %j with one line naming REQUIRE_IF_MATCH', (value) => {
       expectOneLineNaming(configError({ REQUIRE_IF_MATCH: value }), 'REQUIRE_IF_MATCH');
+    });
+  });
+
+  describe('REQUIRE_VERIFIED_EMAIL', () => {
+    it.each([
+      ['true', true],
+      ['TRUE', true],
+      ['false', false],
+      [' false ', false],
+    ])('takes %j', (value, expected) => {
+      expect(validateEnv({ REQUIRE_VERIFIED_EMAIL: value }).REQUIRE_VERIFIED_EMAIL).toBe(expected);
+    });
+
+    it.each(['1', 'yes', 'on', 'truthy'])('rejects %j with one line naming REQUIRE_VERIFIED_EMAIL', (value) => {
+      expectOneLineNaming(configError({ REQUIRE_VERIFIED_EMAIL: value }), 'REQUIRE_VERIFIED_EMAIL');
     });
   });
 
@@ -813,6 +832,13 @@ describe('mail and password reset (docs/operations.md#mail)', () => {
     expect(appUrlOf(validateEnv(PRODUCTION))).toBeUndefined();
   });
 
+  it('production with REQUIRE_VERIFIED_EMAIL=true needs APP_URL (no one could verify otherwise): one line naming both', () => {
+    const error = configError({ ...PRODUCTION, REQUIRE_VERIFIED_EMAIL: 'true' });
+    expectOneLineNaming(error, 'REQUIRE_VERIFIED_EMAIL');
+    expect(error.message).toContain('APP_URL');
+    expect(validateEnv({ REQUIRE_VERIFIED_EMAIL: 'true' }).REQUIRE_VERIFIED_EMAIL).toBe(true);
+  });
+
   it('production with APP_URL needs SMTP_URL, then MAIL_FROM: one line naming each', () => {
     expectOneLineNaming(configError({ ...PRODUCTION, APP_URL: 'https://app.example.com' }), 'SMTP_URL');
     expectOneLineNaming(configError({ ...PRODUCTION, APP_URL: 'https://app.example.com', SMTP_URL: 'smtps://u:p@mail.example.com' }), 'MAIL_FROM');
@@ -834,6 +860,8 @@ describe('mail and password reset (docs/operations.md#mail)', () => {
     expectOneLineNaming(configError({ APP_URL: 'ftp://app.example.com' }), 'APP_URL');
     expectOneLineNaming(configError({ MAIL_FROM: 'not an address' }), 'MAIL_FROM');
     expectOneLineNaming(configError({ PASSWORD_RESET_TTL: '59' }), 'PASSWORD_RESET_TTL');
+    expectOneLineNaming(configError({ EMAIL_VERIFICATION_TTL: '59' }), 'EMAIL_VERIFICATION_TTL');
+    expectOneLineNaming(configError({ EMAIL_VERIFICATION_TTL: String(7 * 86_400 + 1) }), 'EMAIL_VERIFICATION_TTL');
     expectOneLineNaming(configError({ MAIL_RETRY_SCHEDULE: '1,x' }), 'MAIL_RETRY_SCHEDULE');
   });
 });

@@ -200,6 +200,13 @@ export interface Env {
   MAIL_FROM?: string;
   /** Seconds a password-reset token stays valid (default 1800; 60 to 86400). */
   PASSWORD_RESET_TTL: number;
+  /** Seconds an e-mail verification token stays valid (docs/authentication.md#e-mail-verification; default 86400; 60 to 604800). */
+  EMAIL_VERIFICATION_TTL: number;
+  /**
+   * `true`: password sign-in (`POST /login`, `POST /sessions`, the OAuth sign-in form) refuses an
+   * account without a verified e-mail address with 403 (docs/authentication.md#e-mail-verification). Default false.
+   */
+  REQUIRE_VERIFIED_EMAIL: boolean;
   /** Seconds to wait before each retry of a mail the SMTP server did not accept, in order (±10 % jitter); default 10, 60, 300, 900, 1800, 3600, 3600: eight attempts over about 2.7 hours. */
   MAIL_RETRY_SCHEDULE: number[];
   /** Milliseconds between two looks for due mail (default 1000); a commit that queues mail also wakes the worker of its process at once. */
@@ -483,6 +490,8 @@ const ENV_SCHEMA: Schema<EnvRead> = {
     meaning: 'the From of every mail',
   },
   PASSWORD_RESET_TTL: { type: 'int', min: 60, max: DAY, default: 1800, meaning: 'seconds a password-reset token stays valid' },
+  EMAIL_VERIFICATION_TTL: { type: 'int', min: 60, max: 7 * DAY, default: DAY, meaning: 'seconds an e-mail verification token stays valid' },
+  REQUIRE_VERIFIED_EMAIL: { type: 'bool', default: false, meaning: 'true: password sign-in refuses accounts without a verified e-mail address' },
   MAIL_RETRY_SCHEDULE: {
     type: 'custom',
     parse: (text, key) => retrySchedule(text, key, DEFAULT_MAIL_RETRY_SCHEDULE),
@@ -611,6 +620,10 @@ function applyRules(env: EnvRead): Env {
         );
       }
     }
+  }
+  if (production && env.REQUIRE_VERIFIED_EMAIL && env.APP_URL === undefined) {
+    // no verification mail goes out without APP_URL: nobody could ever sign in again
+    throw new ConfigError('Invalid configuration: REQUIRE_VERIFIED_EMAIL=true needs APP_URL in production (the verification mail links to it)');
   }
   const jwtSecret = env.JWT_SECRET ?? randomBytes(32).toString('base64url');
   const listCursorSecret =

@@ -15,6 +15,7 @@ import { IdempotencyKeys1764600000000 } from './migrations/1764600000000-idempot
 import { FilterOperatorIndexes1764650000000 } from './migrations/1764650000000-filter-operator-indexes.js';
 import { MailPasswordResets1764700000000 } from './migrations/1764700000000-mail-password-resets.js';
 import { FullTextSearch1764710000000 } from './migrations/1764710000000-full-text-search.js';
+import { EmailVerification1764800000000 } from './migrations/1764800000000-email-verification.js';
 import { IdempotencyRecord } from '../idempotency/idempotency-record.entity.js';
 import { MailMessage } from '../mail/mail-message.entity.js';
 import { poolClient, transactionSettings, type PoolClientOptions } from './pg-client.js';
@@ -27,8 +28,9 @@ const Database = createRequire(import.meta.url)('better-sqlite3') as typeof impo
 /**
  * The migrations that are the database's own: those that shaped several resources at once (before
  * declarations carried theirs; the indexes of the filter operators; the mail outbox with the
- * password-reset tokens and the users' `password_changed_at`; the full-text search), and the
- * idempotency records' of the common kernel. A resource's
+ * password-reset tokens and the users' `password_changed_at`; the full-text search; the e-mail
+ * verification tokens and the users' `email_verified_at`), and the idempotency records' of the
+ * common kernel. A resource's
  * migrations are in its declaration (`migrations`).
  */
 export const SHARED_MIGRATIONS = [
@@ -44,6 +46,7 @@ export const SHARED_MIGRATIONS = [
   FilterOperatorIndexes1764650000000,
   MailPasswordResets1764700000000,
   FullTextSearch1764710000000,
+  EmailVerification1764800000000,
 ];
 
 /** What a DataSource maps and migrates: entities and migrations (in the order they run). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { newResetToken, resetLink, resetMailText } from '../auth/password-resets.service.js';
+import { verificationLink, verificationMailText } from '../auth/email-verifications.service.js';
+import { newMailToken, resetLink, resetMailText } from '../auth/password-resets.service.js';
 import { sha256 } from '../auth/hashing.js';
 import { CENSOR, redactText } from '../logging/logging.js';
 import { messageIdDomain } from './mail-outbox.js';
@@ -58,10 +59,10 @@ describe('Message-ID and .eml names', () => {
   });
 });
 
-describe('reset tokens and links', () => {
+describe('tokens and links of the mails', () => {
   it('a token is 43 base64url characters (32 random bytes), stored as its SHA-256 hex', () => {
-    const a = newResetToken();
-    const b = newResetToken();
+    const a = newMailToken();
+    const b = newMailToken();
     expect(a.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(a.hash).toBe(sha256(a.token));
     expect(a.hash).toMatch(/^[0-9a-f]{64}$/);
@@ -74,6 +75,15 @@ describe('reset tokens and links', () => {
     expect(new URL(link).search).toBe('');
     expect(resetMailText(link, 30)).toContain(`\n${link}\n`);
     expect(resetMailText(link, 30)).toContain('within 30 minutes');
+  });
+
+  it('the verification link too; its mail says how many hours it works', () => {
+    const link = verificationLink('https://app.example.com/base', 'abc_-1');
+    expect(link).toBe('https://app.example.com/base/verify-email#token=abc_-1');
+    expect(new URL(link).search).toBe('');
+    expect(verificationMailText(link, 24)).toContain(`\n${link}\n`);
+    expect(verificationMailText(link, 24)).toContain('within 24 hours');
+    expect(verificationMailText(link, 1)).toContain('within 1 hour:');
   });
 });
 

@@ -231,7 +231,10 @@ export class OAuthController {
   @ApiHtmlResponse(401, 'Wrong username or password: the form again, with the message.', {
     'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' },
   })
-  @ApiHtmlResponse(403, 'Posted from another origin.')
+  @ApiHtmlResponse(
+    403,
+    'Posted from another origin; or, with REQUIRE_VERIFIED_EMAIL, the account has no verified e-mail address (docs/authentication.md#e-mail-verification).',
+  )
   @ApiHtmlResponse(429, 'Too many failed sign-ins (this HTML page), or over the sign-in rate limit (`ErrorResp`, docs/limits.md#rates).', {
     'Retry-After': { $ref: '#/components/headers/Retry-After' },
   })
@@ -259,6 +262,10 @@ export class OAuthController {
       }
       if (error instanceof ApiException && error.getStatus() === 429) {
         return sendPage(res, 429, errorPage('Too many attempts', error.message), error.headers ?? {});
+      }
+      if (error instanceof ApiException && error.getStatus() === 403) {
+        // REQUIRE_VERIFIED_EMAIL: the right password of an account without a verified address
+        return sendPage(res, 403, errorPage('Verify your e-mail address', error.message));
       }
       throw error;
     }

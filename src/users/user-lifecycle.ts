@@ -7,12 +7,14 @@ import type { EntityManager } from 'typeorm';
  * - `user.renamed` — the user's `name` changed;
  * - `user.password_changed` — a new password was set (whether or not it equals the old one);
  * - `user.role_changed` — the user's `role` changed;
+ * - `user.email_changed` — the user's `email` was set: at registration with an address, or by a
+ *   PUT or PATCH to another address or to none ({@link UserChange.email} is the new one);
  * - `user.deleted` — the user was deleted (its row is gone; what references it by a foreign key
  *   with `ON DELETE CASCADE` went with it).
  * In-process only: not the event log's types (docs/events.md#event-types), although the log also
  * records a deletion as its `user.deleted`.
  */
-export const USER_LIFECYCLE_EVENTS = ['user.renamed', 'user.password_changed', 'user.role_changed', 'user.deleted'] as const;
+export const USER_LIFECYCLE_EVENTS = ['user.renamed', 'user.password_changed', 'user.role_changed', 'user.email_changed', 'user.deleted'] as const;
 
 /** One of {@link USER_LIFECYCLE_EVENTS}. */
 export type UserLifecycleEvent = (typeof USER_LIFECYCLE_EVENTS)[number];
@@ -25,6 +27,8 @@ export interface UserChange {
   userId: number;
   /** When the change was made: the user's new `updated_at` (for a deletion, when it began). */
   at: Date;
+  /** `user.email_changed` only: the new address (lower-cased), null when it was cleared. */
+  email?: string | null;
 }
 
 /**
@@ -39,7 +43,8 @@ export type UserChangeHandler = (change: UserChange) => Promise<void>;
  * What must happen outside the database around a user's change, once per change however many of
  * its events it raises (the access-token deny list): `before` the transaction opens — what it
  * throws (503 when the shared store is unavailable) stops the change with nothing written — and
- * `afterCommit`, once the change is committed (not after a rollback).
+ * `afterCommit`, once the change is committed (not after a rollback). A registration runs only
+ * `afterCommit` (there is no user before it).
  */
 export interface UserChangeFence {
   before(userId: number): Promise<void>;

@@ -37,6 +37,17 @@ export class User extends VersionedEntity {
   @Column({ type: 'varchar', length: 254, nullable: true, unique: true })
   email: string | null;
 
+  /** When `email` was verified (docs/authentication.md#e-mail-verification); null until then, and again after any change of the address. */
+  @Column({ type: TIMESTAMP_TYPE, nullable: true })
+  email_verified_at: Date | null;
+
+  /**
+   * When `email` was last changed after registration; null for the address given at registration.
+   * A changed address gets no password-reset mail until it is verified. Never shown.
+   */
+  @Column({ type: TIMESTAMP_TYPE, nullable: true, select: false })
+  email_changed_at: Date | null;
+
   @Column({ type: 'varchar', length: 16, default: 'user' })
   role: Role;
 

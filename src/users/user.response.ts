@@ -25,6 +25,10 @@ export class UserResponse {
   @ApiProperty({ type: 'string', nullable: true, format: 'email', example: 'ada@example.com' })
   email: string | null;
 
+  /** When `email` was verified (docs/authentication.md#e-mail-verification); null until then, and again after a change of address. */
+  @ApiProperty({ type: 'string', nullable: true, readOnly: true, format: 'date-time', example: '2026-11-21T10:20:00.000Z' })
+  email_verified_at: string | null;
+
   @ApiProperty({ enum: ROLES, example: 'user' })
   role: Role;
 
@@ -57,6 +61,7 @@ export function toUserResponse(source: Row<User>): UserResponse {
     name: row.name as string,
     age: row.age === undefined ? (undefined as never) : row.age === null ? null : Number(row.age),
     email: row.email as string | null,
+    email_verified_at: toIso(row.email_verified_at) as string | null,
     role: row.role as Role,
     created_at: toIso(row.created_at) as string,
     updated_at: toIso(row.updated_at) as string,

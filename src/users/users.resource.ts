@@ -17,6 +17,7 @@ export const USERS_FIELDS = defineFields<User>()({
     },
     age: { column: 'age', range: 'int', sort: true, operators: ['null'], filter: { type: 'int', description: 'Users of this age.', example: 36 } },
     email: { column: 'email', operators: ['null'] },
+    email_verified_at: { column: 'email_verified_at' },
     role: { column: 'role', operators: ['ne', 'in'], filter: { type: 'enum', values: ROLES, description: 'Users with this role.', example: 'admin' } },
     created_at: { column: 'created_at', range: 'timestamp', sort: true },
     updated_at: { column: 'updated_at', range: 'timestamp', sort: true },

@@ -1,11 +1,11 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, In, Repository } from 'typeorm';
+import { type EntityManager, In, IsNull, Not, Repository } from 'typeorm';
 import type { AuthUser } from '../common/caller/auth-user.js';
 import { authorize } from '../common/access/access-policy.js';
 import { hashPassword } from '../auth/passwords.js';
-import { conflict, forbidden, notFound, validationFailed } from '../common/errors/api-exception.js';
+import { type ApiException, conflict, forbidden, notFound, validationFailed } from '../common/errors/api-exception.js';
 import { findPage } from '../common/list/find-page.js';
 import type { ListQuery } from '../common/list/list-query.js';
 import type { Page } from '../common/list/page.js';
@@ -69,7 +69,9 @@ export class UsersService implements OnApplicationBootstrap {
 
   /**
    * Public registration: returns the new user with role `user`, built from the row written in one
-   * INSERT (every column is set here, the id comes from the INSERT): nothing is read back.
+   * INSERT (every column is set here, the id comes from the INSERT): nothing is read back. With an
+   * `email`, the INSERT and the `user.email_changed` reactions (the verification mail,
+   * docs/authentication.md#e-mail-verification) share one transaction.
    * @throws 403 when `role` asks for anything but `user`; 409 when the username or email is taken.
    */
   async create(dto: CreateUserDto): Promise<Tagged<UserResponse>> {
@@ -83,12 +85,22 @@ export class UsersService implements OnApplicationBootstrap {
       name: dto.name,
       age: dto.age ?? null,
       email,
+      email_verified_at: null,
       role: 'user' as const,
       created_at: now,
       updated_at: now,
       version: 1,
     };
-    return tagged(toUserResponse({ ...row, id: await insertRow(this.users, row) }), row.version);
+    if (email === null) return tagged(toUserResponse({ ...row, id: await insertRow(this.users, row) }), row.version);
+    // no fence runs before: there is no user yet whose tokens a fence could stamp
+    const events: UserLifecycleEvent[] = ['user.email_changed'];
+    const id = await this.users.manager.transaction(async (manager) => {
+      const inserted = await insertRow(manager.getRepository(User), row);
+      await this.lifecycle.emit(events, { manager, userId: inserted, at: now, email });
+      return inserted;
+    });
+    await this.lifecycle.afterCommit(events, id);
+    return tagged(toUserResponse({ ...row, id }), row.version);
   }
 
   /** One page of users, admins only (the operation's role; {@link USERS_POLICY} `visible` is every user for them). */
@@ -132,9 +144,9 @@ export class UsersService implements OnApplicationBootstrap {
     return new Map(rows.map((row) => [row.id, { id: row.id, username: row.username, name: row.name }]));
   }
 
-  /** The user with its password hash, for login; null when unknown. */
-  findCredentials(username: string): Promise<Pick<User, 'id' | 'role' | 'password_hash'> | null> {
-    return this.users.findOne({ where: { username }, select: { id: true, role: true, password_hash: true } });
+  /** The user with its password hash and e-mail state, for password sign-in; null when unknown. */
+  findCredentials(username: string): Promise<Pick<User, 'id' | 'role' | 'password_hash' | 'email' | 'email_verified_at'> | null> {
+    return this.users.findOne({ where: { username }, select: { id: true, role: true, password_hash: true, email: true, email_verified_at: true } });
   }
 
   /**
@@ -161,10 +173,45 @@ export class UsersService implements OnApplicationBootstrap {
     return this.users.findOne({ where: { id }, select: { id: true, role: true, created_at: true, password_changed_at: true } });
   }
 
-  /** The id of the user whose e-mail address is `email` (compared lower-cased, as stored); null when none has it. */
-  async findIdByEmail(email: string): Promise<number | null> {
-    const row = await this.users.findOne({ where: { email: email.toLowerCase() }, select: { id: true } });
+  /**
+   * The id of the user a password-reset mail may go to at `email` (compared lower-cased, as
+   * stored): the user with this address, unless the address was changed after registration and is
+   * not verified yet (docs/authentication.md#password-reset); null otherwise.
+   */
+  async findIdForPasswordReset(email: string): Promise<number | null> {
+    const address = email.toLowerCase();
+    const row = await this.users.findOne({
+      where: [
+        { email: address, email_changed_at: IsNull() },
+        { email: address, email_verified_at: Not(IsNull()) },
+      ],
+      select: { id: true },
+    });
     return row?.id ?? null;
+  }
+
+  /** User `id`'s address and when it was verified, for a new verification mail. @throws 404 when the user does not exist. */
+  async emailState(id: number): Promise<Pick<User, 'email' | 'email_verified_at'>> {
+    const row = await this.users.findOne({ where: { id }, select: { id: true, email: true, email_verified_at: true } });
+    if (!row) throw notFound('user', id);
+    return { email: row.email, email_verified_at: row.email_verified_at };
+  }
+
+  /**
+   * Marks `email` verified for user `id` without an access check (the verification token is the
+   * authority: docs/authentication.md#e-mail-verification), in one transaction: `within` first (the
+   * verification consumes its token there), then `email_verified_at` and `updated_at` set and the
+   * version incremented by one UPDATE conditional on the user still having `email`.
+   * @throws what `within` throws; `invalid()` when the user is gone or has another address now.
+   */
+  async markEmailVerified(id: number, email: string, within: (manager: EntityManager) => Promise<void>, invalid: () => ApiException): Promise<void> {
+    await this.users.manager.transaction(async (manager) => {
+      await within(manager);
+      const current = await manager.findOne(User, { where: { id }, select: { id: true, version: true, email: true } });
+      if (!current || current.email !== email) throw invalid();
+      const at = new Date();
+      await updateVersioned(manager, User, { id, email }, current.version, undefined, { email_verified_at: at, updated_at: at }, 'user', id, invalid);
+    });
   }
 
   /**
@@ -203,8 +250,10 @@ export class UsersService implements OnApplicationBootstrap {
   /**
    * PUT: replaces the user's editable fields; omitted `age`/`email` become null (docs/writes.md#put-replace). A role
    * or password change revokes the user's earlier access tokens (and, for a password, refresh tokens); a
-   * rename changes the v2 articles and comments that embed the user — the auth, articles and comments
-   * modules' reactions to its {@link UserLifecycle} events, committed with the change or not at all.
+   * rename changes the v2 articles and comments that embed the user; a new address is unverified
+   * (`email_verified_at` null), gets a verification mail and ends the reset and verification links
+   * of the old one — the auth, articles and comments modules' reactions to its {@link UserLifecycle}
+   * events, committed with the change or not at all.
    * @throws 403 (not the user itself or an admin; role change by non-admin), 404, 409 (email taken), 422 (username change), 503 (store unavailable).
    */
   replace(id: number, dto: ReplaceUserDto, caller: AuthUser, preconditions?: WritePreconditions): Promise<Tagged<UserResponse>> {
@@ -277,9 +326,15 @@ export class UsersService implements OnApplicationBootstrap {
     const patch: Partial<User> = { updated_at: new Date() };
     if (changes.name !== undefined) patch.name = changes.name;
     if (changes.age !== undefined) patch.age = changes.age;
+    const emailChanged = changes.email !== undefined && (changes.email?.toLowerCase() ?? null) !== current.email;
     if (changes.email !== undefined) {
       patch.email = changes.email === null ? null : changes.email.toLowerCase();
-      if (patch.email !== null && patch.email !== current.email) await this.assertUnique(undefined, patch.email);
+      if (patch.email !== null && emailChanged) await this.assertUnique(undefined, patch.email);
+    }
+    if (emailChanged) {
+      // a new address is unverified, and gets no password-reset mail until it is (docs/authentication.md#e-mail-verification)
+      patch.email_verified_at = null;
+      patch.email_changed_at = patch.updated_at;
     }
     if (changes.role !== undefined) patch.role = changes.role;
     if (changes.password !== undefined) {
@@ -291,12 +346,13 @@ export class UsersService implements OnApplicationBootstrap {
     if (patch.name !== undefined && patch.name !== current.name) events.push('user.renamed');
     if (changes.password !== undefined) events.push('user.password_changed');
     if (changes.role !== undefined && changes.role !== current.role) events.push('user.role_changed');
+    if (emailChanged) events.push('user.email_changed');
     // a store outage (503) before the change leaves it undone rather than old tokens alive
     await this.lifecycle.before(events, id);
     const version = await this.users.manager.transaction(async (manager) => {
       const written = await updateVersioned(manager, User, { id }, current.version, preconditions, patch, 'user', id);
       // in the same transaction: the change never commits without its consequences
-      await this.lifecycle.emit(events, { manager, userId: id, at: patch.updated_at! });
+      await this.lifecycle.emit(events, { manager, userId: id, at: patch.updated_at!, ...(emailChanged && { email: patch.email }) });
       return written;
     });
     // again once committed: a token issued from a read of the old state falls before this stamp

@@ -1,6 +1,7 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
-import { ApiBearerAuth, ApiCookieAuth, ApiExtension, ApiSecurity } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCookieAuth, ApiExtension, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import type { AuthUser } from '../../common/caller/auth-user.js';
+import { ErrorResp } from '../../common/errors/error-resp.js';
 import type { Role } from '../../common/caller/roles.js';
 import type { Scope, ScopeResource } from '../scopes.js';
 
@@ -44,3 +45,20 @@ export const Roles = (...roles: Role[]) => SetMetadata(REQUIRED_ROLES, roles);
 
 /** Injects the authenticated caller ({@link AuthUser}) of a protected operation. */
 export const CurrentUser = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthUser => ctx.switchToHttp().getRequest().user);
+
+/**
+ * Documents the 403 of a password sign-in refused by REQUIRE_VERIFIED_EMAIL
+ * (docs/authentication.md#e-mail-verification): `forbidden`, after the password was found right.
+ */
+export const ApiEmailUnverified = () =>
+  ApiResponse({
+    status: 403,
+    description:
+      'REQUIRE_VERIFIED_EMAIL is on and the account has no verified e-mail address (the password was right): a new verification link is mailed to its address, if it has one.',
+    type: ErrorResp,
+    example: {
+      error: 'e-mail address not verified: open the link mailed to the address of the account, then sign in again',
+      code: 'forbidden',
+      request_id: '3f2c9a1e-7d4b-4f0e-9a51-2c8d7e6b1a90',
+    },
+  });

@@ -87,14 +87,15 @@ function existing<T>(name: string, type: abstract new (...args: never[]) => T): 
 /**
  * Which limiter refused a request with 429: a request-rate policy (docs/limits.md#rates: `api_key`,
  * `user`, `anonymous`, `registration`, `sign_in`, `password_change`), the failed-login throttle (`login`),
- * or the password-reset throttle (`password_reset`, docs/authentication.md#password-reset).
+ * the password-reset throttle (`password_reset`, docs/authentication.md#password-reset) or the e-mail
+ * verification throttle (`email_verification`, docs/authentication.md#e-mail-verification).
  */
-export type Limiter = 'api_key' | 'user' | 'anonymous' | 'registration' | 'sign_in' | 'password_change' | 'login' | 'password_reset';
+export type Limiter = 'api_key' | 'user' | 'anonymous' | 'registration' | 'sign_in' | 'password_change' | 'login' | 'password_reset' | 'email_verification';
 
-const LIMITERS: Limiter[] = ['api_key', 'user', 'anonymous', 'registration', 'sign_in', 'password_change', 'login', 'password_reset'];
+const LIMITERS: Limiter[] = ['api_key', 'user', 'anonymous', 'registration', 'sign_in', 'password_change', 'login', 'password_reset', 'email_verification'];
 const refusals = counter(
   'rate_limit_refusals_total',
-  'Requests refused with 429 by a limiter: a request-rate policy (api_key, user, anonymous, registration, sign_in, password_change) login (failed-login throttle) or password_reset (password-reset throttle).',
+  'Requests refused with 429 by a limiter: a request-rate policy (api_key, user, anonymous, registration, sign_in, password_change) login (failed-login throttle), password_reset (password-reset throttle) or email_verification (e-mail verification throttle).',
   ['limiter'],
 );
 const refusedByLimiter = Object.fromEntries(LIMITERS.map((limiter) => [limiter, refusals.labels(limiter)])) as Record<

@@ -1,6 +1,6 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
-import { IsOmittable } from '../../common/decorators/validation.decorators.js';
+import { IsOmittable, ReadOnlyProperty } from '../../common/decorators/validation.decorators.js';
 import { ROLES, type Role } from '../../common/caller/roles.js';
 
 /** Body of `POST /v1/users`: public registration (docs/resources/users.md). */
@@ -42,6 +42,11 @@ export class CreateUserDto {
   @IsEmail()
   @MaxLength(254)
   email?: string | null;
+
+  /** Set only by verifying the address (docs/authentication.md#e-mail-verification); an `email_verified_at` sent (as read from a GET) is ignored. */
+  @ReadOnlyProperty()
+  @ApiHideProperty()
+  declare email_verified_at?: never;
 
   /** `user` or `admin`; only admins may set it to anything but the current role (else 403). */
   @ApiProperty({ required: false, enum: ROLES, example: 'user' })
