@@ -162,6 +162,7 @@ describe('a resource declaration reaches the scopes, the document and the list g
         'IdempotencyRecord',
         'MailMessage',
         'PasswordResetToken',
+        'Login',
       ].sort(),
     );
   });
@@ -235,6 +236,7 @@ describe('a resource declaration reaches the scopes, the document and the list g
       'FilterOperatorIndexes1764650000000',
       'MailPasswordResets1764700000000',
       'FullTextSearch1764710000000',
+      'Logins1764800000000',
     ]);
     class Gadgets1999000000000 {
       async up(): Promise<void> {}

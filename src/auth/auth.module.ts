@@ -18,6 +18,11 @@ import { WellKnownController } from './well-known.controller.js';
 import { ApiKeysController } from './api-keys.controller.js';
 import { API_KEYS } from './api-keys.resource.js';
 import { AUTH } from './auth.resource.js';
+import { Login } from './login.entity.js';
+import { LoginRecords } from './login-records.js';
+import { LoginsController } from './logins.controller.js';
+import { LOGINS } from './logins.resource.js';
+import { LoginsService } from './logins.service.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { RateLimitGuard } from './guards/rate-limit.guard.js';
 import { AuthenticationGuard } from './guards/authentication.guard.js';
@@ -49,10 +54,10 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
     PassportModule,
     UsersModule,
     MailModule,
-    TypeOrmModule.forFeature([...AUTH.entities, ...API_KEYS.entities]),
+    TypeOrmModule.forFeature([...AUTH.entities, ...API_KEYS.entities, ...LOGINS.entities]),
     JwtModule.register({}),
   ],
-  controllers: [AuthController, PasswordResetsController, WellKnownController, ApiKeysController, SessionsController],
+  controllers: [AuthController, PasswordResetsController, WellKnownController, ApiKeysController, SessionsController, LoginsController],
   providers: [
     {
       provide: JwtKeys,
@@ -68,7 +73,9 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
     PasswordResetThrottle,
     PasswordResetsService,
     RateLimiter,
+    LoginRecords,
     AuthService,
+    LoginsService,
     ApiKeysService,
     SessionsService,
     JwtStrategy,
@@ -104,7 +111,8 @@ export class AuthModule implements OnModuleInit {
    * committed (a token issued from a read of the old state falls before the second stamp). A new
    * password also ends every password login (a stolen refresh token must not outlive it): its
    * refresh tokens are revoked and its password-reset tokens deleted in the change's transaction,
-   * so the password never changes without them going (its sessions end by `password_changed_at`).
+   * so the password never changes without them going (its sessions end by `password_changed_at`);
+   * with them, the user's logins (docs/authentication.md#your-logins) are deleted.
    */
   onModuleInit(): void {
     const revokeAccessTokens = async (userId: number): Promise<void> => {
@@ -116,6 +124,9 @@ export class AuthModule implements OnModuleInit {
     });
     this.lifecycle.on('user.password_changed', 'refresh tokens', async ({ manager, userId, at }) => {
       await manager.update(RefreshToken, { user_id: userId, revoked_at: IsNull() }, { revoked_at: at });
+    });
+    this.lifecycle.on('user.password_changed', 'logins', async ({ manager, userId }) => {
+      await manager.delete(Login, { user_id: userId });
     });
     this.lifecycle.on('user.password_changed', 'password-reset tokens', async ({ manager, userId }) => {
       await manager.delete(PasswordResetToken, { user_id: userId });

@@ -15,6 +15,7 @@ import { IdempotencyKeys1764600000000 } from './migrations/1764600000000-idempot
 import { FilterOperatorIndexes1764650000000 } from './migrations/1764650000000-filter-operator-indexes.js';
 import { MailPasswordResets1764700000000 } from './migrations/1764700000000-mail-password-resets.js';
 import { FullTextSearch1764710000000 } from './migrations/1764710000000-full-text-search.js';
+import { Logins1764800000000 } from './migrations/1764800000000-logins.js';
 import { IdempotencyRecord } from '../idempotency/idempotency-record.entity.js';
 import { MailMessage } from '../mail/mail-message.entity.js';
 import { poolClient, transactionSettings, type PoolClientOptions } from './pg-client.js';
@@ -44,6 +45,7 @@ export const SHARED_MIGRATIONS = [
   FilterOperatorIndexes1764650000000,
   MailPasswordResets1764700000000,
   FullTextSearch1764710000000,
+  Logins1764800000000,
 ];
 
 /** What a DataSource maps and migrates: entities and migrations (in the order they run). */
