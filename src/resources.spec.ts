@@ -163,6 +163,7 @@ describe('a resource declaration reaches the scopes, the document and the list g
         'MailMessage',
         'PasswordResetToken',
         'EmailVerificationToken',
+        'Login',
       ].sort(),
     );
   });
@@ -237,6 +238,7 @@ describe('a resource declaration reaches the scopes, the document and the list g
       'MailPasswordResets1764700000000',
       'FullTextSearch1764710000000',
       'EmailVerification1764800000000',
+      'Logins1764900000000',
     ]);
     class Gadgets1999000000000 {
       async up(): Promise<void> {}

@@ -1,4 +1,5 @@
 import { API_KEYS } from './auth/api-keys.resource.js';
+import { LOGINS } from './auth/logins.resource.js';
 import { AUTH } from './auth/auth.resource.js';
 import { SESSIONS } from './auth/sessions.resource.js';
 import { ARTICLES } from './articles/articles.resource.js';
@@ -27,6 +28,7 @@ export const RESOURCES = [
   AUTH,
   SESSIONS,
   API_KEYS,
+  LOGINS,
   OAUTH,
   OAUTH_CLIENTS,
   OAUTH_GRANTS,

@@ -333,8 +333,9 @@ function kindOf(template: string): Kind | undefined {
   return /\/(todos|orders|articles|tags|users|api-keys|oauth-clients|oauth-grants|events)\/\{id\}/.exec(template)?.[1] as Kind | undefined;
 }
 
-/** Operations that would end the caller's own credential (a password or role change, a deletion, a logout): sent by a fresh caller. */
-const disposableCaller = (o: FuzzOperation) => (kindOf(o.template) === 'users' && o.method !== 'get') || /\/logout$/.test(o.template);
+/** Operations that would end the caller's own credential (a password or role change, a deletion, a logout, ending logins): sent by a fresh caller. */
+const disposableCaller = (o: FuzzOperation) =>
+  (kindOf(o.template) === 'users' && o.method !== 'get') || /\/logout$/.test(o.template) || (o.method === 'delete' && /\/logins(\/\{id\})?$/.test(o.template));
 
 /** The response schema of the 200 of a GET (its list item for a list): for valid `fields` values. */
 function resourceFields(o: FuzzOperation, ctx: SchemaContext): string[] {

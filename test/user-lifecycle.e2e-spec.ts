@@ -51,7 +51,7 @@ describe('user lifecycle events (docs/extending.md#user-lifecycle-events)', () =
     const lifecycle = app.get(UserLifecycle);
     expect(Object.fromEntries(USER_LIFECYCLE_EVENTS.map((event) => [event, lifecycle.registered(event)]))).toEqual({
       'user.renamed': { fences: [], handlers: ['articles', 'comments', 'failing (test)'] },
-      'user.password_changed': { fences: ['access tokens'], handlers: ['refresh tokens', 'password-reset tokens', 'failing (test)'] },
+      'user.password_changed': { fences: ['access tokens'], handlers: ['refresh tokens', 'logins', 'password-reset tokens', 'failing (test)'] },
       'user.role_changed': { fences: ['access tokens'], handlers: ['failing (test)'] },
       'user.email_changed': { fences: ['verification mail'], handlers: ['password-reset tokens', 'e-mail verification', 'failing (test)'] },
       'user.deleted': { fences: ['access tokens'], handlers: ['failing (test)'] },

@@ -1,8 +1,9 @@
-import { Body, Controller, Header, HttpCode, Ip, Post } from '@nestjs/common';
+import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../common/caller/auth-user.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
-import { ApiCredentials, ApiEmailUnverified, CurrentUser, RequireScope } from './decorators/auth.decorators.js';
+import { ApiCredentials, ApiEmailUnverified, ClientOf, CurrentUser, RequireScope } from './decorators/auth.decorators.js';
+import type { LoginClient } from './login-records.js';
 import { Public } from '../common/caller/public.decorator.js';
 import { LoginDto, RefreshDto } from './dto/login.dto.js';
 import { TokenResponse } from './dto/token.response.js';
@@ -30,8 +31,8 @@ export class AuthController {
   @ApiOkResponse({ type: TokenResponse, description: 'A new token pair.' })
   @ApiErrors(400, 401, 413, 415, 422, 429)
   @ApiEmailUnverified()
-  login(@Body() body: LoginDto, @Ip() address: string): Promise<TokenResponse> {
-    return this.auth.login(body.username, body.password, address);
+  login(@Body() body: LoginDto, @ClientOf() client: LoginClient): Promise<TokenResponse> {
+    return this.auth.login(body.username, body.password, client);
   }
 
   /**

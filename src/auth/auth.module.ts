@@ -18,6 +18,11 @@ import { WellKnownController } from './well-known.controller.js';
 import { ApiKeysController } from './api-keys.controller.js';
 import { API_KEYS } from './api-keys.resource.js';
 import { AUTH } from './auth.resource.js';
+import { Login } from './login.entity.js';
+import { LoginRecords } from './login-records.js';
+import { LoginsController } from './logins.controller.js';
+import { LOGINS } from './logins.resource.js';
+import { LoginsService } from './logins.service.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { RateLimitGuard } from './guards/rate-limit.guard.js';
 import { AuthenticationGuard } from './guards/authentication.guard.js';
@@ -52,10 +57,18 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
     PassportModule,
     UsersModule,
     MailModule,
-    TypeOrmModule.forFeature([...AUTH.entities, ...API_KEYS.entities]),
+    TypeOrmModule.forFeature([...AUTH.entities, ...API_KEYS.entities, ...LOGINS.entities]),
     JwtModule.register({}),
   ],
-  controllers: [AuthController, PasswordResetsController, EmailVerificationsController, WellKnownController, ApiKeysController, SessionsController],
+  controllers: [
+    AuthController,
+    PasswordResetsController,
+    EmailVerificationsController,
+    WellKnownController,
+    ApiKeysController,
+    SessionsController,
+    LoginsController,
+  ],
   providers: [
     {
       provide: JwtKeys,
@@ -73,7 +86,9 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
     EmailVerificationThrottle,
     EmailVerificationsService,
     RateLimiter,
+    LoginRecords,
     AuthService,
+    LoginsService,
     ApiKeysService,
     SessionsService,
     JwtStrategy,
@@ -113,7 +128,8 @@ export class AuthModule implements OnModuleInit {
    * so the password never changes without them going (its sessions end by `password_changed_at`).
    * A new address (docs/authentication.md#e-mail-verification) ends the reset links, which went to
    * the old one, and the earlier verification links, and queues a verification mail for it, in
-   * the change's transaction; the mail worker is woken once it is committed.
+   * the change's transaction; the mail worker is woken once it is committed. A new password also
+   * deletes the user's logins (docs/authentication.md#your-logins).
    */
   onModuleInit(): void {
     const revokeAccessTokens = async (userId: number): Promise<void> => {
@@ -125,6 +141,9 @@ export class AuthModule implements OnModuleInit {
     });
     this.lifecycle.on('user.password_changed', 'refresh tokens', async ({ manager, userId, at }) => {
       await manager.update(RefreshToken, { user_id: userId, revoked_at: IsNull() }, { revoked_at: at });
+    });
+    this.lifecycle.on('user.password_changed', 'logins', async ({ manager, userId }) => {
+      await manager.delete(Login, { user_id: userId });
     });
     this.lifecycle.on('user.password_changed', 'password-reset tokens', async ({ manager, userId }) => {
       await manager.delete(PasswordResetToken, { user_id: userId });

@@ -14,6 +14,7 @@ import type { TokenResponse } from './dto/token.response.js';
 import { EmailVerificationsService } from './email-verifications.service.js';
 import { sha256 } from './hashing.js';
 import { JwtKeys } from './jwt-keys.js';
+import { type LoginClient, LoginRecords } from './login-records.js';
 import { LoginThrottle } from './login-throttle.js';
 import { verifyAgainstDummy, verifyPassword } from './passwords.js';
 import { RefreshToken } from './refresh-token.entity.js';
@@ -38,6 +39,7 @@ export class AuthService {
     private readonly denyList: TokenDenyList,
     private readonly throttle: LoginThrottle,
     private readonly verifications: EmailVerificationsService,
+    private readonly records: LoginRecords,
     config: ConfigService<Env, true>,
   ) {
     this.accessTtl = config.get('ACCESS_TOKEN_TTL', { infer: true });
@@ -81,12 +83,16 @@ export class AuthService {
   }
 
   /**
-   * Password login: returns a new token pair of a new token family (login). `address` is the
-   * client address for throttling.
+   * Password login: returns a new token pair of a new token family (login), recorded among the
+   * user's logins (docs/authentication.md#your-logins) with `client`, whose address is also the
+   * one throttled.
    * @throws 401, 429 as {@link checkPassword}.
    */
-  async login(username: string, password: string, address = ''): Promise<TokenResponse> {
-    return this.issue(await this.checkPassword(username, password, address), randomUUID());
+  async login(username: string, password: string, client: LoginClient = { address: '' }): Promise<TokenResponse> {
+    const user = await this.checkPassword(username, password, client.address);
+    const familyId = randomUUID();
+    await this.records.start('token', familyId, user.id, client, new Date(Date.now() + this.refreshTtl * 1000));
+    return this.issue(user, familyId);
   }
 
   /**
@@ -106,6 +112,7 @@ export class AuthService {
     const user = await this.users.findCredentialsById(row.user_id);
     if (!user) throw unauthorized('invalid refresh token');
     const pair = await this.issue({ id: user.id, role: user.role, readAtMs }, row.family_id);
+    await this.records.refreshed(row.family_id, new Date(Date.now() + this.refreshTtl * 1000));
     // a concurrent reuse may have revoked the family before this pair's refresh token was stored:
     // its mark is read now that the token exists, so the new pair cannot outlive the revocation
     if (await this.denyList.isFamilyDenied(row.family_id)) await this.revokeFamily(row.family_id);
@@ -119,8 +126,7 @@ export class AuthService {
    * @throws always 401 `unauthorized`.
    */
   private async reused(familyId: string): Promise<never> {
-    await this.denyList.denyFamily(familyId);
-    await this.revokeFamily(familyId);
+    await this.endLogin(familyId);
     throw unauthorized('refresh token was already used; every token of this login is revoked');
   }
 
@@ -130,10 +136,18 @@ export class AuthService {
    */
   async logout(caller: AuthUser): Promise<void> {
     if (caller.jti && caller.exp) await this.denyList.deny(caller.jti, caller.exp);
-    if (caller.fid) {
-      await this.denyList.denyFamily(caller.fid);
-      await this.revokeFamily(caller.fid);
-    }
+    if (caller.fid) await this.endLogin(caller.fid);
+  }
+
+  /**
+   * Ends a token login (docs/authentication.md#your-logins): denies every access token of the
+   * family (`deny-fid`, written first, see {@link reused}), revokes its refresh tokens and deletes
+   * its logins row. @throws 503 when the store is unavailable.
+   */
+  async endLogin(familyId: string): Promise<void> {
+    await this.denyList.denyFamily(familyId);
+    await this.revokeFamily(familyId);
+    await this.records.ended('token', familyId);
   }
 
   /** Revokes every live refresh token of a login's family. */

@@ -53,7 +53,7 @@ export class SessionsController {
   async create(@Body() body: LoginDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<SessionView> {
     const user = await this.auth.checkPassword(body.username, body.password, req.ip ?? '');
     const previous = (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE];
-    const { sid, view } = await this.sessions.create(user.id, previous);
+    const { sid, view } = await this.sessions.create(user.id, previous, { address: req.ip ?? '', userAgent: req.get('user-agent') });
     res.cookie(SESSION_COOKIE, sid, { httpOnly: true, sameSite: 'lax', path: '/', secure: this.secure, maxAge: this.sessions.absoluteTtlMs });
     return view;
   }

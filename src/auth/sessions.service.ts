@@ -8,6 +8,7 @@ import type { UserResponse } from '../users/user.response.js';
 import { UsersService } from '../users/users.service.js';
 import type { AuthUser } from '../common/caller/auth-user.js';
 import { sha256 } from './hashing.js';
+import { type LoginClient, LoginRecords } from './login-records.js';
 
 /** The session cookie's name (docs/authentication.md#session-cookies). */
 export const SESSION_COOKIE = 'sid';
@@ -47,6 +48,7 @@ export class SessionsService {
   constructor(
     private readonly store: SharedStore,
     private readonly users: UsersService,
+    private readonly records: LoginRecords,
     config: ConfigService<Env, true>,
   ) {
     this.idleMs = config.get('SESSION_IDLE_TTL', { infer: true }) * 1000;
@@ -59,16 +61,18 @@ export class SessionsService {
   }
 
   /**
-   * Starts a session for an authenticated user; `previousSid` (a cookie the client still sent) is
-   * destroyed, so the id is new at every login. Returns the cookie value and the session view. The
-   * user's profile is read first, so nothing can fail once the session is stored.
+   * Starts a session for an authenticated user, recorded among the user's logins with `client`
+   * (docs/authentication.md#your-logins); `previousSid` (a cookie the client still sent) is
+   * ended, so the id is new at every login. Returns the cookie value and the session view. The
+   * user's profile is read and the login recorded first, so nothing can fail once the session is stored.
    * @throws 404 when the user does not exist; 503 when the database or the store is unavailable.
    */
-  async create(userId: number, previousSid?: string): Promise<{ sid: string; view: SessionView }> {
+  async create(userId: number, previousSid: string | undefined, client: LoginClient): Promise<{ sid: string; view: SessionView }> {
     const user = await this.users.profile(userId);
-    if (previousSid) await this.store.delete(key(sha256(previousSid)));
+    if (previousSid) await this.end(sha256(previousSid));
     const sid = randomBytes(32).toString('base64url');
     const now = Date.now();
+    await this.records.start('session', sha256(sid), userId, client, new Date(now + this.absoluteMs));
     const session: StoredSession = {
       user_id: userId,
       csrf_token: randomBytes(24).toString('base64url'),
@@ -114,7 +118,19 @@ export class SessionsService {
   /** Destroys the caller's current session. @throws 401 when the caller did not use the session cookie; 503 store unavailable. */
   async destroy(caller: AuthUser): Promise<void> {
     if (!caller.sessionIdHash) throw unauthorized('this operation needs the session cookie');
-    await this.store.delete(key(caller.sessionIdHash));
+    await this.end(caller.sessionIdHash);
+  }
+
+  /** Ends the session whose id hashes to `idHash`: deleted from the store, then from the logins. @throws 503 store unavailable. */
+  async end(idHash: string): Promise<void> {
+    await this.store.delete(key(idHash));
+    await this.records.ended('session', idHash);
+  }
+
+  /** The live sessions among `idHashes`, each with its last use (to 10 s). @throws 503 store unavailable. */
+  async lastSeen(idHashes: readonly string[]): Promise<Map<string, Date>> {
+    const loaded = await Promise.all(idHashes.map(async (idHash) => [idHash, await this.load(idHash)] as const));
+    return new Map(loaded.flatMap(([idHash, session]) => (session ? [[idHash, new Date(session.last_seen_at)] as const] : [])));
   }
 
   /** Writes the session with a time to live ending at its idle or absolute end, whichever is first. */

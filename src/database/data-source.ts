@@ -16,6 +16,7 @@ import { FilterOperatorIndexes1764650000000 } from './migrations/1764650000000-f
 import { MailPasswordResets1764700000000 } from './migrations/1764700000000-mail-password-resets.js';
 import { FullTextSearch1764710000000 } from './migrations/1764710000000-full-text-search.js';
 import { EmailVerification1764800000000 } from './migrations/1764800000000-email-verification.js';
+import { Logins1764900000000 } from './migrations/1764900000000-logins.js';
 import { IdempotencyRecord } from '../idempotency/idempotency-record.entity.js';
 import { MailMessage } from '../mail/mail-message.entity.js';
 import { poolClient, transactionSettings, type PoolClientOptions } from './pg-client.js';
@@ -47,6 +48,7 @@ export const SHARED_MIGRATIONS = [
   MailPasswordResets1764700000000,
   FullTextSearch1764710000000,
   EmailVerification1764800000000,
+  Logins1764900000000,
 ];
 
 /** What a DataSource maps and migrates: entities and migrations (in the order they run). */

@@ -270,7 +270,7 @@ export class OAuthController {
       throw error;
     }
     const previous = (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE];
-    const { sid } = await this.sessions.create(user.id, previous);
+    const { sid } = await this.sessions.create(user.id, previous, { address: req.ip ?? '', userAgent: req.get('user-agent') });
     res.cookie(SESSION_COOKIE, sid, { httpOnly: true, sameSite: 'lax', path: '/', secure: this.secureCookie, maxAge: this.sessions.absoluteTtlMs });
     return sendRedirect(res, 303, returnTo);
   }

@@ -44,6 +44,16 @@ export const RequireScope = (scope: Scope | null) =>
 export const Roles = (...roles: Role[]) => SetMetadata(REQUIRED_ROLES, roles);
 
 /** Injects the authenticated caller ({@link AuthUser}) of a protected operation. */
+/**
+ * The client a sign-in comes from (docs/authentication.md#your-logins): `req.ip` (TRUST_PROXY-aware)
+ * and the `User-Agent` header. Not a documented parameter: every request may send a user agent.
+ */
+export const ClientOf = createParamDecorator((_: unknown, ctx: ExecutionContext): { address: string; userAgent?: string } => {
+  const req = ctx.switchToHttp().getRequest<{ ip?: string; headers: Record<string, string | string[] | undefined> }>();
+  const agent = req.headers['user-agent'];
+  return { address: req.ip ?? '', userAgent: typeof agent === 'string' ? agent : undefined };
+});
+
 export const CurrentUser = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthUser => ctx.switchToHttp().getRequest().user);
 
 /**
