@@ -239,6 +239,7 @@ describe('a resource declaration reaches the scopes, the document and the list g
       'FullTextSearch1764710000000',
       'EmailVerification1764800000000',
       'Logins1764900000000',
+      'SearchTables1764950000000',
     ]);
     class Gadgets1999000000000 {
       async up(): Promise<void> {}

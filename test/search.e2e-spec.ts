@@ -10,7 +10,7 @@ import { createTestApp } from './setup/test-app.js';
 
 /**
  * Full-text search with `q` (docs/lists.md#full-text-search-q) through HTTP, on whichever database
- * DATABASE_URL names (PostgreSQL: the generated `search_vector` and `websearch_to_tsquery`; SQLite:
+ * DATABASE_URL names (PostgreSQL: the stored vectors of `<table>_search` and `websearch_to_tsquery`; SQLite:
  * the FTS5 tables kept by triggers): words, phrases, exclusions and alternatives; `sort=relevance`;
  * combined with filters, operators, `fields`, counts and cursors; never widening visibility; the
  * index following every write; hostile input refused with 400 or matched literally, never a 500.

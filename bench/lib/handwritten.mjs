@@ -467,24 +467,21 @@ function where(q, caller) {
   // on both databases, so the plain column gives the best plan for the page and the count alike
   if (status) conditions.push(status.length === 1 ? `a.status = ${param(status[0])}` : `a.status IN (${status.map(param).join(', ')})`);
   if (q.filters.author) conditions.push(`a.author_id IN (${q.filters.author.map(param).join(', ')})`);
-  // full-text search: the GIN index on the tsvector expression (PostgreSQL), the FTS5 table (SQLite)
+  // full-text search: the stored vectors of articles_search (PostgreSQL), the FTS5 table (SQLite)
   if (q.search)
     conditions.push(
       PG
-        ? `${TSVECTOR} @@ websearch_to_tsquery('simple'::regconfig, ${param(q.search.text)})`
+        ? `a.id IN (SELECT s.id FROM articles_search s WHERE s.vector @@ websearch_to_tsquery('simple'::regconfig, ${param(q.search.text)}))`
         : `a.id IN (SELECT rowid FROM articles_fts WHERE articles_fts MATCH ${param(q.search.match)})`,
     );
   return { sql: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }
 
-/** The articles' tsvector as the search migration indexes it (title weighing A, body B). */
-const TSVECTOR = `(setweight(to_tsvector('simple'::regconfig, coalesce(a.title, '')), 'A') || setweight(to_tsvector('simple'::regconfig, coalesce(a.body, '')), 'B'))`;
-
 /** The sort expression of `field` (`relevance`: the search rank, `$n` the query's parameter). */
 function sortExpression(field, q, searchParam) {
   if (field !== 'relevance') return `a.${field}`;
   return PG
-    ? `ts_rank(${TSVECTOR}, websearch_to_tsquery('simple'::regconfig, ${searchParam}))`
+    ? `(SELECT ts_rank(s.vector, websearch_to_tsquery('simple'::regconfig, ${searchParam})) FROM articles_search s WHERE s.id = a.id)`
     : `(SELECT -bm25(articles_fts, 4.0, 1.0) FROM articles_fts WHERE articles_fts MATCH ${searchParam} AND articles_fts.rowid = a.id)`;
 }
 

@@ -32,8 +32,6 @@ export const ARTICLE_TRANSITIONS: Readonly<Record<ArticleStatus, readonly Articl
 @Index('idx_articles_status_title_c', { synchronize: false })
 @Index('idx_articles_author_id_title_c', { synchronize: false })
 @Index('idx_articles_title_trgm', { synchronize: false })
-// full-text search (docs/lists.md#full-text-search-q): a GIN index on the searched columns' tsvector, PostgreSQL only
-@Index('idx_articles_search_vector', { synchronize: false })
 export class Article extends VersionedEntity {
   @PrimaryGeneratedColumn()
   id: number;

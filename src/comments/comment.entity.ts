@@ -9,8 +9,6 @@ import { User } from '../users/user.entity.js';
 @Index('idx_comments_article_id_created_at_id', ['article_id', 'created_at', 'id'])
 @Index('idx_comments_article_id_updated_at_id', ['article_id', 'updated_at', 'id'])
 @Index('idx_comments_author_id', ['author_id'])
-// full-text search (docs/lists.md#full-text-search-q): a GIN index on the searched columns' tsvector, PostgreSQL only
-@Index('idx_comments_search_vector', { synchronize: false })
 export class Comment extends VersionedEntity {
   @PrimaryGeneratedColumn()
   id: number;

@@ -17,6 +17,7 @@ import { MailPasswordResets1764700000000 } from './migrations/1764700000000-mail
 import { FullTextSearch1764710000000 } from './migrations/1764710000000-full-text-search.js';
 import { EmailVerification1764800000000 } from './migrations/1764800000000-email-verification.js';
 import { Logins1764900000000 } from './migrations/1764900000000-logins.js';
+import { SearchTables1764950000000 } from './migrations/1764950000000-search-tables.js';
 import { IdempotencyRecord } from '../idempotency/idempotency-record.entity.js';
 import { MailMessage } from '../mail/mail-message.entity.js';
 import { poolClient, transactionSettings, type PoolClientOptions } from './pg-client.js';
@@ -30,8 +31,8 @@ const Database = createRequire(import.meta.url)('better-sqlite3') as typeof impo
  * The migrations that are the database's own: those that shaped several resources at once (before
  * declarations carried theirs; the indexes of the filter operators; the mail outbox with the
  * password-reset tokens and the users' `password_changed_at`; the full-text search; the e-mail
- * verification tokens and the users' `email_verified_at`), and the idempotency records' of the
- * common kernel. A resource's
+ * verification tokens and the users' `email_verified_at`; the logins; the search tables), and the
+ * idempotency records' of the common kernel. A resource's
  * migrations are in its declaration (`migrations`).
  */
 export const SHARED_MIGRATIONS = [
@@ -49,6 +50,7 @@ export const SHARED_MIGRATIONS = [
   FullTextSearch1764710000000,
   EmailVerification1764800000000,
   Logins1764900000000,
+  SearchTables1764950000000,
 ];
 
 /** What a DataSource maps and migrates: entities and migrations (in the order they run). */

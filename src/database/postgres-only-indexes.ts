@@ -1,9 +1,7 @@
 /**
  * The indexes that exist on PostgreSQL only (docs/lists.md#filter-operators): the `COLLATE "C"`
  * indexes a `[prefix]` range reads where SQLite's `BINARY` order serves from an existing index,
- * the trigram (pg_trgm) indexes of `[contains]`, which SQLite has no equivalent of, and the GIN
- * indexes of the full-text search on its `tsvector` expression (SQLite keeps FTS5 tables instead). Their
- * entities declare them `synchronize: false`; the migration check expects them absent on SQLite.
+ * the trigram (pg_trgm) indexes of `[contains]`, which SQLite has no equivalent of.
  */
 export const POSTGRES_ONLY_INDEXES: ReadonlySet<string> = new Set([
   'idx_todos_title_c',
@@ -17,9 +15,4 @@ export const POSTGRES_ONLY_INDEXES: ReadonlySet<string> = new Set([
   'idx_users_name_trgm',
   'idx_tags_name_c',
   'idx_tags_name_trgm',
-  'idx_articles_search_vector',
-  'idx_todos_search_vector',
-  'idx_comments_search_vector',
-  'idx_tags_search_vector',
-  'idx_users_search_vector',
 ]);

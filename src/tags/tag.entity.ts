@@ -8,8 +8,6 @@ import { VersionedEntity } from '../database/versioned-entity.js';
 // filter operators (docs/lists.md#filter-operators): expression and trigram indexes, written by their migration for each database
 @Index('idx_tags_name_c', { synchronize: false })
 @Index('idx_tags_name_trgm', { synchronize: false })
-// full-text search (docs/lists.md#full-text-search-q): a GIN index on the searched columns' tsvector, PostgreSQL only
-@Index('idx_tags_search_vector', { synchronize: false })
 export class Tag extends VersionedEntity {
   @PrimaryGeneratedColumn()
   id: number;

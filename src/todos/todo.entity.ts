@@ -20,8 +20,6 @@ export type TodoStatus = (typeof TODO_STATUSES)[number];
 @Index('idx_todos_title_c', { synchronize: false })
 @Index('idx_todos_title_trgm', { synchronize: false })
 @Index('idx_todos_content_trgm', { synchronize: false })
-// full-text search (docs/lists.md#full-text-search-q): a GIN index on the searched columns' tsvector, PostgreSQL only
-@Index('idx_todos_search_vector', { synchronize: false })
 export class Todo extends VersionedEntity {
   @PrimaryGeneratedColumn()
   id: number;

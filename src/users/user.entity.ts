@@ -14,8 +14,6 @@ import { VersionedEntity } from '../database/versioned-entity.js';
 @Index('idx_users_name_c', { synchronize: false })
 @Index('idx_users_username_c', { synchronize: false })
 @Index('idx_users_name_trgm', { synchronize: false })
-// full-text search (docs/lists.md#full-text-search-q): a GIN index on the searched columns' tsvector, PostgreSQL only
-@Index('idx_users_search_vector', { synchronize: false })
 export class User extends VersionedEntity {
   @PrimaryGeneratedColumn()
   id: number;

@@ -91,8 +91,8 @@ export interface FieldTableInput<E, F extends Readonly<Record<string, FieldDef<E
   order?: { sort?: readonly (keyof F & string)[]; filters?: readonly (keyof F & string)[] };
   /**
    * Full-text search with `q` (docs/lists.md#full-text-search-q) over these text fields (columns),
-   * whose index the migration of table `table` writes: a GIN index on their `tsvector` on PostgreSQL,
-   * the FTS5 table `<table>_fts` on SQLite. Adds the sort key `relevance`.
+   * whose index the search migrations of table `table` write: the side table `<table>_search` of
+   * stored `tsvector`s on PostgreSQL, the FTS5 table `<table>_fts` on SQLite. Adds the sort key `relevance`.
    */
   search?: { table: string; fields: readonly (keyof F & string)[] };
   /**
@@ -170,6 +170,7 @@ export function defineFields<E>() {
       fields: [...input.search.fields],
       columns: input.search.fields.map((name) => `${alias}.${String(field(name).column)}`),
       fts: `${input.search.table}_fts`,
+      vectors: `${input.search.table}_search`,
       id: `${alias}.id`,
     };
     if (search) sortable[RELEVANCE] = RELEVANCE_COLUMN;

@@ -201,10 +201,10 @@ export const SEARCH_CONFIGURATION = 'simple';
  * The SQL of a full-text search `q` (docs/lists.md#full-text-search-q) on a table declaring
  * `search`, with its parameters (`q_text`, `q_match`): `condition` keeps the matching rows,
  * `relevance` is their rank, larger for a better match (never NULL on a matching row).
- * - PostgreSQL: `<tsvector> @@ websearch_to_tsquery('simple', :q_text)`, the tsvector written as
- *   the migration's GIN index has it (`setweight(to_tsvector('simple', coalesce(column, '')), 'A')
- *   || …'B'…`: the first searched field weighs A, the others B), so the index serves it; rank
- *   `ts_rank` of the same.
+ * - PostgreSQL: `id IN (SELECT id FROM <table>_search WHERE vector @@ websearch_to_tsquery('simple',
+ *   :q_text))` — the side table's stored `tsvector` (`setweight(to_tsvector('simple',
+ *   coalesce(column, '')), 'A') || …'B'…`: the first searched field weighs A, the others B), kept by
+ *   a trigger and GIN-indexed; rank `ts_rank` of the row's stored vector.
  * - SQLite: `id IN (SELECT rowid FROM <table>_fts WHERE <table>_fts MATCH :q_match)` with the
  *   query's FTS5 form; rank `-bm25(…)` of the row (the first field weighs 4, the others 1).
  */
@@ -215,10 +215,11 @@ export function searchSql(
 ): { condition: string; relevance: string; params: Record<string, unknown> } {
   if (postgres) {
     const tsquery = `websearch_to_tsquery('${SEARCH_CONFIGURATION}'::regconfig, :q_text)`;
-    const vector = search.columns
-      .map((column, i) => `setweight(to_tsvector('${SEARCH_CONFIGURATION}'::regconfig, coalesce(${column}, '')), '${i === 0 ? 'A' : 'B'}')`)
-      .join(' || ');
-    return { condition: `(${vector}) @@ ${tsquery}`, relevance: `ts_rank(${vector}, ${tsquery})`, params: { q_text: query.text } };
+    return {
+      condition: `${search.id} IN (SELECT s.id FROM ${search.vectors} s WHERE s.vector @@ ${tsquery})`,
+      relevance: `(SELECT ts_rank(s.vector, ${tsquery}) FROM ${search.vectors} s WHERE s.id = ${search.id})`,
+      params: { q_text: query.text },
+    };
   }
   const weights = search.fields.map((_, i) => (i === 0 ? '4.0' : '1.0')).join(', ');
   return {

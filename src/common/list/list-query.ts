@@ -121,8 +121,8 @@ export function operatorValueText(filter: OperatorFilter): string {
 
 /**
  * A collection's full-text search (docs/lists.md#full-text-search-q): the text columns `q` looks in
- * and where each database keeps their index — PostgreSQL a GIN index on their `tsvector`
- * expression, SQLite an FTS5 external-content table (`<table>_fts`).
+ * and where each database keeps their index — PostgreSQL a side table of stored `tsvector`s
+ * (`<table>_search`, GIN-indexed), SQLite an FTS5 external-content table (`<table>_fts`).
  */
 export interface SearchSpec {
   /** The API names of the searched fields, in the documented order. */
@@ -131,6 +131,8 @@ export interface SearchSpec {
   columns: readonly string[];
   /** The FTS5 table (SQLite), e.g. `articles_fts`. */
   fts: string;
+  /** The table of stored vectors (PostgreSQL), e.g. `articles_search`. */
+  vectors: string;
   /** `alias.id`. */
   id: string;
 }
