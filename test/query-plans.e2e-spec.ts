@@ -287,7 +287,19 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
            CASE WHEN n % 4 = 0 THEN ${ME.id} ELSE 1 + n % ${USERS} END, n, ${changed}, '{}', '{}' FROM ${series}`,
       );
       // statistics for the planner and the visibility map for index-only scans (never in a transaction)
-      for (const table of ['users', 'articles', 'article_tags', 'comments', 'tags', 'todos', 'orders', 'oauth_clients', 'events', 'articles_search', 'comments_search'])
+      for (const table of [
+        'users',
+        'articles',
+        'article_tags',
+        'comments',
+        'tags',
+        'todos',
+        'orders',
+        'oauth_clients',
+        'events',
+        'articles_search',
+        'comments_search',
+      ])
         await dataSource.query(`VACUUM ANALYZE ${table}`);
     } else {
       const series = (count: number) => `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ${count})`;
