@@ -240,6 +240,17 @@ async function pgFill(client, articles, log) {
   log('  indexes');
   await restore();
   for (const t of tables) await client.query(`ALTER TABLE ${t} ENABLE TRIGGER ALL`);
+  // the search vectors the disabled triggers did not write (the search tables' migration, 1764950000000)
+  const searched = [
+    ['users', ['name', 'username']],
+    ['tags', ['name']],
+    ['todos', ['title', 'content']],
+    ['articles', ['title', 'body']],
+  ];
+  for (const [table, columns] of searched) {
+    const vector = columns.map((column, i) => `setweight(to_tsvector('simple'::regconfig, coalesce("${column}", '')), '${i === 0 ? 'A' : 'B'}')`).join(' || ');
+    await client.query(`INSERT INTO ${table}_search (id, vector) SELECT id, ${vector} FROM ${table} ON CONFLICT (id) DO UPDATE SET vector = EXCLUDED.vector`);
+  }
   for (const t of ['users', 'tags', 'todos', 'articles']) {
     await client.query(`SELECT setval(pg_get_serial_sequence('${t}', 'id'), (SELECT max(id) FROM ${t}))`);
   }
