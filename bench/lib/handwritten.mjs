@@ -472,7 +472,8 @@ function where(q, caller) {
     conditions.push(
       PG
         ? `a.id IN (SELECT s.id FROM articles_search s WHERE s.vector @@ websearch_to_tsquery('simple'::regconfig, ${param(q.search.text)}))`
-        : `a.id IN (SELECT rowid FROM articles_fts WHERE articles_fts MATCH ${param(q.search.match)})`,
+        : // SQLite: the search's join (FROM_SQLITE_SEARCH) keeps the matches; its parameter is the last one
+          `${param(q.search.match)} IS NOT NULL`,
     );
   return { sql: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }
@@ -480,9 +481,7 @@ function where(q, caller) {
 /** The sort expression of `field` (`relevance`: the search rank, `$n` the query's parameter). */
 function sortExpression(field, q, searchParam) {
   if (field !== 'relevance') return `a.${field}`;
-  return PG
-    ? `(SELECT ts_rank(s.vector, websearch_to_tsquery('simple'::regconfig, ${searchParam})) FROM articles_search s WHERE s.id = a.id)`
-    : `(SELECT -bm25(articles_fts, 4.0, 1.0) FROM articles_fts WHERE articles_fts MATCH ${searchParam} AND articles_fts.rowid = a.id)`;
+  return PG ? `(SELECT ts_rank(s.vector, websearch_to_tsquery('simple'::regconfig, ${searchParam})) FROM articles_search s WHERE s.id = a.id)` : 'sr.rank';
 }
 
 /** Columns that may be NULL: only their sort carries NULLS FIRST/LAST (on SQLite it would force a sort otherwise). */
@@ -501,7 +500,13 @@ export async function listArticles(q, caller) {
   const order = q.sort
     .map((k) => `${column(k.field)} ${k.desc ? 'DESC' : 'ASC'}${NULLABLE.has(k.field) ? (k.desc ? ' NULLS FIRST' : ' NULLS LAST') : ''}`)
     .join(', ');
-  const countSql = `SELECT count(*) AS total FROM articles a ${whereSql}`;
+  // SQLite: FTS5 ranks every match in one pass, joined (a bm25 per row would run the query again per row)
+  const ranked =
+    q.search && !PG
+      ? ` JOIN (SELECT rowid AS id, -bm25(articles_fts, 4.0, 1.0) AS rank FROM articles_fts WHERE articles_fts MATCH ${searchParam}) sr ON sr.id = a.id`
+      : '';
+  const from = `articles a${ranked}`;
+  const countSql = `SELECT count(*) AS total FROM ${from} ${whereSql}`;
   const keyText = (field) => (PG && field !== 'id' && field !== 'title' && field !== 'relevance' ? `CAST(a.${field} AS text)` : column(field));
   const keys = q.sort.map((k, i) => `${keyText(k.field)} AS k${i}`).join(', ');
   // the keyset predicate of a cursor: one row-value comparison the (status, sort column, id) index answers as a range
@@ -520,8 +525,8 @@ export async function listArticles(q, caller) {
   const read = (condition, values, limit) =>
     rows(
       `SELECT ${COLUMNS}, ${keys}
-       FROM (SELECT a.id FROM articles a ${whereSql}${condition} ORDER BY ${order} LIMIT $${values.length + 1} OFFSET $${values.length + 2}) p
-       JOIN articles a ON a.id = p.id
+       FROM (SELECT a.id FROM ${from} ${whereSql}${condition} ORDER BY ${order} LIMIT $${values.length + 1} OFFSET $${values.length + 2}) p
+       JOIN articles a ON a.id = p.id${ranked}
        ORDER BY ${order}`,
       [...values, limit, q.offset],
     );
