@@ -17,6 +17,7 @@ import { MailPasswordResets1764700000000 } from './migrations/1764700000000-mail
 import { FullTextSearch1764710000000 } from './migrations/1764710000000-full-text-search.js';
 import { EmailVerification1764800000000 } from './migrations/1764800000000-email-verification.js';
 import { Logins1764900000000 } from './migrations/1764900000000-logins.js';
+import { Totp1765000000000 } from './migrations/1765000000000-totp.js';
 import { IdempotencyRecord } from '../idempotency/idempotency-record.entity.js';
 import { MailMessage } from '../mail/mail-message.entity.js';
 import { poolClient, transactionSettings, type PoolClientOptions } from './pg-client.js';
@@ -49,6 +50,7 @@ export const SHARED_MIGRATIONS = [
   FullTextSearch1764710000000,
   EmailVerification1764800000000,
   Logins1764900000000,
+  Totp1765000000000,
 ];
 
 /** What a DataSource maps and migrates: entities and migrations (in the order they run). */
