@@ -164,6 +164,8 @@ describe('a resource declaration reaches the scopes, the document and the list g
         'PasswordResetToken',
         'EmailVerificationToken',
         'Login',
+        'TotpSecret',
+        'TotpRecoveryCode',
       ].sort(),
     );
   });
@@ -240,6 +242,7 @@ describe('a resource declaration reaches the scopes, the document and the list g
       'EmailVerification1764800000000',
       'Logins1764900000000',
       'SearchTables1764950000000',
+      'Totp1765000000000',
     ]);
     class Gadgets1999000000000 {
       async up(): Promise<void> {}

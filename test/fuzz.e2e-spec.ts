@@ -490,7 +490,8 @@ async function resolveSymbols(value: unknown, caller: CreatedUser): Promise<unkn
   if (value instanceof Sym) {
     if (value.name === 'own-username') return caller.user.username;
     if (value.name === 'client-id') return oauthClient.client_id;
-    return (await app.get(AuthService).login(caller.user.username, DEFAULT_PASSWORD)).refresh_token;
+    const pair = await app.get(AuthService).login(caller.user.username, DEFAULT_PASSWORD);
+    return 'refresh_token' in pair ? pair.refresh_token : '';
   }
   if (value instanceof RawJson || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return Promise.all(value.map((item) => resolveSymbols(item, caller)));

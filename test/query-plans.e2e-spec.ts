@@ -880,4 +880,51 @@ describe(`list query plans on ${onPostgres ? 'PostgreSQL (EXPLAIN (FORMAT JSON))
       await dataSource.query('DELETE FROM password_reset_tokens');
     }
   });
+  it('a two-factor sign-in finds the secret by its user and consumes a recovery code through their indexes (200 users, 2,000 codes)', async () => {
+    const { TotpService } = await import('../src/auth/totp.service.js');
+    const { SharedStore } = await import('../src/store/shared-store.js');
+    const now = new Date();
+    const users = await dataSource.query<Array<{ id: number }>>('SELECT id FROM users ORDER BY id LIMIT 200');
+    const owner = users[0];
+    const secrets = users.map((user) => ({ user_id: user.id, secret_encrypted: 'v1.x.y.z', enabled_at: now, last_step: null, created_at: now }));
+    const codes = users.flatMap((user, u) =>
+      Array.from({ length: 10 }, (_, i) => ({ user_id: user.id, code_hash: String(u * 10 + i).padStart(64, 'c'), created_at: now })),
+    );
+    for (const [table, rows] of [
+      ['totp_secrets', secrets],
+      ['totp_recovery_codes', codes],
+    ] as const) {
+      for (let i = 0; i < rows.length; i += 500)
+        await dataSource
+          .createQueryBuilder()
+          .insert()
+          .into(table)
+          .values(rows.slice(i, i + 500))
+          .execute();
+    }
+    await app.get(SharedStore).clear();
+    const totp = app.get(TotpService);
+    const { challenge } = await totp.startChallenge(owner.id, 'token');
+    const statements = await capture(() => totp.completeChallenge(challenge, { recovery_code: 'aaaaa-bbbbb' }).catch(() => undefined));
+    const secretRead = statements.filter((statement) => /FROM "totp_secrets"/.test(statement.sql));
+    const codeUse = statements.filter((statement) => /DELETE FROM "totp_recovery_codes"/.test(statement.sql));
+    expect(secretRead).toHaveLength(1);
+    expect(codeUse).toHaveLength(1);
+    try {
+      if (onPostgres) {
+        await dataSource.query('ANALYZE totp_secrets');
+        await dataSource.query('ANALYZE totp_recovery_codes');
+        // the secrets table is as small as its users here: only the 2,000 codes make the planner's choice telling
+        const scans = nodes(await pgPlan(codeUse[0]));
+        expect(scans.filter((node) => node['Relation Name'] === 'totp_recovery_codes').map((node) => node['Node Type'])).not.toContain('Seq Scan');
+        expect(JSON.stringify(await pgPlan(secretRead[0]))).toContain('totp_secrets');
+      } else {
+        expect((await sqlitePlan(secretRead[0])).map((row) => row.detail).join('\n')).toMatch(/SEARCH .* USING (INTEGER PRIMARY KEY|INDEX|PRIMARY KEY)/);
+        expect((await sqlitePlan(codeUse[0])).map((row) => row.detail).join('\n')).toMatch(/SEARCH .* USING INDEX/);
+      }
+    } finally {
+      await dataSource.query('DELETE FROM totp_recovery_codes');
+      await dataSource.query('DELETE FROM totp_secrets');
+    }
+  });
 });

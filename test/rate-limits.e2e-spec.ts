@@ -71,7 +71,7 @@ describe('rate limits of every caller (small quotas)', () => {
     const { AuthService } = await import('../src/auth/auth.service.js');
     store = app.get(SharedStore);
     // a second token of a user without going through HTTP (and its sign-in budget)
-    login = async (username) => (await app.get(AuthService).login(username, PASSWORD, { address: '' })).token;
+    login = async (username) => ((await app.get(AuthService).login(username, PASSWORD, { address: '' })) as { token: string }).token;
   });
   afterAll(async () => {
     await app?.close();

@@ -1,8 +1,10 @@
-import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Header, HttpCode, Post, Res } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import type { AuthUser } from '../common/caller/auth-user.js';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
-import { ApiCredentials, ApiEmailUnverified, ClientOf, CurrentUser, RequireScope } from './decorators/auth.decorators.js';
+import { AllowedDuringTotpSetup, ApiCredentials, ApiEmailUnverified, ClientOf, CurrentUser, RequireScope } from './decorators/auth.decorators.js';
+import { LoginChallengeResponse } from './dto/totp.dto.js';
 import type { LoginClient } from './login-records.js';
 import { Public } from '../common/caller/public.decorator.js';
 import { LoginDto, RefreshDto } from './dto/login.dto.js';
@@ -20,7 +22,8 @@ export class AuthController {
    * Log in with username and password
    *
    * Returns a short-lived access token and a refresh token. Wrong username and wrong password
-   * get the same 401.
+   * get the same 401. For an account with two-factor authentication on, 202 with a challenge to
+   * complete at `POST /v1/login-challenges` instead.
    */
   @Public()
   @RateLimit('sign_in')
@@ -29,10 +32,21 @@ export class AuthController {
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ operationId: 'login', summary: 'Log in with username and password' })
   @ApiOkResponse({ type: TokenResponse, description: 'A new token pair.' })
+  @ApiAcceptedResponse({
+    type: LoginChallengeResponse,
+    description:
+      'The password is right and the account has two-factor authentication on: send a code with the challenge to `POST /v{version}/login-challenges`.',
+  })
   @ApiErrors(400, 401, 413, 415, 422, 429)
   @ApiEmailUnverified()
-  login(@Body() body: LoginDto, @ClientOf() client: LoginClient): Promise<TokenResponse> {
-    return this.auth.login(body.username, body.password, client);
+  async login(
+    @Body() body: LoginDto,
+    @ClientOf() client: LoginClient,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<TokenResponse | LoginChallengeResponse> {
+    const answer = await this.auth.login(body.username, body.password, client);
+    if ('challenge' in answer) res.status(202);
+    return answer;
   }
 
   /**
@@ -60,6 +74,7 @@ export class AuthController {
    */
   @ApiCredentials()
   @RequireScope(null)
+  @AllowedDuringTotpSetup()
   @Post('logout')
   @HttpCode(204)
   @ApiOperation({ operationId: 'logout', summary: 'Log out: revoke this login and its access token' })

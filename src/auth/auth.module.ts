@@ -42,10 +42,13 @@ import { SessionsService } from './sessions.service.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { SessionStrategy } from './strategies/session.strategy.js';
 import { RolesGuard } from './guards/roles.guard.js';
+import { TotpController } from './totp.controller.js';
+import { TotpService } from './totp.service.js';
+import { TotpThrottle } from './totp-throttle.js';
 import { JwtStrategy } from './strategies/jwt.strategy.js';
 
 /**
- * Authentication and authorization (docs/authentication.md): login, refresh, logout, password reset and e-mail verification by mail, the JWKS, API keys,
+ * Authentication and authorization (docs/authentication.md): login, refresh, logout, two-factor authentication (TOTP), password reset and e-mail verification by mail, the JWKS, API keys,
  * cookie sessions, the three passport strategies (JWT with its deny list, API key, session),
  * login throttling, the request-rate limit of every caller (docs/limits.md#rates), and the
  * global guards — authentication first (401), then roles (403). Revokes a user's tokens when its
@@ -68,6 +71,7 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
     ApiKeysController,
     SessionsController,
     LoginsController,
+    TotpController,
   ],
   providers: [
     {
@@ -86,6 +90,8 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
     EmailVerificationThrottle,
     EmailVerificationsService,
     RateLimiter,
+    TotpThrottle,
+    TotpService,
     LoginRecords,
     AuthService,
     LoginsService,

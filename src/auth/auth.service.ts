@@ -18,6 +18,19 @@ import { type LoginClient, LoginRecords } from './login-records.js';
 import { LoginThrottle } from './login-throttle.js';
 import { verifyAgainstDummy, verifyPassword } from './passwords.js';
 import { RefreshToken } from './refresh-token.entity.js';
+import type { LoginChallengeResponse } from './dto/totp.dto.js';
+import { type SecondFactor, type SignInKind, TotpService } from './totp.service.js';
+
+/**
+ * A user signed in with a password (and a second factor when the account has one on), with when
+ * its authority was read (`readAtMs`, epoch ms). `totpSetup`: REQUIRE_ADMIN_TOTP and an admin
+ * without two-factor authentication: the login may only enrol
+ * (docs/authentication.md#requiring-two-factor-authentication-for-admins).
+ */
+export type SignedIn = Pick<User, 'id' | 'role'> & { readAtMs: number; totpSetup?: true };
+
+/** What a password step leads to: a signed-in user, or a challenge for the second factor. */
+export type PasswordStep = { user: SignedIn; challenge?: undefined } | { challenge: LoginChallengeResponse; user?: undefined };
 
 /**
  * Login, refresh, logout (docs/authentication.md#bearer-tokens-jwt): access tokens are JWTs (HS256, or RS256 with `kid`) with
@@ -30,6 +43,7 @@ export class AuthService {
   private readonly accessTtl: number;
   private readonly refreshTtl: number;
   private readonly requireVerifiedEmail: boolean;
+  private readonly requireAdminTotp: boolean;
 
   constructor(
     private readonly users: UsersService,
@@ -40,11 +54,13 @@ export class AuthService {
     private readonly throttle: LoginThrottle,
     private readonly verifications: EmailVerificationsService,
     private readonly records: LoginRecords,
+    private readonly totp: TotpService,
     config: ConfigService<Env, true>,
   ) {
     this.accessTtl = config.get('ACCESS_TOKEN_TTL', { infer: true });
     this.refreshTtl = config.get('REFRESH_TOKEN_TTL', { infer: true });
     this.requireVerifiedEmail = config.get('REQUIRE_VERIFIED_EMAIL', { infer: true });
+    this.requireAdminTotp = config.get('REQUIRE_ADMIN_TOTP', { infer: true });
   }
 
   /**
@@ -83,13 +99,48 @@ export class AuthService {
   }
 
   /**
-   * Password login: returns a new token pair of a new token family (login), recorded among the
-   * user's logins (docs/authentication.md#your-logins) with `client`, whose address is also the
-   * one throttled.
+   * Password login: a new token pair of a new token family (login), recorded among the user's
+   * logins (docs/authentication.md#your-logins) with `client`, whose address is also the one
+   * throttled; for an account with two-factor authentication on, a challenge instead
+   * (docs/authentication.md#two-factor-authentication-totp), completed by {@link completeChallenge}.
    * @throws 401, 429 as {@link checkPassword}.
    */
-  async login(username: string, password: string, client: LoginClient = { address: '' }): Promise<TokenResponse> {
-    const user = await this.checkPassword(username, password, client.address);
+  async login(username: string, password: string, client: LoginClient = { address: '' }): Promise<TokenResponse | LoginChallengeResponse> {
+    const step = await this.passwordStep(username, password, client.address, 'token');
+    if (step.challenge) return step.challenge;
+    return this.startTokenLogin(step.user, client);
+  }
+
+  /**
+   * Every password sign-in's first step: {@link checkPassword}, then, when the account has
+   * two-factor authentication on, a challenge for `kind` (docs/authentication.md#two-factor-authentication-totp);
+   * else the signed-in user (limited to enrolling for an admin without it under REQUIRE_ADMIN_TOTP).
+   * @throws as {@link checkPassword}; 503 when the database or the store is unavailable.
+   */
+  async passwordStep(username: string, password: string, address: string, kind: SignInKind): Promise<PasswordStep> {
+    const user = await this.checkPassword(username, password, address);
+    if (await this.totp.isEnabled(user.id)) return { challenge: await this.totp.startChallenge(user.id, kind) };
+    return { user: this.requireAdminTotp && user.role === 'admin' ? { ...user, totpSetup: true } : user };
+  }
+
+  /**
+   * `POST /v1/login-challenges`: the second step of a sign-in; returns what the challenge signs in
+   * to and its user, read now. A password set since the password step voids the challenge.
+   * @throws 401 `unauthorized` for an unknown, used or expired challenge or a wrong factor; 422, 429 as TotpService.completeChallenge.
+   */
+  async completeChallenge(challenge: string, factor: SecondFactor): Promise<{ kind: SignInKind; user: SignedIn }> {
+    const done = await this.totp.completeChallenge(challenge, factor);
+    const readAtMs = Date.now();
+    const user = await this.users.findCredentialsById(done.userId);
+    const passwordSetAt = user?.password_changed_at ? new Date(user.password_changed_at).getTime() : undefined;
+    if (!user || (passwordSetAt !== undefined && passwordSetAt >= done.passwordCheckedAt)) {
+      throw unauthorized('sign-in challenge unknown, used or expired; sign in again');
+    }
+    return { kind: done.kind, user: { id: user.id, role: user.role, readAtMs } };
+  }
+
+  /** Starts a token login of `user` (docs/authentication.md#your-logins): a new family, recorded with `client`, and its first pair. */
+  async startTokenLogin(user: SignedIn, client: LoginClient): Promise<TokenResponse> {
     const familyId = randomUUID();
     await this.records.start('token', familyId, user.id, client, new Date(Date.now() + this.refreshTtl * 1000));
     return this.issue(user, familyId);
@@ -111,7 +162,9 @@ export class AuthService {
     const readAtMs = Date.now();
     const user = await this.users.findCredentialsById(row.user_id);
     if (!user) throw unauthorized('invalid refresh token');
-    const pair = await this.issue({ id: user.id, role: user.role, readAtMs }, row.family_id);
+    // an admin's login limited to enrolling stays so until two-factor authentication is on
+    const totpSetup = this.requireAdminTotp && user.role === 'admin' && !(await this.totp.isEnabled(user.id));
+    const pair = await this.issue({ id: user.id, role: user.role, readAtMs, ...(totpSetup ? { totpSetup } : {}) }, row.family_id);
     await this.records.refreshed(row.family_id, new Date(Date.now() + this.refreshTtl * 1000));
     // a concurrent reuse may have revoked the family before this pair's refresh token was stored:
     // its mark is read now that the token exists, so the new pair cannot outlive the revocation
@@ -156,9 +209,9 @@ export class AuthService {
   }
 
   /** Signs an access token dated by `user.readAtMs` (see issuedAtClaims) and stores a new refresh token of the family. */
-  private async issue(user: Pick<User, 'id' | 'role'> & { readAtMs: number }, familyId: string): Promise<TokenResponse> {
+  private async issue(user: SignedIn, familyId: string): Promise<TokenResponse> {
     const token = await this.jwt.signAsync(
-      { user_id: user.id, role: user.role, typ: 'access', fid: familyId, ...issuedAtClaims(user.readAtMs) },
+      { user_id: user.id, role: user.role, typ: 'access', fid: familyId, ...issuedAtClaims(user.readAtMs), ...(user.totpSetup ? { totp_setup: true } : {}) },
       {
         ...this.keys.signOptions,
         expiresIn: this.accessTtl,

@@ -1,17 +1,30 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { ApiCookieAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiCookieAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiErrors } from '../common/openapi/api-errors.decorator.js';
 import type { Env } from '../config/env.validation.js';
-import { AuthService } from './auth.service.js';
+import { AuthService, type SignedIn } from './auth.service.js';
 import type { AuthUser } from '../common/caller/auth-user.js';
-import { ApiEmailUnverified, CurrentUser, RequireScope } from './decorators/auth.decorators.js';
+import { AllowedDuringTotpSetup, ApiEmailUnverified, CurrentUser, RequireScope } from './decorators/auth.decorators.js';
+import { LoginChallengeResponse } from './dto/totp.dto.js';
 import { Public } from '../common/caller/public.decorator.js';
 import { LoginDto } from './dto/login.dto.js';
 import { SessionResponse } from './dto/session.response.js';
 import { RateLimit } from './rate-limits.js';
 import { SESSION_COOKIE, type SessionView, SessionsService } from './sessions.service.js';
+
+/**
+ * Starts a session of `user` (signed in) for the request's client and sets its `sid` cookie
+ * (HttpOnly, SameSite=Lax, Path=/, `secure` in production); a `sid` the client still sent is
+ * ended. Returns the session view. @throws as SessionsService.create.
+ */
+export async function startSession(sessions: SessionsService, user: SignedIn, req: Request, res: Response, secure: boolean): Promise<SessionView> {
+  const previous = (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE];
+  const { sid, view } = await sessions.create(user.id, previous, { address: req.ip ?? '', userAgent: req.get('user-agent') }, user.totpSetup === true);
+  res.cookie(SESSION_COOKIE, sid, { httpOnly: true, sameSite: 'lax', path: '/', secure, maxAge: sessions.absoluteTtlMs });
+  return view;
+}
 
 /** `/v1/sessions` (docs/authentication.md#session-cookies): cookie sign-in for browsers. */
 @ApiTags('sessions')
@@ -30,7 +43,9 @@ export class SessionsController {
 
   /**
    * Sign in with username and password; sets the `sid` cookie (HttpOnly, SameSite=Lax, Path=/,
-   * Secure in production) with a new session id, and returns the CSRF token.
+   * Secure in production) with a new session id, and returns the CSRF token. For an account with
+   * two-factor authentication on: 202 with a challenge, no cookie yet (`POST /v1/login-challenges`
+   * sets it).
    */
   @Public()
   @RateLimit('sign_in')
@@ -48,17 +63,24 @@ export class SessionsController {
       },
     },
   })
+  @ApiAcceptedResponse({
+    type: LoginChallengeResponse,
+    description:
+      'The password is right and the account has two-factor authentication on: no cookie yet; send a code with the challenge to `POST /v{version}/login-challenges`.',
+  })
   @ApiErrors(400, 401, 413, 415, 422, 429)
   @ApiEmailUnverified()
-  async create(@Body() body: LoginDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<SessionView> {
-    const user = await this.auth.checkPassword(body.username, body.password, req.ip ?? '');
-    const previous = (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE];
-    const { sid, view } = await this.sessions.create(user.id, previous, { address: req.ip ?? '', userAgent: req.get('user-agent') });
-    res.cookie(SESSION_COOKIE, sid, { httpOnly: true, sameSite: 'lax', path: '/', secure: this.secure, maxAge: this.sessions.absoluteTtlMs });
-    return view;
+  async create(@Body() body: LoginDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<SessionView | LoginChallengeResponse> {
+    const step = await this.auth.passwordStep(body.username, body.password, req.ip ?? '', 'session');
+    if (step.challenge) {
+      res.status(202);
+      return step.challenge;
+    }
+    return startSession(this.sessions, step.user, req, res, this.secure);
   }
 
   /** The current session (cookie). */
+  @AllowedDuringTotpSetup()
   @Get('current')
   @ApiCookieAuth('session')
   @Header('Cache-Control', 'no-store')
@@ -70,6 +92,7 @@ export class SessionsController {
   }
 
   /** Sign out: destroys the server-side session and clears the cookie. Needs `X-CSRF-Token`. */
+  @AllowedDuringTotpSetup()
   @Delete('current')
   @HttpCode(204)
   @ApiCookieAuth('session')

@@ -28,6 +28,8 @@ interface StoredSession {
   created_at: number;
   last_seen_at: number;
   expires_at: number;
+  /** A session that may only enrol in two-factor authentication (REQUIRE_ADMIN_TOTP). */
+  totp_setup?: true;
 }
 
 /** How often (ms) use of a session is written back to the store to push its idle end. */
@@ -65,9 +67,10 @@ export class SessionsService {
    * (docs/authentication.md#your-logins); `previousSid` (a cookie the client still sent) is
    * ended, so the id is new at every login. Returns the cookie value and the session view. The
    * user's profile is read and the login recorded first, so nothing can fail once the session is stored.
+   * `totpSetup`: the session may only enrol in two-factor authentication (REQUIRE_ADMIN_TOTP).
    * @throws 404 when the user does not exist; 503 when the database or the store is unavailable.
    */
-  async create(userId: number, previousSid: string | undefined, client: LoginClient): Promise<{ sid: string; view: SessionView }> {
+  async create(userId: number, previousSid: string | undefined, client: LoginClient, totpSetup = false): Promise<{ sid: string; view: SessionView }> {
     const user = await this.users.profile(userId);
     if (previousSid) await this.end(sha256(previousSid));
     const sid = randomBytes(32).toString('base64url');
@@ -79,6 +82,7 @@ export class SessionsService {
       created_at: now,
       last_seen_at: now,
       expires_at: now + this.absoluteMs,
+      ...(totpSetup ? { totp_setup: true as const } : {}),
     };
     await this.save(sha256(sid), session, now);
     return { sid, view: viewOf(session, user) };
@@ -105,7 +109,14 @@ export class SessionsService {
       return null;
     }
     if (now - session.last_seen_at >= TOUCH_INTERVAL_MS) await this.save(idHash, { ...session, last_seen_at: now }, now);
-    return { id: user.id, role: user.role, scheme: 'session', sessionIdHash: idHash, csrfToken: session.csrf_token };
+    return {
+      id: user.id,
+      role: user.role,
+      scheme: 'session',
+      sessionIdHash: idHash,
+      csrfToken: session.csrf_token,
+      ...(session.totp_setup ? { totpSetup: true as const } : {}),
+    };
   }
 
   /** The caller's current session. @throws 401 when the caller did not use the session cookie or it just ended; 503 store unavailable. */

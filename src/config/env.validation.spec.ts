@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { appUrlOf, ConfigError, mailFromOf, validateEnv } from './env.validation.js';
+import { appUrlOf, ConfigError, mailFromOf, totpKeyOf, validateEnv } from './env.validation.js';
 
 const SECRET_32 = 'x'.repeat(32);
 const ISSUER = 'https://api.example.com';
@@ -94,6 +94,9 @@ describe('validateEnv', () => {
         PASSWORD_RESET_TTL: 1800,
         EMAIL_VERIFICATION_TTL: 86_400,
         REQUIRE_VERIFIED_EMAIL: false,
+        TOTP_ENCRYPTION_KEY: undefined,
+        TOTP_ISSUER: 'resource-api',
+        REQUIRE_ADMIN_TOTP: false,
         MAIL_RETRY_SCHEDULE: [10, 60, 300, 900, 1800, 3600, 3600],
         MAIL_POLL_INTERVAL_MS: 1000,
       });
@@ -230,6 +233,9 @@ describe('validateEnv', () => {
         PASSWORD_RESET_TTL: 1800,
         EMAIL_VERIFICATION_TTL: 86_400,
         REQUIRE_VERIFIED_EMAIL: false,
+        TOTP_ENCRYPTION_KEY: undefined,
+        TOTP_ISSUER: 'resource-api',
+        REQUIRE_ADMIN_TOTP: false,
         MAIL_RETRY_SCHEDULE: [10, 60, 300, 900, 1800, 3600, 3600],
         MAIL_POLL_INTERVAL_MS: 1000,
       });
@@ -837,6 +843,22 @@ describe('mail and password reset (docs/operations.md#mail)', () => {
     expectOneLineNaming(error, 'REQUIRE_VERIFIED_EMAIL');
     expect(error.message).toContain('APP_URL');
     expect(validateEnv({ REQUIRE_VERIFIED_EMAIL: 'true' }).REQUIRE_VERIFIED_EMAIL).toBe(true);
+  });
+
+  it('TOTP_ENCRYPTION_KEY: 32 bytes as hex or base64, never quoted when refused; a development key outside production, none in production', () => {
+    const hex = 'ab'.repeat(32);
+    expect(totpKeyOf(validateEnv({ TOTP_ENCRYPTION_KEY: hex }))).toEqual(Buffer.from(hex, 'hex'));
+    const base64 = Buffer.alloc(32, 7).toString('base64');
+    expect(totpKeyOf(validateEnv({ TOTP_ENCRYPTION_KEY: base64 }))).toEqual(Buffer.alloc(32, 7));
+    expect(totpKeyOf(validateEnv({ TOTP_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64url') }))).toEqual(Buffer.alloc(32, 7));
+    const short = configError({ TOTP_ENCRYPTION_KEY: 'ab'.repeat(31) });
+    expectOneLineNaming(short, 'TOTP_ENCRYPTION_KEY');
+    expect(short.message).not.toContain('ab'.repeat(31));
+    expect(totpKeyOf(validateEnv({}))?.length).toBe(32);
+    expect(totpKeyOf(validateEnv(PRODUCTION))).toBeUndefined();
+    expectOneLineNaming(configError({ ...PRODUCTION, REQUIRE_ADMIN_TOTP: 'true' }), 'REQUIRE_ADMIN_TOTP');
+    expect(validateEnv({ ...PRODUCTION, REQUIRE_ADMIN_TOTP: 'true', TOTP_ENCRYPTION_KEY: hex }).REQUIRE_ADMIN_TOTP).toBe(true);
+    expectOneLineNaming(configError({ TOTP_ISSUER: 'a:b' }), 'TOTP_ISSUER');
   });
 
   it('production with APP_URL needs SMTP_URL, then MAIL_FROM: one line naming each', () => {

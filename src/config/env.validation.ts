@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, randomBytes, sign, verify } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, randomBytes, sign, verify } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import { ConfigError } from './config-error.js';
@@ -207,6 +207,19 @@ export interface Env {
    * account without a verified e-mail address with 403 (docs/authentication.md#e-mail-verification). Default false.
    */
   REQUIRE_VERIFIED_EMAIL: boolean;
+  /**
+   * The key two-factor secrets are encrypted under (AES-256-GCM, docs/authentication.md#two-factor-authentication-totp):
+   * 32 bytes as 64 hex digits or base64. Unset outside production: a fixed development key (not a
+   * secret); unset in production: two-factor enrolment is off (404). Read it through {@link totpKeyOf}.
+   */
+  TOTP_ENCRYPTION_KEY?: string;
+  /** The issuer the authenticator app shows for the account (`otpauth://totp/<issuer>:<username>`); default `resource-api`. */
+  TOTP_ISSUER: string;
+  /**
+   * `true`: an admin without two-factor authentication who signs in with a password gets a login
+   * that can only enrol (everything else 403) (docs/authentication.md#requiring-two-factor-authentication-for-admins). Default false.
+   */
+  REQUIRE_ADMIN_TOTP: boolean;
   /** Seconds to wait before each retry of a mail the SMTP server did not accept, in order (±10 % jitter); default 10, 60, 300, 900, 1800, 3600, 3600: eight attempts over about 2.7 hours. */
   MAIL_RETRY_SCHEDULE: number[];
   /** Milliseconds between two looks for due mail (default 1000); a commit that queues mail also wakes the worker of its process at once. */
@@ -492,6 +505,21 @@ const ENV_SCHEMA: Schema<EnvRead> = {
   PASSWORD_RESET_TTL: { type: 'int', min: 60, max: DAY, default: 1800, meaning: 'seconds a password-reset token stays valid' },
   EMAIL_VERIFICATION_TTL: { type: 'int', min: 60, max: 7 * DAY, default: DAY, meaning: 'seconds an e-mail verification token stays valid' },
   REQUIRE_VERIFIED_EMAIL: { type: 'bool', default: false, meaning: 'true: password sign-in refuses accounts without a verified e-mail address' },
+  TOTP_ENCRYPTION_KEY: {
+    type: 'text',
+    valid: (value) => totpKeyBytes(value) !== undefined,
+    rule: '32 bytes as 64 hex digits or base64 (e.g. openssl rand -base64 32)',
+    meaning: 'the 32-byte key (hex or base64) two-factor secrets are encrypted under (unset in production: two-factor enrolment is off)',
+  },
+  TOTP_ISSUER: {
+    type: 'text',
+    valid: /^[^:\p{Cc}]{1,64}$/u,
+    rule: 'a name of 1 to 64 characters without ":" or control characters',
+    echo: true,
+    default: 'resource-api',
+    meaning: 'the issuer name authenticator apps show for two-factor accounts',
+  },
+  REQUIRE_ADMIN_TOTP: { type: 'bool', default: false, meaning: 'true: an admin without two-factor authentication signs in only to enrol' },
   MAIL_RETRY_SCHEDULE: {
     type: 'custom',
     parse: (text, key) => retrySchedule(text, key, DEFAULT_MAIL_RETRY_SCHEDULE),
@@ -625,6 +653,10 @@ function applyRules(env: EnvRead): Env {
     // no verification mail goes out without APP_URL: nobody could ever sign in again
     throw new ConfigError('Invalid configuration: REQUIRE_VERIFIED_EMAIL=true needs APP_URL in production (the verification mail links to it)');
   }
+  if (production && env.REQUIRE_ADMIN_TOTP && env.TOTP_ENCRYPTION_KEY === undefined) {
+    // enrolment is off without the key in production: no admin could ever enrol
+    throw new ConfigError('Invalid configuration: REQUIRE_ADMIN_TOTP=true needs TOTP_ENCRYPTION_KEY in production (two-factor enrolment is off without it)');
+  }
   const jwtSecret = env.JWT_SECRET ?? randomBytes(32).toString('base64url');
   const listCursorSecret =
     env.LIST_CURSOR_SECRET ?? (env.JWT_SECRET === undefined && env.JWT_PRIVATE_KEY !== undefined ? `rsa:${env.JWT_PRIVATE_KEY}` : `jwt:${jwtSecret}`);
@@ -643,6 +675,26 @@ export function appUrlOf(env: Pick<Env, 'APP_URL' | 'NODE_ENV' | 'PORT'>): strin
 /** The `From` of every mail: MAIL_FROM, else (outside production; production requires it) {@link DEVELOPMENT_MAIL_FROM}. */
 export function mailFromOf(env: Pick<Env, 'MAIL_FROM'>): string {
   return env.MAIL_FROM ?? DEVELOPMENT_MAIL_FROM;
+}
+
+/** A TOTP_ENCRYPTION_KEY's 32 bytes (64 hex digits, or base64 / base64url of 32 bytes); undefined for any other value. */
+function totpKeyBytes(text: string): Buffer | undefined {
+  const value = text.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(value)) return Buffer.from(value, 'hex');
+  if (!/^[A-Za-z0-9+/_-]{43}=?$/.test(value)) return undefined;
+  const bytes = Buffer.from(value.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  return bytes.length === 32 ? bytes : undefined;
+}
+
+/**
+ * The key of two-factor secrets (docs/authentication.md#two-factor-authentication-totp):
+ * TOTP_ENCRYPTION_KEY, else outside production a fixed development key (SHA-256 of a constant:
+ * not a secret, so development data is readable after a restart); undefined in production without
+ * it (two-factor enrolment is off).
+ */
+export function totpKeyOf(env: Pick<Env, 'TOTP_ENCRYPTION_KEY' | 'NODE_ENV'>): Buffer | undefined {
+  if (env.TOTP_ENCRYPTION_KEY !== undefined) return totpKeyBytes(env.TOTP_ENCRYPTION_KEY);
+  return env.NODE_ENV === 'production' ? undefined : createHash('sha256').update('resource-api development TOTP key').digest();
 }
 
 /**

@@ -18,6 +18,7 @@ import { FullTextSearch1764710000000 } from './migrations/1764710000000-full-tex
 import { EmailVerification1764800000000 } from './migrations/1764800000000-email-verification.js';
 import { Logins1764900000000 } from './migrations/1764900000000-logins.js';
 import { SearchTables1764950000000 } from './migrations/1764950000000-search-tables.js';
+import { Totp1765000000000 } from './migrations/1765000000000-totp.js';
 import { IdempotencyRecord } from '../idempotency/idempotency-record.entity.js';
 import { MailMessage } from '../mail/mail-message.entity.js';
 import { poolClient, transactionSettings, type PoolClientOptions } from './pg-client.js';
@@ -31,8 +32,8 @@ const Database = createRequire(import.meta.url)('better-sqlite3') as typeof impo
  * The migrations that are the database's own: those that shaped several resources at once (before
  * declarations carried theirs; the indexes of the filter operators; the mail outbox with the
  * password-reset tokens and the users' `password_changed_at`; the full-text search; the e-mail
- * verification tokens and the users' `email_verified_at`; the logins; the search tables), and the
- * idempotency records' of the common kernel. A resource's
+ * verification tokens and the users' `email_verified_at`; the logins; the search tables; the TOTP
+ * secrets and recovery codes), and the idempotency records' of the common kernel. A resource's
  * migrations are in its declaration (`migrations`).
  */
 export const SHARED_MIGRATIONS = [
@@ -51,6 +52,7 @@ export const SHARED_MIGRATIONS = [
   EmailVerification1764800000000,
   Logins1764900000000,
   SearchTables1764950000000,
+  Totp1765000000000,
 ];
 
 /** What a DataSource maps and migrates: entities and migrations (in the order they run). */

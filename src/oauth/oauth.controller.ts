@@ -7,6 +7,8 @@ import type { AuthUser } from '../common/caller/auth-user.js';
 import { Public } from '../common/caller/public.decorator.js';
 import { RateLimit } from '../auth/rate-limits.js';
 import { SESSION_COOKIE, SessionsService } from '../auth/sessions.service.js';
+import { startSession } from '../auth/sessions.controller.js';
+import { TOTP_SETUP_REQUIRED } from '../auth/guards/authentication.guard.js';
 import { ProtocolOperation } from '../common/decorators/operation.decorators.js';
 import { ApiException } from '../common/errors/api-exception.js';
 import { FormBody } from '../common/middleware/form-body.js';
@@ -27,7 +29,7 @@ import {
   TOKEN_FORM,
 } from './oauth.openapi.js';
 import { AUTHORIZE_PARAMS, type AuthorizeParams, OAuthService, type ProtocolAnswer, sameToken } from './oauth.service.js';
-import { consentPage, errorPage, PAGE_HEADERS, signInPage } from './pages.js';
+import { consentPage, errorPage, PAGE_HEADERS, signInPage, totpCodePage } from './pages.js';
 
 /** Sends an HTML page with the no-cache, no-frame headers and no CORS headers. */
 function sendPage(res: Response, status: number, html: string, headers: Record<string, string> = {}): void {
@@ -199,7 +201,9 @@ export class OAuthController {
    * Sign in from the authorize endpoint's form
    *
    * Starts a cookie session (as `POST /v1/sessions`, same throttling) and goes back to the
-   * authorization request. Refused from another origin (login CSRF).
+   * authorization request. Refused from another origin (login CSRF). For an account with
+   * two-factor authentication on, the password step answers a code page, whose post (`challenge`,
+   * `code`) completes the sign-in.
    */
   @Public()
   @RateLimit('sign_in')
@@ -227,13 +231,14 @@ export class OAuthController {
       },
     },
   })
+  @ApiHtmlResponse(200, 'The password is right and the account has two-factor authentication on: the code page, which posts `challenge` and `code` here.')
   @ApiAuthorizeBadRequest()
-  @ApiHtmlResponse(401, 'Wrong username or password: the form again, with the message.', {
+  @ApiHtmlResponse(401, 'Wrong username or password, or a wrong code: the form again, with the message.', {
     'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' },
   })
   @ApiHtmlResponse(
     403,
-    'Posted from another origin; or, with REQUIRE_VERIFIED_EMAIL, the account has no verified e-mail address (docs/authentication.md#e-mail-verification).',
+    'Posted from another origin; or, with REQUIRE_VERIFIED_EMAIL, the account has no verified e-mail address (docs/authentication.md#e-mail-verification); or, with REQUIRE_ADMIN_TOTP, an admin without two-factor authentication.',
   )
   @ApiHtmlResponse(429, 'Too many failed sign-ins (this HTML page), or over the sign-in rate limit (`ErrorResp`, docs/limits.md#rates).', {
     'Retry-After': { $ref: '#/components/headers/Retry-After' },
@@ -248,12 +253,13 @@ export class OAuthController {
     if (typeof returnTo !== 'string' || !AUTHORIZE_RETURN_PATTERN.test(returnTo) || /[\s\\]/.test(returnTo)) {
       return sendPage(res, 400, errorPage('Invalid sign-in request', 'return_to must be an authorization request of this server'));
     }
+    if (body.challenge !== undefined) return this.codeStep(body, returnTo, req, res);
     if (typeof username !== 'string' || typeof password !== 'string' || !username || !password) {
       return sendPage(res, 400, signInPage({ action: OAUTH_PATHS.signIn, returnTo, error: 'Enter your username and password.' }));
     }
-    let user;
+    let step;
     try {
-      user = await this.auth.checkPassword(username, password, req.ip ?? '');
+      step = await this.auth.passwordStep(username, password, req.ip ?? '', 'session');
     } catch (error) {
       if (error instanceof ApiException && error.getStatus() === 401) {
         return sendPage(res, 401, signInPage({ action: OAUTH_PATHS.signIn, returnTo, username, error: 'Invalid username or password.' }), {
@@ -269,9 +275,46 @@ export class OAuthController {
       }
       throw error;
     }
-    const previous = (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE];
-    const { sid } = await this.sessions.create(user.id, previous, { address: req.ip ?? '', userAgent: req.get('user-agent') });
-    res.cookie(SESSION_COOKIE, sid, { httpOnly: true, sameSite: 'lax', path: '/', secure: this.secureCookie, maxAge: this.sessions.absoluteTtlMs });
+    if (step.challenge) return sendPage(res, 200, totpCodePage({ action: OAUTH_PATHS.signIn, returnTo, challenge: step.challenge.challenge }));
+    if (step.user.totpSetup) {
+      // REQUIRE_ADMIN_TOTP: an admin without two-factor authentication cannot authorize clients
+      return sendPage(res, 403, errorPage('Two-factor authentication required', TOTP_SETUP_REQUIRED));
+    }
+    await startSession(this.sessions, step.user, req, res, this.secureCookie);
+    return sendRedirect(res, 303, returnTo);
+  }
+
+  /**
+   * The sign-in form's code step (docs/authentication.md#two-factor-authentication-totp): the
+   * password step's challenge with a code or a recovery code; a session and back to `returnTo`,
+   * or the code page again with the message (401), or the sign-in form when the challenge is gone.
+   */
+  private async codeStep(body: Record<string, unknown>, returnTo: string, req: Request, res: Response): Promise<void> {
+    const { challenge, code } = body;
+    if (typeof challenge !== 'string' || !challenge || challenge.length > 64) {
+      return sendPage(res, 400, errorPage('Invalid sign-in request', 'challenge must be the one of the code page'));
+    }
+    const entered = typeof code === 'string' ? code.trim() : '';
+    if (!/^[0-9]{6}$/.test(entered) && !/^[A-Za-z2-7]{5}-?[A-Za-z2-7]{5}$/.test(entered)) {
+      return sendPage(res, 400, totpCodePage({ action: OAUTH_PATHS.signIn, returnTo, challenge, error: 'Enter the 6-digit code or a recovery code.' }));
+    }
+    let done;
+    try {
+      done = await this.auth.completeChallenge(challenge, /^[0-9]{6}$/.test(entered) ? { code: entered } : { recovery_code: entered });
+    } catch (error) {
+      if (error instanceof ApiException && error.getStatus() === 401) {
+        const expired = error.message.startsWith('sign-in challenge');
+        const page = expired
+          ? signInPage({ action: OAUTH_PATHS.signIn, returnTo, error: 'The sign-in took too long; sign in again.' })
+          : totpCodePage({ action: OAUTH_PATHS.signIn, returnTo, challenge, error: 'Invalid or already used code.' });
+        return sendPage(res, 401, page, { 'WWW-Authenticate': 'Bearer realm="api"' });
+      }
+      if (error instanceof ApiException && error.getStatus() === 429) {
+        return sendPage(res, 429, errorPage('Too many attempts', error.message), error.headers ?? {});
+      }
+      throw error;
+    }
+    await startSession(this.sessions, done.user, req, res, this.secureCookie);
     return sendRedirect(res, 303, returnTo);
   }
 
@@ -319,9 +362,11 @@ export class OAuthController {
     sendAnswer(res, await this.oauth.revoke(req));
   }
 
+  /** The caller of the request's session cookie; null without one, and for a session limited to enrolling in two-factor authentication (REQUIRE_ADMIN_TOTP). */
   private async sessionUser(req: Request): Promise<AuthUser | null> {
     const sid = (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE];
-    return sid ? this.sessions.authenticate(sid) : null;
+    const user = sid ? await this.sessions.authenticate(sid) : null;
+    return user?.totpSetup ? null : user;
   }
 }
 

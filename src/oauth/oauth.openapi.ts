@@ -198,7 +198,9 @@ export const CONSENT_FORM = {
 /** The sign-in form of the authorize endpoint. */
 export const SIGN_IN_FORM = {
   type: 'object',
-  required: ['username', 'password', 'return_to'],
+  description:
+    'The password step (`username`, `password`) or, for an account with two-factor authentication on, the code step (`challenge` from the page the password step answered, and `code`).',
+  required: ['return_to'],
   example: {
     username: 'alice',
     password: 'correct-horse-battery',
@@ -207,6 +209,8 @@ export const SIGN_IN_FORM = {
   properties: {
     username: string('The account to sign in to.', 'alice', { maxLength: 32 }),
     password: { type: 'string', format: 'password', maxLength: 128, writeOnly: true, example: 'correct-horse-battery' },
+    challenge: string('The code step: the challenge the password step put in its page.', 'cH4lL3ng3_Zq3c7Y1m0Wf3b6P3Qv8h0dY2kq9Z5c1T7', { maxLength: 64 }),
+    code: string('The code step: a current 6-digit code of the authenticator app, or a recovery code.', '492039', { maxLength: 11 }),
     return_to: string(
       'The authorization request to come back to: a path starting with /v{version}/oauth/authorize? (or the same under another version prefix).',
       '/v{version}/oauth/authorize?response_type=code&client_id=oc_5bG2f0hQ9yJ3kT8mW1xZ7a&…',

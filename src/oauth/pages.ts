@@ -59,6 +59,24 @@ ${hidden({ return_to: options.returnTo })}
 }
 
 /**
+ * The sign-in form's second step for an account with two-factor authentication on
+ * (docs/authentication.md#two-factor-authentication-totp): a code of the authenticator app or a
+ * recovery code, posted to `action` with the password step's `challenge`, coming back to `returnTo`.
+ */
+export function totpCodePage(options: { action: string; returnTo: string; challenge: string; error?: string }): string {
+  return layout(
+    'Two-factor authentication',
+    `<p>Enter the 6-digit code your authenticator app shows, or one of your recovery codes.</p>
+${options.error ? `<p class="error" role="alert">${escapeHtml(options.error)}</p>` : ''}
+<form method="post" action="${escapeHtml(options.action)}">
+${hidden({ return_to: options.returnTo, challenge: options.challenge })}
+<label>Code <input type="text" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="11" required autofocus></label>
+<button type="submit">Verify</button>
+</form>`,
+  );
+}
+
+/**
  * The consent page: names the client, the signed-in user and each requested scope (each a
  * checkbox, all checked, described by `describeScope`), with Approve and Deny. The authorization request travels in hidden
  * fields (validated again on submit) with the session's CSRF token.

@@ -40,6 +40,7 @@ export async function createUser(app: INestApplication, overrides: Partial<User>
     }),
   );
   const pair = await app.get(AuthService).login(saved.username, DEFAULT_PASSWORD);
+  if (!('token' in pair)) throw new Error('createUser: the new user has two-factor authentication on');
   return { user: saved, token: pair.token, refreshToken: pair.refresh_token };
 }
 

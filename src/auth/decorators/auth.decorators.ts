@@ -40,6 +40,16 @@ export const ScopedResource = (resource: ScopeResource) =>
 export const RequireScope = (scope: Scope | null) =>
   applyDecorators(SetMetadata(REQUIRED_SCOPE, scope), ApiExtension(REQUIRED_SCOPE_EXTENSION, scope ?? 'none'));
 
+/** Metadata of {@link AllowedDuringTotpSetup}. */
+export const ALLOWED_DURING_TOTP_SETUP = 'resource-api:totp-setup';
+
+/**
+ * Marks an operation a login limited to enrolling may call (REQUIRE_ADMIN_TOTP,
+ * docs/authentication.md#requiring-two-factor-authentication-for-admins): enrolment, its
+ * confirmation, the current session and signing out; AuthenticationGuard refuses every other with 403.
+ */
+export const AllowedDuringTotpSetup = () => SetMetadata(ALLOWED_DURING_TOTP_SETUP, true);
+
 /** Restricts an operation to callers having one of `roles` (403 otherwise); enforced by RolesGuard. */
 export const Roles = (...roles: Role[]) => SetMetadata(REQUIRED_ROLES, roles);
 

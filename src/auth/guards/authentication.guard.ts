@@ -10,8 +10,13 @@ import type { GuardedRoute, RouteGuard } from '../../common/guards/route-guards.
 import { type HeaderSink, RateLimiter } from '../rate-limiter.js';
 import { SESSION_COOKIE } from '../sessions.service.js';
 import { JwtStrategy } from '../strategies/jwt.strategy.js';
+import { ALLOWED_DURING_TOTP_SETUP } from '../decorators/auth.decorators.js';
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The 403 of a login limited to enrolling (REQUIRE_ADMIN_TOTP) on any other operation. */
+export const TOTP_SETUP_REQUIRED =
+  'two-factor authentication is required for admins: enrol with POST /v1/totp-enrolments and POST /v1/totp-confirmations, then sign in again';
 
 /** Which credential a request carries; the first present wins: Bearer, then X-API-Key, then the cookie (docs/authentication.md#overview). */
 export function presentScheme(req: Request): AuthScheme | undefined {
@@ -62,11 +67,13 @@ class SessionGuard extends AuthGuard('session') {
  * (docs/limits.md#rates), so guessing credentials is limited like any public request.
  * @throws 401 `unauthorized` (+ `WWW-Authenticate`) when the credential is missing or invalid;
  *   429 `rate_limited` instead when that address is over its anonymous quota;
- *   403 `forbidden` for a missing/wrong CSRF token.
+ *   403 `forbidden` for a missing/wrong CSRF token, and for a login limited to enrolling in two-factor
+ *   authentication (REQUIRE_ADMIN_TOTP) on an operation not marked `@AllowedDuringTotpSetup()`.
  */
 @Injectable()
 export class AuthenticationGuard implements RouteGuard {
   private readonly publicHandlers = new Map<Function, boolean>();
+  private readonly totpSetupHandlers = new Map<Function, boolean>();
   private readonly guards: Record<AuthScheme, CanActivate> = {
     bearer: new BearerGuard(),
     api_key: new ApiKeyGuard(),
@@ -116,7 +123,19 @@ export class AuthenticationGuard implements RouteGuard {
         throw forbidden('X-CSRF-Token header missing or wrong (required for cookie-authenticated writes)');
       }
     }
+    if (user.totpSetup && !this.allowedDuringTotpSetup(context)) throw forbidden(TOTP_SETUP_REQUIRED);
     return true;
+  }
+
+  /** Whether the operation is marked `@AllowedDuringTotpSetup()` (cached per handler). */
+  private allowedDuringTotpSetup(context: ExecutionContext): boolean {
+    const handler = context.getHandler();
+    let allowed = this.totpSetupHandlers.get(handler);
+    if (allowed === undefined) {
+      allowed = this.reflector.getAllAndOverride<boolean>(ALLOWED_DURING_TOTP_SETUP, [handler, context.getClass()]) ?? false;
+      this.totpSetupHandlers.set(handler, allowed);
+    }
+    return allowed;
   }
 
   private isPublic(context: ExecutionContext): boolean {

@@ -116,6 +116,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     const [denied, exists] = await Promise.all([this.denyList.isDenied(claims), this.users.exists(claims.user_id)]);
     if (denied || !exists) return false;
     const user: AuthUser = { id: payload.user_id as number, role: payload.role as AuthUser['role'], jti: payload.jti, exp: payload.exp, fid: payload.fid };
+    if (payload.totp_setup === true) user.totpSetup = true;
     if (payload.client_id !== undefined) {
       user.clientId = payload.client_id;
       user.scopes = (payload.scope as string).split(' ').filter(Boolean);

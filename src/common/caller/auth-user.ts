@@ -22,6 +22,11 @@ export interface AuthUser {
   fid?: string;
   /** The OAuth client an OAuth access token was issued to (its `client_id` claim). */
   clientId?: string;
+  /**
+   * REQUIRE_ADMIN_TOTP: an admin's login without two-factor authentication, which may only enrol
+   * (docs/authentication.md#requiring-two-factor-authentication-for-admins).
+   */
+  totpSetup?: true;
 }
 
 /** The access-token payload of docs/authentication.md#the-access-token (`iat`, `exp`, `jti` are added when signing). */
@@ -40,4 +45,6 @@ export interface AccessTokenPayload {
   /** OAuth access tokens only: the client the token was issued to, and its space-separated scopes. */
   client_id?: string;
   scope?: string;
+  /** Present (true) on a login that may only enrol in two-factor authentication (REQUIRE_ADMIN_TOTP). */
+  totp_setup?: true;
 }

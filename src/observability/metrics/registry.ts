@@ -95,7 +95,7 @@ export type Limiter = 'api_key' | 'user' | 'anonymous' | 'registration' | 'sign_
 const LIMITERS: Limiter[] = ['api_key', 'user', 'anonymous', 'registration', 'sign_in', 'password_change', 'login', 'password_reset', 'email_verification'];
 const refusals = counter(
   'rate_limit_refusals_total',
-  'Requests refused with 429 by a limiter: a request-rate policy (api_key, user, anonymous, registration, sign_in, password_change) login (failed-login throttle), password_reset (password-reset throttle) or email_verification (e-mail verification throttle).',
+  'Requests refused with 429 by a limiter: a request-rate policy (api_key, user, anonymous, registration, sign_in, password_change) login (failed-login and two-factor throttles), password_reset (password-reset throttle) or email_verification (e-mail verification throttle).',
   ['limiter'],
 );
 const refusedByLimiter = Object.fromEntries(LIMITERS.map((limiter) => [limiter, refusals.labels(limiter)])) as Record<
